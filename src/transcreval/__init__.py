@@ -1,0 +1,67 @@
+"""transcreval: evaluation metrics for image transcreation.
+
+Public names load lazily (PEP 562): ``import transcreval`` imports no torch, PIL, scipy or
+model packages; ``from transcreval import TitleChrF`` imports only what that metric needs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from transcreval._version import __version__
+
+_LAZY = {
+    "Metric": "transcreval.metric",
+    "MetricCollection": "transcreval.collection",
+    "MetricResult": "transcreval.result",
+    "Signature": "transcreval.result",
+    "PHashDistance": "transcreval.image.phash",
+    "TitleChrF": "transcreval.text.chrf",
+    "PlanChrF": "transcreval.text.chrf",
+    "KOptionScore": "transcreval.choice.k_option",
+    "InputError": "transcreval.errors",
+    "ImageDecodeError": "transcreval.errors",
+    "EmptyInputError": "transcreval.errors",
+    "MissingDependencyError": "transcreval.errors",
+}
+_SUBMODULES = {"functional", "io", "errors", "states", "distributed", "metric", "result", "collection"}
+
+__all__ = [
+    "EmptyInputError",
+    "ImageDecodeError",
+    "InputError",
+    "KOptionScore",
+    "Metric",
+    "MetricCollection",
+    "MetricResult",
+    "MissingDependencyError",
+    "PHashDistance",
+    "PlanChrF",
+    "Signature",
+    "TitleChrF",
+    "__version__",
+]
+
+if TYPE_CHECKING:
+    from transcreval.choice.k_option import KOptionScore
+    from transcreval.collection import MetricCollection
+    from transcreval.errors import EmptyInputError, ImageDecodeError, InputError, MissingDependencyError
+    from transcreval.image.phash import PHashDistance
+    from transcreval.metric import Metric
+    from transcreval.result import MetricResult, Signature
+    from transcreval.text.chrf import PlanChrF, TitleChrF
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f"transcreval.{name}")
+    raise AttributeError(f"module 'transcreval' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY, *_SUBMODULES])

@@ -1,0 +1,38 @@
+"""Exceptions raised by transcreval.
+
+Every error a user can cause with bad input is an :class:`InputError` (a ``ValueError``), so
+``except ValueError`` keeps working, and each message says what was wrong and how to fix it.
+"""
+
+from __future__ import annotations
+
+
+class TranscrevalError(Exception):
+    """Base class of every transcreval-specific exception."""
+
+
+class InputError(TranscrevalError, ValueError):
+    """An argument has the wrong shape, dtype, value range, type or length."""
+
+
+class ImageDecodeError(InputError):
+    """An image file or byte string could not be decoded safely (corrupt, truncated, too large)."""
+
+
+class EmptyInputError(InputError):
+    """A batch, or a metric's accumulated state, holds no items to score."""
+
+
+class MissingDependencyError(TranscrevalError, ImportError):
+    """An optional package a metric needs is not installed; the message names the pip extra."""
+
+    def __init__(self, what: str, package: str, extra: str) -> None:
+        super().__init__(
+            f"{what} needs the package {package!r}, which is not installed: pip install 'transcreval[{extra}]'"
+        )
+        self.package = package
+        self.extra = extra
+
+
+class SyncError(TranscrevalError, RuntimeError):
+    """Metric states could not be synchronised across processes."""
