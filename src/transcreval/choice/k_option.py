@@ -1,0 +1,50 @@
+"""KOptionScore (PosterIQ Supp. B)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import torch
+
+from transcreval.functional.choice import DEFAULT_MAX_K, k_option_from_table, k_option_table
+from transcreval.metric import Metric
+from transcreval.result import MetricResult
+from transcreval.states import Sum
+
+
+class KOptionScore(Metric):
+    """Chance-normalised multiple-choice accuracy ``max(0, (k a - 1)/(k - 1))``, in [0, 1].
+
+    ``update(correct, k)`` takes per-item correctness and the number of options (one int, or
+    one per item). Items are grouped by ``k`` and the per-k scores averaged with equal weight;
+    ``result.extras["per_k"]`` lists them. ``clamp=False`` reproduces PosterIQ's code, which
+    lets below-chance accuracy go negative.
+
+    Args:
+        k: default number of options when ``update`` gets none.
+        clamp: apply ``max(0, .)`` (the paper's formula).
+        max_k: the largest k accepted (size of the int64 state table).
+    """
+
+    higher_is_better: ClassVar[bool] = True
+    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+
+    def __init__(self, k: int | None = None, *, clamp: bool = True, max_k: int = DEFAULT_MAX_K, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.k, self.clamp, self.max_k = k, clamp, max_k
+        self.add_state("table", Sum(torch.int64, (max_k + 1, 2)))
+
+    def _stats(self, correct: Any, k: int | Sequence[int] | torch.Tensor | None = None) -> dict[str, Any]:
+        kk = self.k if k is None else k
+        if kk is None:
+            raise TypeError("KOptionScore.update needs k (the number of options), or set k in the constructor")
+        return {"table": k_option_table(correct, kk, self.max_k)}
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        table = stats["table"]
+        value, per_k = k_option_from_table(table, self.clamp)
+        return MetricResult(value=value, n=int(table[:, 1].sum()), signature=self.signature, extras={"per_k": per_k})
+
+    def _signature_options(self) -> dict[str, Any]:
+        return {"k": self.k if self.k is not None else "per-item", "clamp": self.clamp}

@@ -1,0 +1,93 @@
+"""Chance-normalised multiple-choice accuracy (PosterIQ Supp. B, "K-option score").
+
+For a task with ``k`` options and accuracy ``a``, random guessing scores ``1/k``; the score
+rescales that to 0 and perfect answers to 1:
+
+    score = max(0, (k a - 1) / (k - 1))      range [0, 1], higher is better
+
+``clamp=False`` drops the ``max(0, .)``, as PosterIQ's public code does (below-chance answers
+give negative scores; see research/seed-code.md §1.3). When items have different ``k`` they
+are grouped by ``k``, each group is scored on its own, and the groups' scores are averaged
+with equal weight (a "per-task" average: each k stands for one task).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from transcreval.errors import EmptyInputError, InputError
+
+__all__ = ["k_option_from_table", "k_option_score", "k_option_table"]
+
+DEFAULT_MAX_K = 64
+
+
+def _as_vector(x: Any, what: str) -> torch.Tensor:
+    if isinstance(x, str):
+        raise InputError(f"{what} must be a sequence or tensor, got a string")
+    t = torch.as_tensor(x) if not isinstance(x, torch.Tensor) else x
+    if t.ndim == 0:
+        t = t.reshape(1)
+    if t.ndim != 1:
+        raise InputError(f"{what} must be one-dimensional, got shape {tuple(t.shape)}")
+    return t
+
+
+def k_option_table(correct: Any, k: int | Sequence[int] | torch.Tensor, max_k: int = DEFAULT_MAX_K) -> torch.Tensor:
+    """Sufficient statistics: an int64 table ``(max_k + 1, 2)`` of [correct, total] per ``k``."""
+    c = _as_vector(correct, "correct")
+    if c.is_floating_point():
+        if bool(torch.isnan(c).any()):
+            raise InputError("correct contains NaN: mark unanswerable items as wrong (0) or drop them")
+        if not bool(((c == 0) | (c == 1)).all()):
+            raise InputError("correct must hold booleans or 0/1 values")
+    elif c.dtype != torch.bool and not bool(((c == 0) | (c == 1)).all()):
+        raise InputError("correct must hold booleans or 0/1 values")
+    if isinstance(k, bool):
+        raise InputError(f"k must be an integer (or integers), got {k!r}")
+    if isinstance(k, int):
+        ks = torch.full((c.numel(),), k, dtype=torch.int64)
+    else:
+        kt = _as_vector(k, "k")
+        if kt.is_floating_point() or kt.is_complex() or kt.dtype == torch.bool:
+            raise InputError(f"k must be an integer (or integers), got dtype {kt.dtype}")
+        ks = kt.to(torch.int64)
+    if ks.numel() != c.numel():
+        raise InputError(f"mismatched lengths: {c.numel()} answers but {ks.numel()} values of k")
+    if ks.numel() and int(ks.min()) < 2:
+        raise InputError(f"k (the number of options) must be at least 2, got {int(ks.min())}")
+    if ks.numel() and int(ks.max()) > max_k:
+        raise InputError(f"k={int(ks.max())} exceeds max_k={max_k}: raise max_k")
+    table = torch.zeros((max_k + 1, 2), dtype=torch.int64)
+    table[:, 0].index_add_(0, ks, c.to(torch.int64))
+    table[:, 1].index_add_(0, ks, torch.ones_like(ks))
+    return table
+
+
+def k_option_from_table(table: torch.Tensor, clamp: bool = True) -> tuple[float, dict[int, float]]:
+    """The score from a table, and the per-k scores it averages."""
+    per_k: dict[int, float] = {}
+    for k in torch.nonzero(table[:, 1] > 0).flatten().tolist():
+        acc = int(table[k, 0]) / int(table[k, 1])
+        s = (k * acc - 1) / (k - 1)
+        per_k[k] = max(0.0, s) if clamp else s
+    if not per_k:
+        raise EmptyInputError("k_option_score needs at least one answered item")
+    return sum(per_k.values()) / len(per_k), per_k
+
+
+def k_option_score(
+    correct: Any, k: int | Sequence[int] | torch.Tensor, clamp: bool = True, max_k: int = DEFAULT_MAX_K
+) -> float:
+    """Chance-normalised accuracy ``max(0, (k a - 1)/(k - 1))`` (PosterIQ), in [0, 1].
+
+    Args:
+        correct: per-item correctness (bools or 0/1).
+        k: the number of options, one int for all items or one per item.
+        clamp: ``False`` reproduces PosterIQ's code (negative below chance).
+        max_k: the largest ``k`` accepted (the size of the class's state table).
+    """
+    return k_option_from_table(k_option_table(correct, k, max_k), clamp)[0]

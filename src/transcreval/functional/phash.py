@@ -1,0 +1,251 @@
+"""Perceptual hash (pHash) and edit-intensity bands (MPTc-Bench §3.2, App. B.2).
+
+pHash of an image: convert to 8-bit grayscale, resize to 32x32 with PIL's LANCZOS filter, take
+the 2-D DCT-II, keep the top-left 8x8 block and set bit ``i`` when coefficient ``i`` (row-major)
+exceeds the block's median. The 64 bits, first bit most significant, form the hash. This is
+``imagehash.phash(img)`` bit for bit, computed for many images at once: grayscale and resize
+run batched (on the GPU for CUDA tensors), the DCT uses ``scipy.fftpack`` exactly as imagehash
+does.
+
+The distance of two hashes is their Hamming distance, an integer 0..64; lower means more
+similar images. MPTc-Bench calls a pair "surface" (text-level edit) when the distance is at most
+12 and "deep" (re-design) when it is at least 30.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal
+
+import numpy as np
+import torch
+
+from transcreval.errors import EmptyInputError, InputError
+from transcreval.functional._pil_resample import resize_square
+from transcreval.io import Channels, Range, split_batch, to_gray_uint8
+
+_CHUNK_PIXELS = 1_600_000  # pixels per worker chunk: ~4 posters of 512x768 (cache friendly)
+
+__all__ = ["edit_intensity_split", "hamming_distance", "phash", "phash_bits", "phash_distance", "phash_hex"]
+
+
+def _check_sizes(hash_size: int, highfreq_factor: int) -> None:
+    if not isinstance(hash_size, int) or hash_size < 2:
+        raise InputError(f"hash_size must be an integer >= 2, got {hash_size!r}")
+    if not isinstance(highfreq_factor, int) or highfreq_factor < 1:
+        raise InputError(f"highfreq_factor must be a positive integer, got {highfreq_factor!r}")
+
+
+def _resize_chunk(items: list[Any], size: int, kw: dict[str, Any]) -> np.ndarray:
+    """Grayscale + exact resize of a few images -> ``(n, size, size)`` uint8 numpy."""
+    grays = to_gray_uint8(items, **kw)
+    out = np.empty((len(grays), size, size), dtype=np.uint8)
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, g in enumerate(grays):
+        kind = str(g.device) if isinstance(g, torch.Tensor) else "numpy"
+        groups.setdefault((tuple(g.shape), kind), []).append(i)
+    for (_, kind), idx in groups.items():
+        if kind == "numpy":
+            out[idx] = resize_square(np.stack([grays[i] for i in idx]), size)
+        else:
+            out[idx] = resize_square(torch.stack([grays[i] for i in idx]), size).cpu().numpy()
+    return out
+
+
+def _small_images(items: list[Any], size: int, kw: dict[str, Any], threads: int) -> np.ndarray:
+    """Grayscale + exact resize of every image -> ``(n, size, size)`` uint8 numpy.
+
+    Images are cut into chunks of about ``_CHUNK_PIXELS`` pixels (small enough to stay in
+    cache); each worker thread takes chunks end to end: decode, grayscale (PIL releases the
+    GIL), and the batched exact resize (torch releases it too).
+    """
+    chunks: list[list[Any]] = [[]]
+    budget = 0
+    for it in items:
+        px = _pixels(it)
+        if chunks[-1] and budget + px > _CHUNK_PIXELS:
+            chunks.append([])
+            budget = 0
+        chunks[-1].append(it)
+        budget += px
+    if threads == 1 or len(chunks) == 1:
+        return np.concatenate([_resize_chunk(c, size, kw) for c in chunks])
+    with ThreadPoolExecutor(min(threads, len(chunks))) as pool:
+        return np.concatenate(list(pool.map(lambda c: _resize_chunk(c, size, kw), chunks)))
+
+
+def _pixels(item: Any) -> int:
+    """Pixel count of an item where it is known without decoding (files count as 1 Mpx)."""
+    if isinstance(item, (np.ndarray, torch.Tensor)):
+        return int(np.prod(item.shape)) // max(1, min(item.shape)) if item.ndim == 3 else int(np.prod(item.shape))
+    size = getattr(item, "size", None)
+    if isinstance(size, tuple) and len(size) == 2:
+        return int(size[0]) * int(size[1])
+    return 1 << 20
+
+
+def phash_bits(
+    images: Any,
+    *,
+    hash_size: int = 8,
+    highfreq_factor: int = 4,
+    input_range: Range = None,
+    channels: Channels = None,
+    exif_transpose: bool = False,
+    num_threads: int | None = None,
+) -> torch.Tensor:
+    """The pHash bits of each image: a bool tensor ``(N, hash_size * hash_size)``, row-major.
+
+    See :func:`phash` for the arguments.
+    """
+    _check_sizes(hash_size, highfreq_factor)
+    import scipy.fftpack
+
+    items = split_batch(images)
+    size = hash_size * highfreq_factor
+    kw = {"input_range": input_range, "channels": channels, "exif_transpose": exif_transpose}
+    threads = num_threads if num_threads is not None else min(4, os.cpu_count() or 1)
+    if threads < 1:
+        raise InputError(f"num_threads must be >= 1, got {threads}")
+    small = _small_images(items, size, kw, threads)
+    dct = scipy.fftpack.dct(scipy.fftpack.dct(small, axis=1), axis=2)
+    low = dct[:, :hash_size, :hash_size]
+    med = np.median(low.reshape(len(low), -1), axis=1)
+    bits = low.reshape(len(low), -1) > med[:, None]
+    return torch.from_numpy(bits)
+
+
+def _pack(bits: torch.Tensor) -> torch.Tensor:
+    n_bits = bits.shape[1]
+    if n_bits > 64:
+        raise InputError(f"a {n_bits}-bit hash does not fit an int64: use phash_hex or phash_bits for hash_size > 8")
+    # the first bit is the most significant; for 64-bit hashes it is the int64 sign bit
+    weights = torch.tensor(
+        [-(1 << 63) if n_bits - 1 - i == 63 else 1 << (n_bits - 1 - i) for i in range(n_bits)], dtype=torch.int64
+    )
+    return (bits.to(torch.int64) * weights).sum(1)
+
+
+def phash(
+    images: Any,
+    *,
+    hash_size: int = 8,
+    highfreq_factor: int = 4,
+    input_range: Range = None,
+    channels: Channels = None,
+    exif_transpose: bool = False,
+    num_threads: int | None = None,
+) -> torch.Tensor:
+    """64-bit perceptual hashes, identical to ``imagehash.phash``, as an int64 tensor ``(N,)``.
+
+    The first hash bit is the most significant (the int64 sign bit for 64-bit hashes), so
+    ``format(h & (2**64 - 1), '016x') == str(imagehash.phash(img))``.
+
+    Args:
+        images: paths, bytes, PIL images, arrays or tensors (see :mod:`transcreval.io`).
+            PIL images are converted to grayscale by PIL itself; arrays with PIL's formula;
+            float arrays are quantised as ``round(x * 255)`` first.
+        hash_size: side of the kept DCT block (hashes have ``hash_size**2`` bits, at most 64 here).
+        highfreq_factor: the image is resized to ``hash_size * highfreq_factor`` pixels square.
+        input_range: value range of float/integer arrays, e.g. ``(0, 255)``.
+        channels: ``"first"``/``"last"`` when an array's channel dimension is ambiguous.
+        exif_transpose: apply EXIF orientation to decoded files (imagehash does not).
+        num_threads: worker threads for decoding/grayscale/resize (default ``min(4, cores)``).
+
+    Raises:
+        InputError: empty batch, bad shape/dtype/range, undecodable file.
+    """
+    return _pack(
+        phash_bits(
+            images,
+            hash_size=hash_size,
+            highfreq_factor=highfreq_factor,
+            input_range=input_range,
+            channels=channels,
+            exif_transpose=exif_transpose,
+            num_threads=num_threads,
+        )
+    )
+
+
+def phash_hex(images: Any, **kwargs: Any) -> list[str]:
+    """pHashes as hex strings, equal to ``str(imagehash.phash(img, hash_size=...))``."""
+    bits = phash_bits(images, **kwargs).numpy()
+    out = []
+    for row in bits:
+        width = -(-len(row) // 4)
+        out.append(format(int("".join("1" if b else "0" for b in row), 2), f"0{width}x"))
+    return out
+
+
+def _popcount64(x: torch.Tensor) -> torch.Tensor:
+    """Bits set in each int64 (SWAR; arithmetic shifts are masked so the sign bit is safe)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    x = x + (x >> 8)
+    x = x + (x >> 16)
+    x = x + (x >> 32)
+    return x & 0x7F
+
+
+def hamming_distance(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Hamming distance of int64 hashes, element-wise, as int64 (works on any device)."""
+    if a.shape != b.shape:
+        raise InputError(f"hash tensors differ in shape: {tuple(a.shape)} vs {tuple(b.shape)}")
+    return _popcount64(torch.bitwise_xor(a.to(torch.int64), b.to(torch.int64)))
+
+
+def _as_hashes(x: Any, kw: dict[str, Any]) -> torch.Tensor:
+    if isinstance(x, torch.Tensor) and x.ndim == 1 and x.dtype == torch.int64:
+        return x
+    if isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype in (np.int64, np.uint64):
+        return torch.from_numpy(x.view(np.int64).copy())
+    if (
+        isinstance(x, Sequence)
+        and not isinstance(x, (str, bytes))
+        and len(x) > 0
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in x)
+    ):
+        return torch.tensor([v - (1 << 64) if v >= (1 << 63) else v for v in x], dtype=torch.int64)
+    return phash(x, **kw)
+
+
+def phash_distance(a: Any, b: Any, **kwargs: Any) -> torch.Tensor:
+    """Hamming distance between the pHashes of paired images, int64 ``(N,)`` in 0..64.
+
+    ``a`` and ``b`` are each either images (any form :func:`phash` takes) or precomputed hashes
+    (an int64 tensor/array or a list of ints). Equals ``imagehash.phash(x) - imagehash.phash(y)``.
+    """
+    ha, hb = _as_hashes(a, kwargs), _as_hashes(b, kwargs)
+    if ha.numel() == 0:
+        raise EmptyInputError("empty batch: pass at least one image pair")
+    if ha.shape != hb.shape:
+        raise InputError(f"mismatched batch lengths: {ha.numel()} images/hashes in a, {hb.numel()} in b")
+    return hamming_distance(ha, hb)
+
+
+Band = Literal["surface", "intermediate", "deep"]
+
+
+def edit_intensity_split(
+    distances: Any, surface_max: float = 12, deep_min: float = 30, inclusive: bool = True
+) -> list[Band]:
+    """Label each pHash distance "surface", "deep" or "intermediate" (MPTc-Bench §3.2).
+
+    With ``inclusive=True`` (default, as MPTc App. B.2 writes it): surface if ``d <= surface_max``,
+    deep if ``d >= deep_min``. With ``inclusive=False`` (as §3.2 writes it): ``d < surface_max``
+    and ``d > deep_min``. "intermediate" pairs are the ones the benchmark discards.
+    """
+    if surface_max >= deep_min:
+        raise InputError(f"surface_max ({surface_max}) must be below deep_min ({deep_min})")
+    d = torch.as_tensor(distances).reshape(-1)
+    if d.is_floating_point() and bool(torch.isnan(d).any()):
+        raise InputError("distances contain NaN")
+    if inclusive:
+        surf, deep = d <= surface_max, d >= deep_min
+    else:
+        surf, deep = d < surface_max, d > deep_min
+    return ["surface" if s else "deep" if dp else "intermediate" for s, dp in zip(surf.tolist(), deep.tolist())]

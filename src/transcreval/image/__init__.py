@@ -1,0 +1,5 @@
+"""Image metric classes."""
+
+from transcreval.image.phash import PHashDistance
+
+__all__ = ["PHashDistance"]

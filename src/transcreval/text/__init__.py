@@ -1,0 +1,5 @@
+"""Text-fidelity metric classes."""
+
+from transcreval.text.chrf import PlanChrF, TitleChrF
+
+__all__ = ["PlanChrF", "TitleChrF"]

@@ -1,0 +1,107 @@
+"""TitleChrF and PlanChrF (MPTc-Bench §5.1, Table 4; Fig. 6)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import torch
+
+from transcreval.errors import EmptyInputError
+from transcreval.functional.chrf import RefLayout, _check_orders, chrf_from_statistics, chrf_statistics
+from transcreval.metric import Metric
+from transcreval.result import MetricResult
+from transcreval.states import Cat, Sum
+
+
+class TitleChrF(Metric):
+    """Mean sentence chrF between system titles and reference titles (MPTc-Bench §5.1).
+
+    ``update(hyps, refs)`` takes the titles read from the system outputs and, per example, the
+    title of the human target-market poster (one string, or a list of references). The value
+    is the mean over examples of sacrebleu's sentence chrF, 0-100, higher is better.
+    ``result.extras["corpus"]`` holds the corpus-level chrF (statistics summed before the
+    formula) and ``result.per_item`` the sentence scores.
+
+    Args:
+        char_order: character n-gram order (6).
+        word_order: word n-gram order (0; 2 gives chrF++).
+        beta: recall weight (2).
+        lowercase / whitespace / eps_smoothing: as in ``sacrebleu.metrics.CHRF``.
+        ref_layout: how nested references are laid out ("sample" or "stream"); required only
+            when the shape is ambiguous.
+        **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
+    """
+
+    higher_is_better: ClassVar[bool] = True
+    value_range: ClassVar[tuple[float, float]] = (0.0, 100.0)
+
+    def __init__(
+        self,
+        *,
+        char_order: int = 6,
+        word_order: int = 0,
+        beta: float = 2.0,
+        lowercase: bool = False,
+        whitespace: bool = False,
+        eps_smoothing: bool = False,
+        ref_layout: RefLayout = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        _check_orders(char_order, word_order, beta)
+        self.options: dict[str, Any] = {
+            "char_order": char_order,
+            "word_order": word_order,
+            "beta": beta,
+            "lowercase": lowercase,
+            "whitespace": whitespace,
+            "eps_smoothing": eps_smoothing,
+        }
+        self.ref_layout = ref_layout
+        self.add_state("ngram_stats", Sum(torch.int64, (3 * (char_order + word_order),)))
+        self.add_state("score_sum", Sum(torch.float64))
+        self.add_state("count", Sum(torch.int64))
+        self.add_state("scores", Cat(torch.float64))
+
+    def _stats(self, hyps: Any, refs: Any) -> dict[str, Any]:
+        stats, scores = chrf_statistics(hyps, refs, ref_layout=self.ref_layout, **self.options)
+        return {
+            "ngram_stats": stats.sum(0),
+            "score_sum": scores.sum(),
+            "count": scores.numel(),
+            "scores": scores,
+        }
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        n = int(stats["count"])
+        if n == 0:
+            raise EmptyInputError(f"{self.name} has no examples: call update(hyps, refs) first")
+        corpus = chrf_from_statistics(
+            stats["ngram_stats"].tolist(), self.options["beta"], self.options["eps_smoothing"]
+        )
+        return MetricResult(
+            value=float(stats["score_sum"]) / n,
+            n=n,
+            signature=self.signature,
+            per_item=stats["scores"],
+            extras={"corpus": corpus},
+        )
+
+    def _signature_options(self) -> dict[str, Any]:
+        o = self.options
+        return {
+            "nc": o["char_order"],
+            "nw": o["word_order"],
+            "b": o["beta"],
+            "case": "lc" if o["lowercase"] else "mixed",
+            "eff": not o["eps_smoothing"],
+            "space": o["whitespace"],
+        }
+
+
+class PlanChrF(TitleChrF):
+    """Mean sentence chrF between the planner's proposed title and the reference title.
+
+    The same statistic as :class:`TitleChrF` (MPTc-Bench Fig. 6), kept separate so that both
+    can live in one collection: ``plan_to_render_loss = (1 - TitleChrF / PlanChrF) * 100``.
+    """
