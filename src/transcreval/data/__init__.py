@@ -1,0 +1,1 @@
+"""Small embedded data sets (generated with Pillow, so the wheel stays tiny)."""
