@@ -1,0 +1,50 @@
+"""chrF throughput: transcreval vs sacrebleu on the same title pairs (mixed scripts)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from sacrebleu.metrics import CHRF
+
+from transcreval.functional import corpus_chrf, sentence_chrf
+
+WORDS = [
+    "Le", "Voyage", "de", "Chihiro", "パラサイト", "半地下の家族", "أميلي", "بولان", "आरआरआर", "नमस्ते",
+    "The", "Grand", "Budapest", "Hotel", "千と千尋の神隠し", "Amélie", "Poulain", "RRR", "Film", "noir",
+]  # fmt: skip
+N = 2000
+
+
+@pytest.fixture(scope="module")
+def pairs() -> tuple[list[str], list[str]]:
+    rng = random.Random(0)
+    hyps = [" ".join(rng.choices(WORDS, k=rng.randint(1, 6))) for _ in range(N)]
+    refs = [" ".join(rng.choices(WORDS, k=rng.randint(1, 6))) for _ in range(N)]
+    ours = sentence_chrf(hyps, refs).tolist()
+    m = CHRF()
+    assert all(abs(a - m.sentence_score(h, [r]).score) < 1e-9 for a, h, r in zip(ours, hyps, refs))
+    return hyps, refs
+
+
+def test_sacrebleu_sentences(timed, pairs):
+    m = CHRF()
+    timed(
+        f"chrF: {N} sentence scores",
+        "reference",
+        lambda h, r: [m.sentence_score(a, [b]).score for a, b in zip(h, r)],
+        *pairs,
+    )
+
+
+def test_ours_sentences(timed, pairs):
+    timed(f"chrF: {N} sentence scores", "ours", sentence_chrf, *pairs)
+
+
+def test_sacrebleu_corpus(timed, pairs):
+    m = CHRF()
+    timed(f"chrF: corpus of {N}", "reference", lambda h, r: m.corpus_score(h, [r]).score, *pairs)
+
+
+def test_ours_corpus(timed, pairs):
+    timed(f"chrF: corpus of {N}", "ours", corpus_chrf, *pairs)

@@ -1,0 +1,53 @@
+"""`transcreval demo` prints the demo tables; the numbers come from the metrics themselves."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import imagehash
+import pytest
+from sacrebleu.metrics import CHRF
+
+from transcreval.cli import main, run_demo
+from transcreval.data.demo_set import build_demo_set
+
+
+def test_demo_prints_tables():
+    buf = io.StringIO()
+    assert run_demo(buf) == 0
+    text = buf.getvalue()
+    for needle in ("pHash(src,out)", "TitleChrF", "surface", "deep", "PHashDistance|hs:8", "TitleChrF|nc:6"):
+        assert needle in text
+
+
+def test_demo_numbers_agree_with_references():
+    posters = build_demo_set()
+    buf = io.StringIO()
+    run_demo(buf)
+    lines = buf.getvalue().splitlines()
+    chrf = CHRF()
+    for p in posters:
+        for system, img in p.outputs.items():
+            d = imagehash.phash(p.source) - imagehash.phash(img)
+            score = chrf.sentence_score(p.output_titles[system], [p.target_title]).score
+            row = next(line for line in lines if line.startswith(p.poster_id) and f" {system} " in line)
+            assert f" {d} " in row and row.rstrip().endswith(f"{score:.2f}")
+
+
+def test_demo_set_is_deterministic_and_banded():
+    a, b = build_demo_set(), build_demo_set()
+    assert [str(imagehash.phash(p.source)) for p in a] == [str(imagehash.phash(p.source)) for p in b]
+    assert all(imagehash.phash(p.source) - imagehash.phash(p.outputs["text-edit"]) <= 12 for p in a)
+
+
+def test_cli_entry_points():
+    assert main(["demo"]) == 0
+    assert main([]) == 2
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    out = subprocess.run(
+        [sys.executable, "-m", "transcreval.cli", "--version"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.startswith("transcreval ")

@@ -1,0 +1,98 @@
+"""K-option score: the PosterIQ formula, per-k aggregation, PosterIQ-code mode, bad input."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from tests._helpers.tester import MetricCase, check_metric, join_lists, partial
+from transcreval import KOptionScore
+from transcreval.errors import EmptyInputError, InputError
+from transcreval.functional import k_option_score
+
+
+def _formula(correct, k, clamp=True):
+    """Direct formula: group by k, max(0, (k a - 1)/(k - 1)), mean over groups."""
+    ks = [k] * len(correct) if isinstance(k, int) else list(k)
+    groups = {}
+    for c, kk in zip(correct, ks):
+        groups.setdefault(int(kk), []).append(float(c))
+    scores = []
+    for kk, cs in groups.items():
+        a = sum(cs) / len(cs)
+        s = (kk * a - 1) / (kk - 1)
+        scores.append(max(0.0, s) if clamp else s)
+    return sum(scores) / len(scores)
+
+
+def test_known_values():
+    assert k_option_score([1, 1, 1, 1], 4) == 1.0
+    assert k_option_score([1, 0, 0, 0], 4) == 0.0  # chance level
+    assert k_option_score([1, 1, 0, 0], 4) == pytest.approx((4 * 0.5 - 1) / 3)
+    assert k_option_score([0] * 10, 4) == 0.0
+    # PosterIQ's code does not clamp: 10% accuracy on 4 options is -0.2 (seed-code.md §1.3)
+    assert k_option_score([1] + [0] * 9, 4, clamp=False) == pytest.approx(-0.2)
+    assert k_option_score([True, False], 2) == 0.0
+
+
+def test_per_k_groups_are_averaged_with_equal_weight():
+    correct = [1, 1, 0, 1, 0, 0, 0]
+    ks = [2, 2, 2, 9, 9, 9, 9]
+    a2, a9 = 2 / 3, 1 / 4
+    expected = (max(0, (2 * a2 - 1) / 1) + max(0, (9 * a9 - 1) / 8)) / 2
+    assert k_option_score(correct, ks) == pytest.approx(expected)
+    assert k_option_score(correct, torch.tensor(ks)) == pytest.approx(_formula(correct, ks))
+
+
+def test_single_item_and_ties():
+    assert k_option_score([1], 3) == 1.0
+    assert k_option_score([0], 3) == 0.0
+
+
+def test_bad_inputs():
+    with pytest.raises(EmptyInputError):
+        k_option_score([], 4)
+    with pytest.raises(InputError, match="at least 2"):
+        k_option_score([1], 1)
+    with pytest.raises(InputError, match="0/1"):
+        k_option_score([0.5], 4)
+    with pytest.raises(InputError, match="NaN"):
+        k_option_score([float("nan")], 4)
+    with pytest.raises(InputError, match="mismatched lengths"):
+        k_option_score([1, 0], [4])
+    with pytest.raises(InputError, match="integer"):
+        k_option_score([1], [2.5])
+    with pytest.raises(InputError, match="max_k"):
+        k_option_score([1], 100)
+    with pytest.raises(InputError, match="string"):
+        k_option_score("1010", 4)
+    with pytest.raises(TypeError, match="needs k"):
+        KOptionScore().update([1, 0])
+
+
+BATCHES = [([1, 0, 1, 1, 0], [4, 4, 9, 9, 2]), ([0, 0, 1, 1, 1], [4, 9, 9, 2, 2]), ([1, 0], [4, 2])]
+
+
+@pytest.mark.ddp
+@pytest.mark.parametrize("clamp", [True, False])
+def test_k_option_class_harness(ddp_pool, clamp):
+    case = MetricCase(
+        factory=partial(KOptionScore, clamp=clamp),
+        functional=lambda c, k: k_option_score(c, k, clamp=clamp),
+        reference=lambda c, k: _formula(c, k, clamp=clamp),
+        batches=BATCHES,
+        join=join_lists,
+        atol=1e-12,
+        exact_value=True,
+        extras_keys=("per_k",),
+    )
+    check_metric(case, ddp_pool)
+
+
+def test_constructor_k_and_extras():
+    m = KOptionScore(k=4)
+    m.update([1, 1, 0, 0])
+    res = m.compute()
+    assert res.extras["per_k"] == {4: pytest.approx(1 / 3)}
+    assert res.n == 4
+    assert str(res).startswith("KOptionScore|k:4|clamp:yes|v:")

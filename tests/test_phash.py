@@ -1,0 +1,250 @@
+"""pHash: every bit equals imagehash.phash, for every input kind, mode and size."""
+
+from __future__ import annotations
+
+import io
+
+import imagehash
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+import transcreval.functional._pil_resample as resample
+from tests._helpers.tester import MetricCase, check_metric, partial
+from transcreval import PHashDistance
+from transcreval.errors import EmptyInputError, ImageDecodeError, InputError
+from transcreval.functional import edit_intensity_split, phash, phash_bits, phash_distance, phash_hex
+
+
+def _rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def _images(n=60, seed=0, max_side=700):
+    rng = _rng(seed)
+    out = []
+    for t in range(n):
+        h, w = (int(v) for v in rng.integers(1, max_side, size=2))
+        kind = t % 5
+        if kind == 0:
+            a = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        elif kind == 1:
+            a = np.full((h, w, 3), rng.integers(0, 256), dtype=np.uint8)  # constant: DCT ties
+        elif kind == 2:
+            a = (np.linspace(0, 255, w)[None, :, None] * np.ones((h, 1, 3))).astype(np.uint8)
+        elif kind == 3:
+            a = rng.integers(0, 256, (h, w), dtype=np.uint8)
+        else:  # smooth blobs, poster-like
+            yy, xx = np.mgrid[0:h, 0:w]
+            a = (127 + 120 * np.sin(xx / (w / 3 + 1)) * np.cos(yy / (h / 5 + 1))).astype(np.uint8)
+        out.append(Image.fromarray(a))
+    return out
+
+
+def _ref_hex(images, **kw):
+    return [str(imagehash.phash(im, **kw)) for im in images]
+
+
+def test_bit_identical_to_imagehash_on_many_sizes():
+    imgs = _images(80)
+    imgs += [Image.new("RGB", (1, 1), (3, 200, 9)), Image.new("L", (1, 1), 7), Image.new("L", (32, 32), 9)]
+    imgs += [Image.fromarray(_rng(1).integers(0, 256, (32, 500), dtype=np.uint8))]  # one pass only
+    imgs += [Image.fromarray(_rng(2).integers(0, 256, (900, 32), dtype=np.uint8))]
+    assert phash_hex(imgs) == _ref_hex(imgs)
+
+
+@pytest.mark.parametrize("mode", ["1", "L", "LA", "P", "PA", "RGB", "RGBA", "CMYK", "YCbCr", "I", "I;16", "F", "HSV"])
+def test_every_pil_mode(mode):
+    base = Image.fromarray(_rng(3).integers(0, 256, (97, 61, 3), dtype=np.uint8))
+    if mode == "I;16":
+        im = Image.fromarray((_rng(4).integers(0, 65536, (97, 61))).astype(np.uint16))
+    elif mode in ("I", "F"):
+        im = base.convert("L").convert(mode)
+    else:
+        im = base.convert(mode)
+    assert phash_hex([im]) == _ref_hex([im])
+
+
+@pytest.mark.parametrize("hash_size,hf", [(8, 4), (4, 4), (8, 2), (6, 5), (16, 4)])
+def test_hash_sizes(hash_size, hf):
+    imgs = _images(12, seed=5)
+    assert phash_hex(imgs, hash_size=hash_size, highfreq_factor=hf) == _ref_hex(
+        imgs, hash_size=hash_size, highfreq_factor=hf
+    )
+
+
+def test_int64_packing_matches_hex():
+    imgs = _images(20, seed=6)
+    hashes = phash(imgs)
+    assert hashes.dtype == torch.int64 and hashes.shape == (20,)
+    assert [format(int(h) & (2**64 - 1), "016x") for h in hashes] == _ref_hex(imgs)
+    bits = phash_bits(imgs)
+    assert bits.shape == (20, 64) and bits.dtype == torch.bool
+
+
+def test_arrays_and_tensors_match_pil():
+    rng = _rng(7)
+    rgb = rng.integers(0, 256, (5, 120, 80, 3), dtype=np.uint8)
+    rgba = rng.integers(0, 256, (120, 80, 4), dtype=np.uint8)
+    gray = rng.integers(0, 256, (120, 80), dtype=np.uint8)
+    expected = _ref_hex([Image.fromarray(a) for a in rgb])
+    assert phash_hex(rgb) == expected  # NHWC numpy batch
+    assert phash_hex(torch.from_numpy(rgb).permute(0, 3, 1, 2)) == expected  # NCHW tensor batch
+    assert phash_hex([torch.from_numpy(a).permute(2, 0, 1) for a in rgb]) == expected  # list of CHW
+    assert phash_hex(torch.from_numpy(rgb).float() / 255) == expected  # float [0, 1], exact multiples
+    assert phash_hex(rgb.astype(np.float64), input_range=(0, 255)) == expected
+    assert phash_hex([rgba]) == _ref_hex([Image.fromarray(rgba)])
+    assert phash_hex([gray]) == _ref_hex([Image.fromarray(gray)])
+
+
+def test_paths_and_bytes(tmp_path):
+    imgs = _images(4, seed=8)
+    paths = []
+    for i, im in enumerate(imgs):
+        p = tmp_path / f"im{i}.png"
+        im.save(p)
+        paths.append(p)
+    expected = _ref_hex([Image.open(p) for p in paths])
+    assert phash_hex(paths) == expected
+    assert phash_hex([str(p) for p in paths]) == expected
+    assert phash_hex([p.read_bytes() for p in paths]) == expected
+
+
+def test_large_image():
+    im = Image.fromarray(_rng(9).integers(0, 256, (3000, 4000, 3), dtype=np.uint8))
+    assert phash_hex([im]) == _ref_hex([im])
+
+
+@pytest.mark.slow
+def test_very_large_image():
+    im = Image.fromarray(np.tile(_rng(10).integers(0, 256, (100, 160), dtype=np.uint8), (100, 100)))  # 10000x16000
+    assert phash_hex([im]) == _ref_hex([im])
+
+
+def test_float64_path_used_on_gpus_is_exact(monkeypatch):
+    # CUDA tensors (and torch builds without int8 matmul) take the float64 path: force it here.
+    monkeypatch.setattr(resample, "_INT8", False)
+    imgs = _images(25, seed=11)
+    assert phash_hex(imgs) == _ref_hex(imgs)
+    tensors = [torch.from_numpy(np.array(im.convert("RGB"))).permute(2, 0, 1) for im in imgs]
+    assert phash_hex(tensors) == _ref_hex([im.convert("RGB") for im in imgs])
+
+
+def test_pillow_fallback_is_exact(monkeypatch):
+    monkeypatch.setattr(resample, "_rule", ["pil"])
+    imgs = _images(10, seed=12)
+    assert phash_hex(imgs) == _ref_hex(imgs)
+
+
+def test_pass_order_of_installed_pillow_is_reproduced():
+    # if this fails, a new Pillow changed its resampling; results stay exact through the
+    # Pillow fallback, but the fast path is off until _ORDER_RULES learns the new rule.
+    assert resample.pass_order_rule() in ("horizontal-first", "pillow13")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_tensors_match():
+    rgb = _rng(13).integers(0, 256, (6, 200, 150, 3), dtype=np.uint8)
+    t = torch.from_numpy(rgb).permute(0, 3, 1, 2).cuda()
+    assert phash_hex(t) == _ref_hex([Image.fromarray(a) for a in rgb])
+
+
+def test_threads_do_not_change_results():
+    imgs = _images(30, seed=14)
+    assert torch.equal(phash(imgs, num_threads=1), phash(imgs, num_threads=3))
+
+
+def test_distance_equals_imagehash_subtraction():
+    a, b = _images(20, seed=15), _images(20, seed=16)
+    expected = [imagehash.phash(x) - imagehash.phash(y) for x, y in zip(a, b)]
+    d = phash_distance(a, b)
+    assert d.dtype == torch.int64 and d.tolist() == expected
+    assert phash_distance(phash(a), phash(b)).tolist() == expected  # precomputed hashes
+    ints = [int(h) & (2**64 - 1) for h in phash(a)]  # unsigned Python ints
+    assert phash_distance(ints, b).tolist() == expected
+    assert phash_distance(a, a).tolist() == [0] * 20
+
+
+def test_edit_intensity_split_boundaries():
+    d = [0, 11, 12, 13, 29, 30, 31, 64]
+    assert edit_intensity_split(d) == ["surface"] * 3 + ["intermediate"] * 2 + ["deep"] * 3
+    assert edit_intensity_split(d, inclusive=False) == ["surface"] * 2 + ["intermediate"] * 4 + ["deep"] * 2
+    assert edit_intensity_split(torch.tensor(d), surface_max=5, deep_min=40) == ["surface"] + ["intermediate"] * 6 + [
+        "deep"
+    ]
+    with pytest.raises(InputError):
+        edit_intensity_split(d, surface_max=30, deep_min=12)
+    with pytest.raises(InputError, match="NaN"):
+        edit_intensity_split([1.0, float("nan")])
+
+
+def test_bad_inputs():
+    with pytest.raises(EmptyInputError):
+        phash([])
+    with pytest.raises(InputError, match="mismatched batch lengths"):
+        phash_distance(_images(2), _images(3))
+    with pytest.raises(InputError, match="outside"):
+        phash(np.full((10, 10, 3), 2.0, dtype=np.float32))
+    with pytest.raises(InputError, match="NaN"):
+        phash(np.full((10, 10, 3), np.nan, dtype=np.float32))
+    with pytest.raises(InputError, match="zero-size"):
+        phash(np.zeros((0, 10, 3), dtype=np.uint8))
+    with pytest.raises(InputError, match="channel"):
+        phash(np.zeros((10, 10, 7), dtype=np.uint8))
+    with pytest.raises(InputError, match="dimensions"):
+        phash(np.zeros((2, 2, 10, 10, 3), dtype=np.uint8))
+    with pytest.raises(InputError, match="input_range"):
+        phash(np.zeros((10, 10), dtype=np.int32))
+    with pytest.raises(ImageDecodeError, match="no such file"):
+        phash(["/nonexistent/poster.png"])
+    with pytest.raises(ImageDecodeError, match="not an image"):
+        phash([b"this is not an image"])
+    buf = io.BytesIO()
+    Image.fromarray(_rng(17).integers(0, 256, (64, 64, 3), dtype=np.uint8)).save(buf, format="PNG")
+    with pytest.raises(ImageDecodeError, match="truncated or corrupt"):
+        phash([buf.getvalue()[:200]])
+    with pytest.raises(InputError, match="hash_size"):
+        phash(_images(1), hash_size=1)
+    with pytest.raises(InputError, match="int64"):
+        phash(_images(1), hash_size=16)
+    with pytest.raises(InputError):
+        PHashDistance(hash_size=16)
+
+
+def _hash_batches():
+    a, b = _images(12, seed=20, max_side=200), _images(12, seed=21, max_side=200)
+    return [(a[0:5], b[0:5]), (a[5:10], b[5:10]), (a[10:], b[10:])]
+
+
+def _join_images(batches):
+    return ([x for bt in batches for x in bt[0]], [x for bt in batches for x in bt[1]])
+
+
+@pytest.mark.ddp
+def test_phash_distance_class_harness(ddp_pool):
+    def ref(a, b):
+        return float(np.mean([imagehash.phash(x) - imagehash.phash(y) for x, y in zip(a, b)]))
+
+    case = MetricCase(
+        factory=partial(PHashDistance),
+        functional=lambda a, b: float(phash_distance(a, b).double().mean()),
+        reference=ref,
+        batches=_hash_batches(),
+        join=_join_images,
+        exact_value=True,
+        extras_keys=("surface", "deep", "intermediate"),
+    )
+    check_metric(case, ddp_pool)
+
+
+def test_phash_distance_bands_in_extras():
+    a, b = _images(10, seed=22), _images(10, seed=23)
+    m = PHashDistance(surface_max=20, deep_min=33)
+    res = m.forward(a, b)
+    labels = edit_intensity_split(res.per_item, surface_max=20, deep_min=33)
+    assert res.extras == {
+        "surface": labels.count("surface"),
+        "deep": labels.count("deep"),
+        "intermediate": labels.count("intermediate"),
+    }
