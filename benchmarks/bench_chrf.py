@@ -48,3 +48,13 @@ def test_sacrebleu_corpus(timed, pairs):
 
 def test_ours_corpus(timed, pairs):
     timed(f"chrF: corpus of {N}", "ours", corpus_chrf, *pairs)
+
+
+def test_paired_ratio_sentences(paired, pairs):
+    m = CHRF()
+    paired(
+        f"chrF: {N} sentence scores",
+        lambda h, r: [m.sentence_score(a, [b]).score for a, b in zip(h, r)],
+        sentence_chrf,
+        *pairs,
+    )

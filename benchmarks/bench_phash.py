@@ -69,3 +69,8 @@ def test_imagehash_for_tensor_group(timed, posters):
 
 def test_ours_tensor(timed, poster_tensor):
     timed(GROUP_T, "ours", phash, poster_tensor)
+
+
+def test_paired_ratio_pil(paired, posters):
+    """Reference and ours alternate; the suite reports the median per-pair throughput ratio."""
+    paired(GROUP, lambda imgs: [imagehash.phash(im) for im in imgs], phash, posters)

@@ -59,7 +59,8 @@ def _small_images(items: list[Any], size: int, kw: dict[str, Any], threads: int)
 
     Images are cut into chunks of about ``_CHUNK_PIXELS`` pixels (small enough to stay in
     cache); each worker thread takes chunks end to end: decode, grayscale (PIL releases the
-    GIL), and the batched exact resize (torch releases it too).
+    GIL), and the batched exact resize (torch releases it too). While the workers run, torch's
+    intra-op thread count is set to 1 (and restored afterwards).
     """
     chunks: list[list[Any]] = [[]]
     budget = 0
@@ -72,8 +73,14 @@ def _small_images(items: list[Any], size: int, kw: dict[str, Any], threads: int)
         budget += px
     if threads == 1 or len(chunks) == 1:
         return np.concatenate([_resize_chunk(c, size, kw) for c in chunks])
-    with ThreadPoolExecutor(min(threads, len(chunks))) as pool:
-        return np.concatenate(list(pool.map(lambda c: _resize_chunk(c, size, kw), chunks)))
+    # our workers already fill the cores: torch's own intra-op threads would only contend
+    torch_threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with ThreadPoolExecutor(min(threads, len(chunks))) as pool:
+            return np.concatenate(list(pool.map(lambda c: _resize_chunk(c, size, kw), chunks)))
+    finally:
+        torch.set_num_threads(torch_threads)
 
 
 def _pixels(item: Any) -> int:
