@@ -204,6 +204,8 @@ def test_bad_inputs():
     Image.fromarray(_rng(17).integers(0, 256, (64, 64, 3), dtype=np.uint8)).save(buf, format="PNG")
     with pytest.raises(ImageDecodeError, match="truncated or corrupt"):
         phash([buf.getvalue()[:200]])
+    with pytest.raises(InputError, match="mode 'LAB'"):
+        phash([Image.new("LAB", (8, 8))])
     with pytest.raises(InputError, match="hash_size"):
         phash(_images(1), hash_size=1)
     with pytest.raises(InputError, match="int64"):

@@ -310,7 +310,10 @@ def pil_gray(im: PILImage.Image) -> np.ndarray:
     """``im.convert('L')`` as a 2-D uint8 array (zero-copy where Pillow allows)."""
     if im.width == 0 or im.height == 0:
         raise InputError(f"zero-size PIL image {im.size}")
-    g = im.convert("L")
+    try:
+        g = im.convert("L")
+    except (ValueError, OSError) as e:
+        raise InputError(f"cannot convert a PIL image of mode {im.mode!r} to grayscale ({e}); convert it to RGB first") from e
     view = _arrow_view(g)
     return view if view is not None else np.asarray(g)
 
