@@ -20,37 +20,89 @@ _LAZY = {
     "TitleChrF": "transcreval.text.chrf",
     "PlanChrF": "transcreval.text.chrf",
     "KOptionScore": "transcreval.choice.k_option",
+    "PointScore": "transcreval.choice.judged",
+    "StyleScore": "transcreval.choice.judged",
+    "FontRichness": "transcreval.choice.judged",
+    "WordRecall": "transcreval.text.word_recall",
+    "TextLocalizationIoU": "transcreval.layout.boxes",
+    "BoxRecallRate": "transcreval.layout.boxes",
+    "CenterBias": "transcreval.layout.boxes",
+    "AreaRatio": "transcreval.layout.boxes",
+    "PatchIoU": "transcreval.layout.patches",
+    "MatchAccuracy": "transcreval.layout.patches",
+    "OverallRatingSimilarity": "transcreval.stats.agreement",
+    "SpearmanRho": "transcreval.stats.agreement",
+    "QuadraticWeightedKappa": "transcreval.stats.agreement",
+    "SeparabilityAUC": "transcreval.stats.agreement",
+    "SegmentKendallTau": "transcreval.stats.agreement",
     "InputError": "transcreval.errors",
     "ImageDecodeError": "transcreval.errors",
     "EmptyInputError": "transcreval.errors",
     "MissingDependencyError": "transcreval.errors",
 }
-_SUBMODULES = {"functional", "io", "errors", "states", "distributed", "metric", "result", "collection"}
+_SUBMODULES = {
+    "functional",
+    "io",
+    "errors",
+    "states",
+    "distributed",
+    "metric",
+    "result",
+    "collection",
+    "parsing",
+    "protocols",
+}
 
 __all__ = [
+    "AreaRatio",
+    "BoxRecallRate",
+    "CenterBias",
     "EmptyInputError",
+    "FontRichness",
     "ImageDecodeError",
     "InputError",
     "KOptionScore",
+    "MatchAccuracy",
     "Metric",
     "MetricCollection",
     "MetricResult",
     "MissingDependencyError",
+    "OverallRatingSimilarity",
     "PHashDistance",
+    "PatchIoU",
     "PlanChrF",
+    "PointScore",
+    "QuadraticWeightedKappa",
+    "SegmentKendallTau",
+    "SeparabilityAUC",
     "Signature",
+    "SpearmanRho",
+    "StyleScore",
+    "TextLocalizationIoU",
     "TitleChrF",
+    "WordRecall",
     "__version__",
 ]
 
 if TYPE_CHECKING:
+    from transcreval.choice.judged import FontRichness, PointScore, StyleScore
     from transcreval.choice.k_option import KOptionScore
     from transcreval.collection import MetricCollection
     from transcreval.errors import EmptyInputError, ImageDecodeError, InputError, MissingDependencyError
     from transcreval.image.phash import PHashDistance
+    from transcreval.layout.boxes import AreaRatio, BoxRecallRate, CenterBias, TextLocalizationIoU
+    from transcreval.layout.patches import MatchAccuracy, PatchIoU
     from transcreval.metric import Metric
     from transcreval.result import MetricResult, Signature
+    from transcreval.stats.agreement import (
+        OverallRatingSimilarity,
+        QuadraticWeightedKappa,
+        SegmentKendallTau,
+        SeparabilityAUC,
+        SpearmanRho,
+    )
     from transcreval.text.chrf import PlanChrF, TitleChrF
+    from transcreval.text.word_recall import WordRecall
 
 
 def __getattr__(name: str) -> Any:

@@ -313,7 +313,9 @@ def pil_gray(im: PILImage.Image) -> np.ndarray:
     try:
         g = im.convert("L")
     except (ValueError, OSError) as e:
-        raise InputError(f"cannot convert a PIL image of mode {im.mode!r} to grayscale ({e}); convert it to RGB first") from e
+        raise InputError(
+            f"cannot convert a PIL image of mode {im.mode!r} to grayscale ({e}); convert it to RGB first"
+        ) from e
     view = _arrow_view(g)
     return view if view is not None else np.asarray(g)
 

@@ -1,5 +1,14 @@
 """Pure functions, one module per metric family; each metric class is built on the same pieces."""
 
+from transcreval.functional.agreement import (
+    StatResult,
+    kendall_tau_b,
+    quadratic_weighted_kappa,
+    segment_kendall_tau,
+    separability_auc,
+    spearman_rho,
+    threshold_sweep,
+)
 from transcreval.functional.choice import k_option_score
 from transcreval.functional.chrf import corpus_chrf, sentence_chrf, title_chrf
 from transcreval.functional.phash import (
@@ -10,16 +19,55 @@ from transcreval.functional.phash import (
     phash_distance,
     phash_hex,
 )
+from transcreval.functional.posteriq import (
+    area_ratio,
+    box_recall_rate,
+    center_bias,
+    font_richness,
+    font_size_stability,
+    match_accuracy,
+    ocr_robustness_gap,
+    overall_rating_similarity,
+    patch_iou,
+    point_score,
+    point_score_per_point,
+    posteriq_summary,
+    style_score,
+    text_localization_iou,
+    word_recall,
+)
 
 __all__ = [
+    "StatResult",
+    "area_ratio",
+    "box_recall_rate",
+    "center_bias",
     "corpus_chrf",
     "edit_intensity_split",
+    "font_richness",
+    "font_size_stability",
     "hamming_distance",
     "k_option_score",
+    "kendall_tau_b",
+    "match_accuracy",
+    "ocr_robustness_gap",
+    "overall_rating_similarity",
+    "patch_iou",
     "phash",
     "phash_bits",
     "phash_distance",
     "phash_hex",
+    "point_score",
+    "point_score_per_point",
+    "posteriq_summary",
+    "quadratic_weighted_kappa",
+    "segment_kendall_tau",
     "sentence_chrf",
+    "separability_auc",
+    "spearman_rho",
+    "style_score",
+    "text_localization_iou",
+    "threshold_sweep",
     "title_chrf",
+    "word_recall",
 ]

@@ -1,0 +1,1 @@
+"""Paper protocols: aggregate tables that reproduce the papers' reporting."""

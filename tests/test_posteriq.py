@@ -1,0 +1,541 @@
+"""PosterIQ metrics: paper formulas, the public code's behaviour, Table 7, classes under DDP.
+
+Expected numbers in the hand-worked examples are derived in the comments from the paper's
+formulas (mode="paper") or from the documented behaviour of PosterIQ's code
+(research/seed-code.md §1; mode="posteriq-code").
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import pytest
+
+from tests._helpers.tester import MetricCase, check_metric, join_lists, partial
+from transcreval import (
+    AreaRatio,
+    BoxRecallRate,
+    CenterBias,
+    FontRichness,
+    MatchAccuracy,
+    OverallRatingSimilarity,
+    PatchIoU,
+    PointScore,
+    StyleScore,
+    TextLocalizationIoU,
+    WordRecall,
+)
+from transcreval.errors import EmptyInputError, InputError
+from transcreval.functional import (
+    area_ratio,
+    box_recall_rate,
+    center_bias,
+    font_richness,
+    font_size_stability,
+    match_accuracy,
+    ocr_robustness_gap,
+    overall_rating_similarity,
+    patch_iou,
+    point_score,
+    point_score_per_point,
+    posteriq_summary,
+    style_score,
+    text_localization_iou,
+    word_recall,
+)
+
+CODE = "posteriq-code"
+
+
+# ---------------------------------------------------------------- word recall
+def test_word_recall_hand_examples():
+    # "Hello World Poster" -> "HelloWorldPoster": units Hello|World|Poste|r; the prediction
+    # lacks "Hello" (case differs): 3/4. Code: chunks Hello|World|Poste (tail "r" dropped): 2/3.
+    gt, pred = ["Hello World Poster"], ["hello World Poster!"]
+    assert word_recall(gt, pred) == 0.75
+    assert word_recall(gt, pred, mode=CODE) == pytest.approx(2 / 3)
+    # CJK is kept by the paper's rule, deleted by the code's ASCII-only cleaning (then < 5 chars: 0)
+    assert word_recall(["千と千尋の神隠し"], ["千と千尋の神隠し"]) == 1.0
+    assert word_recall(["千と千尋の神隠し"], ["千と千尋の神隠し"], mode=CODE) == 0.0
+    # short ground truth: one short unit (paper) vs score 0 (code)
+    assert word_recall(["RRR"], ["RRR!"]) == 1.0
+    assert word_recall(["RRR"], ["RRR!"], mode=CODE) == 0.0
+    # spaces, newlines and literal escape sequences are stripped from both texts
+    assert word_recall(["Line1\nLine2"], ["Line1\\nLine2"]) == 1.0
+
+
+def test_word_recall_missing_answers_are_counted_not_scored():
+    m = WordRecall()
+    m.update(["Hello World", "Poster"], ["Hello World", None])
+    res = m.compute()
+    assert res.value == 1.0 and res.n == 1 and res.extras["n_unparsable"] == 1
+    with pytest.raises(EmptyInputError, match="1 unparsable"):
+        word_recall(["abc"], [None])
+    with pytest.raises(InputError, match="empty"):
+        word_recall(["  \n "], ["x"])
+    with pytest.raises(InputError, match="mismatched"):
+        word_recall(["a", "b"], ["a"])
+    with pytest.raises(InputError, match="list"):
+        word_recall("abc", "abc")
+    with pytest.raises(InputError, match="mode"):
+        word_recall(["a"], ["a"], mode="code")
+
+
+def test_robustness_gap_and_font_size_stability():
+    assert ocr_robustness_gap(0.965, 0.496) == pytest.approx(0.469)  # GPT-5, Table 1
+    assert ocr_robustness_gap([1.0, 0.5], [0.25]) == pytest.approx(0.5)
+    by_size = {80: [1.0, 0.8], 60: [0.6], 40: 0.5}
+    mean, std = font_size_stability(by_size)
+    assert mean == pytest.approx((0.9 + 0.6 + 0.5) / 3)
+    assert std == pytest.approx(statistics.stdev([0.9, 0.6, 0.5]))
+    assert font_size_stability(by_size, ddof=0)[1] == pytest.approx(statistics.pstdev([0.9, 0.6, 0.5]))
+    with pytest.raises(InputError):
+        font_size_stability({80: 1.0})
+
+
+# ---------------------------------------------------------------- boxes
+A, B, C = (0.0, 0.0, 0.5, 0.5), (0.5, 0.5, 0.6, 0.6), (0.0, 0.6, 1.0, 1.0)  # areas .25, .01, .40
+PRED = [A, (0.5, 0.5, 0.7, 0.7), (0.0, 0.6, 1.0, 0.8)]
+
+
+def test_text_localization_hand_example():
+    # paper, top 2 by ground-truth area: C (IoU .2/.4 = .5) and A (IoU 1): (0.5 + 1) / 2 = .75
+    assert text_localization_iou([PRED], [[A, B, C]], top_n=2) == pytest.approx(0.75)
+    # code: the first two by position: A (1.0) and B (.01/.04 = .25), pooled: .625
+    assert text_localization_iou([PRED], [[A, B, C]], top_n=2, mode=CODE) == pytest.approx(0.625)
+    # a missing prediction counts 0 in the paper's mean over n
+    assert text_localization_iou([[A]], [[A, B, C]], top_n=3) == pytest.approx(1 / 3)
+    # raw answers are parsed; unreadable ones are counted (paper) or add nothing (code)
+    m = TextLocalizationIoU(top_n=2)
+    m.update([str([list(b) for b in PRED]), "I cannot find the text."], [[A, B, C], [A]])
+    res = m.compute()
+    assert res.value == pytest.approx(0.75) and res.extras["n_unparsable"] == 1
+    # code mode drops integers: "[[0, 0, 1, 1]]" parses to no boxes at all
+    m2 = TextLocalizationIoU(top_n=1, mode=CODE)
+    m2.update(["[[0.0, 0.0, 0.5, 0.5]]", "[[0, 0, 1, 1]]"], [[A], [C]])
+    res2 = m2.compute()
+    assert (res2.value, res2.n) == (1.0, 1)  # the integer answer adds no box at all
+    m3 = TextLocalizationIoU(top_n=1, mode=CODE)
+    m3.update(["[[0, 0, 0.5, 0.5]]"], [[A]])
+    with pytest.raises(EmptyInputError):
+        m3.compute()
+
+
+def test_code_mode_best_of_four_readings():
+    # a pixel answer for a 100x200 image: the code tries /[W, H], as is, /1024, /1000
+    pixel = [(0.0, 0.0, 50.0, 100.0)]
+    assert text_localization_iou([pixel], [[A]], top_n=1, mode=CODE, image_sizes=[(100, 200)]) == 1.0
+    assert text_localization_iou([pixel], [[A]], top_n=1, coords="pixel", image_sizes=[(100, 200)]) == 1.0
+
+
+def test_box_recall_center_bias_area_ratio():
+    assert box_recall_rate([1, 3, 0], [2, 2, 4]) == pytest.approx(0.5)
+    assert center_bias([[(0, 0, 0.2, 0.2)]], [[(0.1, 0.1, 0.3, 0.3)]]) == pytest.approx(math.sqrt(0.02))
+    assert area_ratio([[(0, 0, 0.2, 0.2), (0, 0, 0.1, 0.1)]], [[(0, 0, 0.4, 0.1), (0, 0, 0.4, 0.1)]]) == pytest.approx(
+        (1 + 0.25) / 2
+    )
+    # pixels: the code's /[W, H] reading finds the exact box; the paper needs coords="pixel"
+    px, gt = [[(10, 10, 30, 30)]], [[(0.1, 0.1, 0.3, 0.3)]]
+    assert center_bias(px, gt, mode=CODE, image_sizes=[(100, 100)]) == 0.0
+    assert center_bias(px, gt, coords="pixel", image_sizes=[(100, 100)]) == 0.0
+    with pytest.raises(InputError, match="zero area"):
+        area_ratio([[(0, 0, 1, 1)]], [[(0.2, 0.2, 0.2, 0.5)]])
+    with pytest.raises(InputError, match="positive"):
+        box_recall_rate([1], [0])
+    with pytest.raises(EmptyInputError):
+        center_bias([], [])
+
+
+# ---------------------------------------------------------------- empty space
+def test_patch_iou_and_match_accuracy():
+    assert patch_iou([[3, 4, 10], []], [[3, 4, 5], []]) == pytest.approx((2 / 4 + 1) / 2)
+    assert patch_iou(["I pick [3, 4, 10]"], [[3, 4, 5]]) == pytest.approx(0.5)
+    # duplicates: the paper counts distinct patches, the code counts list entries
+    assert match_accuracy([[3, 3, 4]], [3]) == 0.0
+    assert match_accuracy([[3, 3, 4]], [3], mode=CODE) == 1.0
+    # "3.0" is not an int for the code's int(): its script crashes; we count it unparsable
+    m = PatchIoU(mode=CODE)
+    m.update(["[3.0, 4]", "[3, 4]"], [[3, 4], [3, 4]])
+    res = m.compute()
+    assert (res.value, res.n, res.extras["n_unparsable"]) == (1.0, 1, 1)
+    with pytest.raises(InputError, match=r"0\.\.48"):
+        patch_iou([[49]], [[1]])
+
+
+# ---------------------------------------------------------------- overall rating
+def test_overall_rating_similarity():
+    assert overall_rating_similarity([1, 2, 3, 4], [2, 4, 6, 8]) == pytest.approx(1.0)
+    assert overall_rating_similarity([1, 2, 3, 4], [8, 6, 4, 2]) == pytest.approx(-1.0)
+    human, answers = (
+        [1, 2, 3, 4, 5],
+        ["8/10", "Score: 12, then 8", "7", "6 points", "I rate it 9 (out of 10, where 7 is average)"],
+    )
+    # paper: "Score: 12" is out of range and the last answer is ambiguous: pairs (1,8) (3,7) (4,6)
+    assert overall_rating_similarity(human, answers) == pytest.approx(_pearson([1, 3, 4], [8, 7, 6]))
+    # code: the last answer reads as 9 (first bare number in range): pairs (1,8) (3,7) (4,6) (5,9)
+    assert overall_rating_similarity(human, answers, mode=CODE) == pytest.approx(_pearson([1, 3, 4, 5], [8, 7, 6, 9]))
+    with pytest.warns(UserWarning, match="zero spread"):
+        assert overall_rating_similarity([1, 2, 3], [5, 5, 5]) == 0.0
+    m = OverallRatingSimilarity()
+    m.update([1, 2, 3], [5, 5, "n/a"])
+    res = m.compute()
+    assert res.value == 0.0 and res.extras["zero_spread"] and res.extras["n_unparsable"] == 1
+
+
+def _pearson(x, y):
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    cx, cy = [a - mx for a in x], [b - my for b in y]
+    return sum(a * b for a, b in zip(cx, cy)) / math.sqrt(sum(a * a for a in cx) * sum(b * b for b in cy))
+
+
+# ---------------------------------------------------------------- judge verdicts
+def test_point_score():
+    v = [["Yes", "Yes"], ["Yes", "No"], ["yes."]]
+    assert point_score(v) == pytest.approx(2 / 3)  # paper: images with every point covered
+    assert point_score_per_point(v) == pytest.approx((1 + 0.5 + 1) / 3)
+    # code (understanding): "Yes" substring, case-sensitive: "yes." fails -> (1 + .5 + 0) / 3
+    assert point_score(v, mode=CODE) == pytest.approx(0.5)
+    assert point_score(v, mode=CODE, code_yes="exact") == pytest.approx(0.5)  # "yes." != "yes"
+    assert point_score([[True, True], [False]]) == 0.5
+    m = PointScore()
+    m.update([["Yes", "maybe"], ["Yes"]])
+    res = m.compute()
+    assert res.value == 1.0 and res.extras["n_unparsable"] == 1
+
+
+LABELS = ["minimalist", "pop art", "retro", "vintage", "pop"]
+
+
+def test_style_score():
+    pred = ["Minimalist", "pop art poster", "I think it's retro or vintage", "Retro "]
+    target = ["minimalist", "pop art", "retro", "retro"]
+    # paper: 3 readable answers, all right; the retro-or-vintage answer is ambiguous
+    assert style_score(pred, target, labels=LABELS) == 1.0
+    # code: exact lower-case equality, no stripping: only the first
+    assert style_score(pred, target, mode=CODE) == 0.25
+    m = StyleScore(LABELS)
+    m.update(pred, target)
+    assert m.compute().extras["n_unparsable"] == 1
+    with pytest.raises(InputError, match="not one of the labels"):
+        style_score(["retro"], ["grunge"], labels=LABELS)
+
+
+def test_font_richness():
+    vocab = ["serif", "sans-serif", "italic", "bold"]
+    desc = ["A bold sans-serif title", "serif italic"]
+    # paper: whole words -> {sans-serif, bold}, {serif, italic}: 4 / (2 * 4)
+    assert font_richness(desc, vocab) == 0.5
+    # code: substrings -> "serif" also inside "sans-serif": 5 / 8
+    assert font_richness(desc, vocab, mode=CODE) == 0.625
+    assert font_richness([["bold"], ["bold", "italic", "unknown"]], vocab) == pytest.approx(3 / 8)
+    m = FontRichness(vocab)
+    m.update(desc)
+    assert m.compute().extras["coverage"] == {"serif": 0.5, "sans-serif": 0.5, "italic": 0.5, "bold": 0.5}
+    with pytest.raises(InputError):
+        font_richness(desc, ["bold", "bold"])
+
+
+# ---------------------------------------------------------------- Table 7
+TABLE1 = {  # PosterIQ Table 1 (logo AC, poster AC, simple WR, hard WR, delta, font-size WR, std)
+    "Claude-Sonnet-4.5": (0.902, 0.884, 0.951, 0.579, 0.372, 0.878, 0.035),
+    "Grok-4-fast": (0.440, 0.834, 0.769, 0.044, 0.725, 0.288, 0.105),
+}
+TABLE3 = {
+    "GPT-5": (0.851, 0.730, 0.824),
+    "Claude-Sonnet-4.5": (0.813, 0.608, 0.761),
+    "Gemini-2.5-Pro": (0.830, 0.802, 0.788),
+    "Grok-4-fast": (0.560, 0.717, 0.771),
+}
+TABLE4 = {
+    "GPT-5": (0.432, 0.308, 0.171, 0.971, 0.347, 0.480, 0.384, 0.820, 0.719, 0.084, 0.484, 1.000),
+    "Claude-Sonnet-4.5": (0.163, 0.104, 0.060, 0.905, 0.468, 0.488, 0.300, 0.976, 0.648, 0.145, 0.423, 0.953),
+    "Gemini-2.5-Pro": (0.491, 0.404, 0.295, 0.899, 0.325, 0.576, 0.491, 0.982, 0.680, 0.084, 0.569, 1.000),
+    "Grok-4-fast": (0.087, 0.065, 0.033, 0.978, 0.205, 0.129, 0.241, 0.784, 0.172, 0.130, 0.439, 1.000),
+}
+TABLE7 = {  # OCR, Font, Layout, Understanding, Overall Rating, Average (inputs are rounded to 3 places: 1e-3 slack)
+    "GPT-5": (0.838, 0.615, 0.511, 0.801, 0.347, 0.622),
+    "Claude-Sonnet-4.5": (0.838, 0.603, 0.453, 0.727, 0.384, 0.601),
+    "Gemini-2.5-Pro": (0.855, 0.606, 0.571, 0.806, 0.399, 0.647),
+    "Grok-4-fast": (0.475, 0.420, 0.313, 0.682, 0.465, 0.471),
+}
+LAYOUT_KEYS = (
+    "text_localization_top1_iou",
+    "text_localization_top3_iou",
+    "text_localization_mean_iou",
+    "text_localization_recall",
+    "alignment_score",
+    "rotation_score",
+    "empty_space_iou",
+    "empty_space_match_acc",
+    "layout_comparison_score",
+    "layout_generation_center_bias",
+    "layout_generation_area_ratio",
+    "layout_generation_recall",
+)
+
+
+@pytest.mark.parametrize("model", sorted(TABLE1))
+def test_summary_reproduces_table7_ocr(model):
+    keys = (
+        "logo_ocr_ac",
+        "poster_ocr_ac",
+        "simple_ocr_wr",
+        "hard_ocr_wr",
+        "ocr_delta",
+        "font_size_ocr_wr",
+        "font_size_ocr_std",
+    )
+    out = posteriq_summary(dict(zip(keys, TABLE1[model])))
+    assert out["OCR"] == pytest.approx(TABLE7[model][0], abs=1e-3)
+
+
+@pytest.mark.parametrize("model", sorted(TABLE4))
+def test_summary_reproduces_table7_layout_and_understanding(model):
+    scores = dict(zip(LAYOUT_KEYS, TABLE4[model]))
+    scores.update(zip(("style_understanding_score", "composition_point_score", "intention_point_score"), TABLE3[model]))
+    out = posteriq_summary(scores)
+    assert out["Layout"] == pytest.approx(TABLE7[model][2], abs=1e-3)
+    assert out["Understanding"] == pytest.approx(TABLE7[model][3], abs=1e-3)
+
+
+@pytest.mark.parametrize("model", sorted(TABLE7))
+def test_summary_average_of_groups(model):
+    groups = dict(zip(("OCR", "Font", "Layout", "Understanding", "Overall Rating"), TABLE7[model][:5]))
+    out = posteriq_summary(
+        {f"g{k}": v for k, v in enumerate(groups.values())}, groups={f"g{k}": g for k, g in enumerate(groups)}
+    )
+    assert list(out)[:5] == list(groups)
+    assert out["Average"] == pytest.approx(TABLE7[model][5], abs=1e-3)
+
+
+def test_summary_errors():
+    with pytest.raises(InputError, match="unknown PosterIQ score keys"):
+        posteriq_summary({"made_up": 1.0})
+    with pytest.raises(EmptyInputError):
+        posteriq_summary({"ocr_delta": 0.3})
+    with pytest.raises(InputError):
+        posteriq_summary({"logo_ocr_ac": float("nan")})
+
+
+# ---------------------------------------------------------------- classes: harness
+def _ref_word_recall(gt, pred):  # the paper's Eq. 2, written out independently
+    vals = []
+    for g, p in zip(gt, pred):
+        g2, p2 = "".join(g.split()), "".join(p.split())
+        units = [g2[i : i + 5] for i in range(0, len(g2), 5)]
+        vals.append(sum(u in p2 for u in units) / len(units))
+    return sum(vals) / len(vals)
+
+
+def _ref_word_recall_code(gt, pred):  # the code's chunks: ASCII alnum only, full 5-char chunks
+    vals = []
+    for g, p in zip(gt, pred):
+        g2, p2 = (
+            "".join(c for c in g if c.isascii() and c.isalnum()),
+            "".join(c for c in p if c.isascii() and c.isalnum()),
+        )
+        chunks = [g2[i : i + 5] for i in range(0, len(g2) - 4, 5)]
+        vals.append(sum(u in p2 for u in chunks) / len(chunks) if chunks else 0.0)
+    return sum(vals) / len(vals)
+
+
+GT_TEXT = [
+    "Grand Budapest Hotel",
+    "千と千尋の神隠し",
+    "Amélie Poulain",
+    "RRR",
+    "Le Voyage de Chihiro",
+    "Parasite 2019",
+    "Film noir",
+]
+PRED_TEXT = [
+    "The Grand Budapest Hotel",
+    "千と千尋",
+    "Amelie Poulain",
+    "RRR",
+    "Le voyage de Chihiro",
+    "PARASITE 2019",
+    "Film noir!",
+]
+
+
+@pytest.mark.ddp
+@pytest.mark.parametrize("mode,ref", [("paper", _ref_word_recall), (CODE, _ref_word_recall_code)])
+def test_word_recall_class_harness(ddp_pool, mode, ref):
+    batches = [(GT_TEXT[:3], PRED_TEXT[:3]), (GT_TEXT[3:6], PRED_TEXT[3:6]), (GT_TEXT[6:], PRED_TEXT[6:])]
+    case = MetricCase(
+        factory=partial(WordRecall, mode=mode),
+        functional=lambda g, p: word_recall(g, p, mode=mode),
+        reference=ref,
+        batches=batches,
+        join=join_lists,
+        atol=1e-12,
+        extras_keys=("n_unparsable",),
+    )
+    check_metric(case, ddp_pool)
+
+
+def _iou(a, b):
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    area = lambda r: max(0.0, r[2] - r[0]) * max(0.0, r[3] - r[1])  # noqa: E731
+    return inter / (area(a) + area(b) - inter)
+
+
+def _ref_topn_iou(preds, gts, n=2):  # Eq. 4 per image, mean over images
+    vals = []
+    for p, g in zip(preds, gts):
+        order = sorted(range(len(g)), key=lambda i: -(g[i][2] - g[i][0]) * (g[i][3] - g[i][1]))[: min(n, len(g))]
+        vals.append(sum(_iou(p[i], g[i]) if i < len(p) else 0.0 for i in order) / len(order))
+    return sum(vals) / len(vals)
+
+
+BOX_PREDS = [PRED, [A], [C, B], [(0.1, 0.1, 0.4, 0.4)], [A, A, A]]
+BOX_GTS = [[A, B, C], [A, C], [C, B], [A], [A, B, C]]
+
+
+@pytest.mark.ddp
+def test_box_classes_harness(ddp_pool):
+    batches = [(BOX_PREDS[:2], BOX_GTS[:2]), (BOX_PREDS[2:4], BOX_GTS[2:4]), (BOX_PREDS[4:], BOX_GTS[4:])]
+    check_metric(
+        MetricCase(
+            factory=partial(TextLocalizationIoU, top_n=2),
+            functional=lambda p, g: text_localization_iou(p, g, top_n=2),
+            reference=_ref_topn_iou,
+            batches=batches,
+            join=join_lists,
+            atol=1e-12,
+        ),
+        ddp_pool,
+    )
+
+    def ref_center(p, g):
+        d = [
+            math.dist(((a[0] + a[2]) / 2, (a[1] + a[3]) / 2), ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2))
+            for pi, gi in zip(p, g)
+            for a, b in zip(pi, gi)
+        ]
+        return sum(d) / len(d)
+
+    check_metric(
+        MetricCase(partial(CenterBias), lambda p, g: center_bias(p, g), ref_center, batches, join_lists, atol=1e-12),
+        ddp_pool,
+    )
+
+    def ref_area(p, g):
+        area = lambda r: (r[2] - r[0]) * (r[3] - r[1])  # noqa: E731
+        r = [min(area(a), area(b)) / max(area(a), area(b)) for pi, gi in zip(p, g) for a, b in zip(pi, gi)]
+        return sum(r) / len(r)
+
+    check_metric(
+        MetricCase(partial(AreaRatio), lambda p, g: area_ratio(p, g), ref_area, batches, join_lists, atol=1e-12),
+        ddp_pool,
+    )
+
+
+@pytest.mark.ddp
+def test_count_and_patch_classes_harness(ddp_pool):
+    rec = [([1, 3], [2, 2]), ([0, 5], [4, 5]), ([2], [3])]
+    check_metric(
+        MetricCase(
+            partial(BoxRecallRate),
+            box_recall_rate,
+            lambda p, q: sum(min(1, a / b) for a, b in zip(p, q)) / len(p),
+            rec,
+            join_lists,
+            atol=1e-12,
+        ),
+        ddp_pool,
+    )
+    preds = [[3, 4, 10], [], [1, 2], [5, 5, 6], [7]]
+    gts = [[3, 4, 5], [], [1, 2], [5, 6], [8]]
+    batches = [(preds[:2], gts[:2]), (preds[2:4], gts[2:4]), (preds[4:], gts[4:])]
+
+    def ref_iou(p, g):
+        v = [len(set(a) & set(b)) / len(set(a) | set(b)) if set(a) | set(b) else 1.0 for a, b in zip(p, g)]
+        return sum(v) / len(v)
+
+    check_metric(MetricCase(partial(PatchIoU), patch_iou, ref_iou, batches, join_lists, atol=1e-12), ddp_pool)
+    counts = [(p, [len(g) for g in gs]) for p, gs in batches]
+    check_metric(
+        MetricCase(
+            partial(MatchAccuracy),
+            match_accuracy,
+            lambda p, n: sum(len(set(a)) == k for a, k in zip(p, n)) / len(p),
+            counts,
+            join_lists,
+            atol=1e-12,
+        ),
+        ddp_pool,
+    )
+
+
+@pytest.mark.ddp
+def test_judge_classes_harness(ddp_pool):
+    verdicts = [[True, True], [True, False], [True], [False, False], [True, True, True]]
+    batches = [(verdicts[:2],), (verdicts[2:4],), (verdicts[4:],)]
+    check_metric(
+        MetricCase(
+            partial(PointScore),
+            point_score,
+            lambda v: sum(all(x) for x in v) / len(v),
+            batches,
+            join_lists,
+            atol=1e-12,
+            extras_keys=("per_point", "n_unparsable"),
+        ),
+        ddp_pool,
+    )
+    pred = ["retro", "pop art", "vintage", "retro", "minimalist"]
+    target = ["retro", "pop", "vintage", "vintage", "minimalist"]
+    sb = [(pred[:2], target[:2]), (pred[2:4], target[2:4]), (pred[4:], target[4:])]
+    check_metric(
+        MetricCase(
+            partial(StyleScore, labels=LABELS),
+            lambda p, t: style_score(p, t, labels=LABELS),
+            lambda p, t: sum(a == b for a, b in zip(p, t)) / len(p),
+            sb,
+            join_lists,
+            atol=1e-12,
+        ),
+        ddp_pool,
+    )
+    vocab = ["serif", "bold", "italic"]
+    fb = [([["serif"], ["bold", "serif"]],), ([["italic"], []],), ([["bold"]],)]
+
+    def ref_rich(sets):
+        return sum(sum(a in s for s in sets) / len(sets) for a in vocab) / len(vocab)
+
+    check_metric(
+        MetricCase(
+            partial(FontRichness, vocabulary=vocab),
+            lambda s: font_richness(s, vocab),
+            ref_rich,
+            fb,
+            join_lists,
+            atol=1e-12,
+            exact_value=True,
+        ),
+        ddp_pool,
+    )
+
+
+@pytest.mark.ddp
+def test_overall_rating_class_harness(ddp_pool):
+    human = [7.0, 3.0, 5.5, 8.0, 2.0, 6.0, 9.0, 1.0]
+    model = [6.0, 4.0, 5.0, 9.0, 3.0, 5.0, 8.5, 2.5]
+    batches = [(human[:3], model[:3]), (human[3:6], model[3:6]), (human[6:], model[6:])]
+    check_metric(
+        MetricCase(
+            partial(OverallRatingSimilarity),
+            overall_rating_similarity,
+            _pearson,
+            batches,
+            join_lists,
+            atol=1e-12,
+            extras_keys=("n_unparsable", "zero_spread"),
+        ),
+        ddp_pool,
+    )
