@@ -139,6 +139,8 @@ def test_box_recall_center_bias_area_ratio():
     px, gt = [[(10, 10, 30, 30)]], [[(0.1, 0.1, 0.3, 0.3)]]
     assert center_bias(px, gt, mode=CODE, image_sizes=[(100, 100)]) == 0.0
     assert center_bias(px, gt, coords="pixel", image_sizes=[(100, 100)]) == 0.0
+    with pytest.raises(InputError, match="coords='pixel'"):
+        center_bias(px, gt)  # pixel boxes given as normalised
     with pytest.raises(InputError, match="zero area"):
         area_ratio([[(0, 0, 1, 1)]], [[(0.2, 0.2, 0.2, 0.5)]])
     with pytest.raises(InputError, match="positive"):
@@ -538,4 +540,39 @@ def test_overall_rating_class_harness(ddp_pool):
             extras_keys=("n_unparsable", "zero_spread"),
         ),
         ddp_pool,
+    )
+
+
+# ---------------------------------------------------------------- docs/posteriq-paper-vs-code.md
+def both(fn, *args, **kwargs):
+    return fn(*args, **kwargs), fn(*args, mode=CODE, **kwargs)
+
+
+def test_paper_vs_code_table_examples():
+    """Every example row of docs/posteriq-paper-vs-code.md, number for number."""
+    assert both(word_recall, ["千と千尋の神隠し"], ["千と千尋の神隠し"]) == (1.0, 0.0)  # row 2
+    assert both(word_recall, ["Hello World Posters"], ["Hello World Poste"]) == (0.75, 1.0)  # row 3
+    assert both(word_recall, ["RRR"], ["RRR"]) == (1.0, 0.0)  # row 4
+    assert both(text_localization_iou, [PRED], [[A, B, C]], top_n=2) == pytest.approx((0.75, 0.625))  # row 5
+    # row 6: per-image mean vs pooled boxes: image 1 (A, B exact) and image 2 (IoU .5)
+    assert both(text_localization_iou, [[A, B], [(0.0, 0.0, 0.25, 0.5)]], [[A, B], [A]], top_n=2) == pytest.approx(
+        ((1 + 0.5) / 2, (1 + 1 + 0.5) / 3)
+    )
+    answers, gts = ["[[0, 0, 1, 1]]", "[[0.0, 0.0, 0.25, 0.5]]"], [[(0, 0, 1, 1)], [A]]
+    assert both(text_localization_iou, answers, gts, top_n=1) == pytest.approx((0.75, 0.5))  # row 7
+    assert (
+        text_localization_iou([[(0.0, 0.0, 50.0, 100.0)]], [[A]], top_n=1, coords="pixel", image_sizes=[(100, 200)])
+        == 1.0
+    )
+    assert both(match_accuracy, [[3, 3, 4]], [3]) == (0.0, 1.0)  # row 11
+    assert both(patch_iou, ["[3.0, 4]", "[3, 4]"], [[3, 4], [3, 5]]) == pytest.approx(
+        ((1 + 1 / 3) / 2, 1 / 3)
+    )  # row 12
+    with pytest.warns(UserWarning):
+        assert both(overall_rating_similarity, [3, 3, 3], [5, 5, 5]) == pytest.approx((0.0, 1.0))  # row 14
+    v = [[True, True], [True, False], [True]]
+    assert point_score(v) == pytest.approx(2 / 3) and point_score(v, mode=CODE) == pytest.approx(2.5 / 3)  # row 15
+    pred, target = ["Minimalist", "pop art poster", "Retro "], ["minimalist", "pop art", "retro"]
+    assert style_score(pred, target, labels=LABELS) == 1.0 and style_score(pred, target, mode=CODE) == pytest.approx(
+        1 / 3
     )

@@ -245,11 +245,20 @@ def _pred_boxes(pred: Any, mode: Mode, coords: str, size: tuple[float, float] | 
         parsed = parse_boxes(pred, coords=coords, image_size=size)  # type: ignore[arg-type]
         return parsed.value if parsed.ok else None
     boxes = _as_box_list(pred, "pred_boxes")
-    if coords == "pixel" and mode == "paper":
-        if size is None:
-            raise InputError("coords='pixel' needs image_sizes")
-        boxes = [(b[0] / size[0], b[1] / size[1], b[2] / size[0], b[3] / size[1]) for b in boxes]
+    if mode == "paper":
+        if coords == "pixel":
+            if size is None:
+                raise InputError("coords='pixel' needs image_sizes")
+            boxes = [(b[0] / size[0], b[1] / size[1], b[2] / size[0], b[3] / size[1]) for b in boxes]
+        _check_normalized(boxes, "predicted")
     return boxes
+
+
+def _check_normalized(boxes: list[Box], what: str) -> None:
+    if any(v < -1e-6 or v > 1 + 1e-6 for b in boxes for v in b):
+        raise InputError(
+            f"{what} box coordinates must be normalised to [0, 1]; for pixel boxes pass coords='pixel' and image_sizes"
+        )
 
 
 def _sizes(image_sizes: Any, n: int) -> list[tuple[float, float] | None]:
@@ -281,6 +290,8 @@ def _text_localization_agg(
         g = _as_box_list(gt, "gt_boxes")
         if not g:
             raise InputError("an image has no ground-truth boxes")
+        if mode == "paper":
+            _check_normalized(g, "ground-truth")
         p = _pred_boxes(pred, mode, coords, size)
         if p is None:
             agg.unparsable += 1
@@ -351,6 +362,8 @@ def _pairs(
             unparsable += 1
             continue
         g = _as_box_list(gt, "gt_boxes")
+        if mode == "paper":
+            _check_normalized(g, "ground-truth")
         out += [(pb, gb, size) for pb, gb in zip(p, g)]
     return out, unparsable
 
