@@ -576,3 +576,49 @@ def test_paper_vs_code_table_examples():
     assert style_score(pred, target, labels=LABELS) == 1.0 and style_score(pred, target, mode=CODE) == pytest.approx(
         1 / 3
     )
+
+
+@pytest.mark.ddp
+def test_gap_and_stability_classes_harness(ddp_pool):
+    from transcreval import FontSizeStability, OCRRobustnessGap
+
+    gt = ["Grand Budapest Hotel", "Le Voyage de Chihiro", "Parasite 2019", "Film noir", "Amelie Poulain", "Spirited"]
+    pred = ["Grand Budapest", "Le voyage de Chihiro", "Parasite 2019", "Film", "Amelie", "Spirited Away"]
+    split = ["simple", "hard", "simple", "hard", "simple", "hard"]
+    batches = [(gt[:2], pred[:2], split[:2]), (gt[2:4], pred[2:4], split[2:4]), (gt[4:], pred[4:], split[4:])]
+
+    def functional(g, p, s):
+        simple = [word_recall([a], [b]) for a, b, c in zip(g, p, s) if c == "simple"]
+        hard = [word_recall([a], [b]) for a, b, c in zip(g, p, s) if c == "hard"]
+        return ocr_robustness_gap(simple, hard)
+
+    def reference(g, p, s):  # Table 1's delta: mean simple WR - mean hard WR, Eq. 2 written out
+        wr = {"simple": [], "hard": []}
+        for a, b, c in zip(g, p, s):
+            wr[c].append(_ref_word_recall([a], [b]))
+        return sum(wr["simple"]) / len(wr["simple"]) - sum(wr["hard"]) / len(wr["hard"])
+
+    check_metric(
+        MetricCase(partial(OCRRobustnessGap), functional, reference, batches, join_lists, atol=1e-12), ddp_pool
+    )
+
+    sizes = [80, 60, 40, 80, 60, 40, 80, 60, 40]
+    gt2 = [*gt, "Hotel", "Chihiro", "Noir"]
+    pred2 = [*pred, "Hotel", "Chihir", "noir"]
+    sb = [(gt2[:4], pred2[:4], sizes[:4]), (gt2[4:7], pred2[4:7], sizes[4:7]), (gt2[7:], pred2[7:], sizes[7:])]
+
+    def stab_functional(g, p, s):
+        by = {}
+        for a, b, c in zip(g, p, s):
+            by.setdefault(c, []).append(word_recall([a], [b]))
+        return font_size_stability(by)[1]
+
+    def stab_reference(g, p, s):
+        by = {}
+        for a, b, c in zip(g, p, s):
+            by.setdefault(c, []).append(_ref_word_recall([a], [b]))
+        return statistics.stdev([sum(v) / len(v) for v in by.values()])
+
+    check_metric(
+        MetricCase(partial(FontSizeStability), stab_functional, stab_reference, sb, join_lists, atol=1e-12), ddp_pool
+    )

@@ -24,6 +24,8 @@ _LAZY = {
     "StyleScore": "transcreval.choice.judged",
     "FontRichness": "transcreval.choice.judged",
     "WordRecall": "transcreval.text.word_recall",
+    "OCRRobustnessGap": "transcreval.text.word_recall",
+    "FontSizeStability": "transcreval.text.word_recall",
     "TextLocalizationIoU": "transcreval.layout.boxes",
     "BoxRecallRate": "transcreval.layout.boxes",
     "CenterBias": "transcreval.layout.boxes",
@@ -59,6 +61,7 @@ __all__ = [
     "CenterBias",
     "EmptyInputError",
     "FontRichness",
+    "FontSizeStability",
     "ImageDecodeError",
     "InputError",
     "KOptionScore",
@@ -67,6 +70,7 @@ __all__ = [
     "MetricCollection",
     "MetricResult",
     "MissingDependencyError",
+    "OCRRobustnessGap",
     "OverallRatingSimilarity",
     "PHashDistance",
     "PatchIoU",
@@ -102,7 +106,7 @@ if TYPE_CHECKING:
         SpearmanRho,
     )
     from transcreval.text.chrf import PlanChrF, TitleChrF
-    from transcreval.text.word_recall import WordRecall
+    from transcreval.text.word_recall import FontSizeStability, OCRRobustnessGap, WordRecall
 
 
 def __getattr__(name: str) -> Any:
