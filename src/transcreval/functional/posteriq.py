@@ -16,7 +16,7 @@ import math
 import re
 import statistics
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -383,17 +383,30 @@ def center_bias(
     return _center_bias_agg(pred_boxes, gt_boxes, mode, coords, image_sizes).value("center_bias")
 
 
-def _center_bias_agg(
-    pred_boxes: Sequence[Any], gt_boxes: Sequence[Any], mode: Mode, coords: str, image_sizes: Any
+def _per_pair_agg(
+    pred_boxes: Sequence[Any],
+    gt_boxes: Sequence[Any],
+    mode: Mode,
+    coords: str,
+    image_sizes: Any,
+    score: Callable[[list[Box], Box], float],
 ) -> Aggregate:
+    """``score(readings of the prediction, ground truth)`` for every paired element."""
     _check_mode(mode)
     pairs, unparsable = _pairs(pred_boxes, gt_boxes, mode, coords, image_sizes)
     agg = Aggregate(unparsable=unparsable)
     for p, g, size in pairs:
-        readings = _code_readings(p, size) if mode == "posteriq-code" else [p]
-        gc = _center(g)
-        agg.add(min(math.dist(_center(r), gc) for r in readings))
+        agg.add(score(_code_readings(p, size) if mode == "posteriq-code" else [p], g))
     return agg
+
+
+def _center_bias_agg(
+    pred_boxes: Sequence[Any], gt_boxes: Sequence[Any], mode: Mode, coords: str, image_sizes: Any
+) -> Aggregate:
+    def distance(readings: list[Box], g: Box) -> float:
+        return min(math.dist(_center(r), _center(g)) for r in readings)
+
+    return _per_pair_agg(pred_boxes, gt_boxes, mode, coords, image_sizes, distance)
 
 
 def area_ratio(
@@ -413,16 +426,13 @@ def area_ratio(
 def _area_ratio_agg(
     pred_boxes: Sequence[Any], gt_boxes: Sequence[Any], mode: Mode, coords: str, image_sizes: Any
 ) -> Aggregate:
-    _check_mode(mode)
-    pairs, unparsable = _pairs(pred_boxes, gt_boxes, mode, coords, image_sizes)
-    agg = Aggregate(unparsable=unparsable)
-    for p, g, size in pairs:
+    def ratio(readings: list[Box], g: Box) -> float:
         ag = _area(g)
         if ag <= 0:
             raise InputError(f"ground-truth box {g} has zero area")
-        readings = _code_readings(p, size) if mode == "posteriq-code" else [p]
-        agg.add(max(min(_area(r), ag) / max(_area(r), ag) for r in readings))
-    return agg
+        return max(min(_area(r), ag) / max(_area(r), ag) for r in readings)
+
+    return _per_pair_agg(pred_boxes, gt_boxes, mode, coords, image_sizes, ratio)
 
 
 # ----------------------------------------------------------------------------- empty space

@@ -51,6 +51,15 @@ class _Bootstrapped(Metric):
         return {"boot": self.bootstrap, "seed": self.seed} if self.bootstrap else {}
 
 
+def _paired_tensors(x: Any, y: Any, names: tuple[str, str]) -> tuple[torch.Tensor, torch.Tensor]:
+    a, b = _float_tensor(x, names[0]), _float_tensor(y, names[1])
+    if a.shape != b.shape:
+        raise InputError(f"mismatched lengths: {names[0]} has {a.numel()} values, {names[1]} {b.numel()}")
+    if not (torch.isfinite(a).all() and torch.isfinite(b).all()):
+        raise InputError(f"{names[0]}/{names[1]} contain NaN or infinite values: drop unparsable items first")
+    return a, b
+
+
 def _float_tensor(x: Any, what: str) -> torch.Tensor:
     if isinstance(x, (str, bytes)):
         raise InputError(f"{what} must be a sequence of numbers, got a string")
@@ -69,9 +78,7 @@ class SpearmanRho(_Bootstrapped):
         self.add_state("y", Cat(torch.float64))
 
     def _stats(self, x: Sequence[float], y: Sequence[float]) -> dict[str, Any]:
-        a, b = _float_tensor(x, "x"), _float_tensor(y, "y")
-        if a.shape != b.shape:
-            raise InputError(f"mismatched lengths: {a.numel()} vs {b.numel()}")
+        a, b = _paired_tensors(x, y, ("x", "y"))
         return {"x": a, "y": b}
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
@@ -92,11 +99,7 @@ class QuadraticWeightedKappa(_Bootstrapped):
         self.add_state("b", Cat(torch.float64))
 
     def _stats(self, a: Sequence[float], b: Sequence[float]) -> dict[str, Any]:
-        x, y = _float_tensor(a, "a"), _float_tensor(b, "b")
-        if x.shape != y.shape:
-            raise InputError(f"mismatched lengths: {x.numel()} vs {y.numel()}")
-        if not (torch.isfinite(x).all() and torch.isfinite(y).all()):
-            raise InputError("ratings contain NaN or infinite values")
+        x, y = _paired_tensors(a, b, ("a", "b"))
         return {"a": x, "b": y}
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
