@@ -36,6 +36,18 @@ def test_demo_numbers_agree_with_references():
             assert f" {d} " in row and row.rstrip().endswith(f"{score:.2f}")
 
 
+def test_demo_word_recall_column_agrees_with_the_function():
+    from transcreval.functional import word_recall
+
+    posters = build_demo_set()
+    buf = io.StringIO()
+    run_demo(buf)
+    for system in posters[0].outputs:
+        wr = word_recall([p.target_title for p in posters], [p.output_titles[system] for p in posters])
+        row = next(line for line in buf.getvalue().splitlines() if line.startswith(system + " "))
+        assert row.rstrip().endswith(f"{wr:.2f}")
+
+
 def test_demo_set_is_deterministic_and_banded():
     a, b = build_demo_set(), build_demo_set()
     assert [str(imagehash.phash(p.source)) for p in a] == [str(imagehash.phash(p.source)) for p in b]

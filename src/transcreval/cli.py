@@ -30,6 +30,7 @@ def run_demo(out: TextIO | None = None) -> int:
     from transcreval.functional.phash import edit_intensity_split, phash
     from transcreval.image.phash import PHashDistance
     from transcreval.text.chrf import TitleChrF
+    from transcreval.text.word_recall import WordRecall
 
     stream = out if out is not None else sys.stdout
     posters = build_demo_set()
@@ -45,7 +46,8 @@ def run_demo(out: TextIO | None = None) -> int:
     rows = []
     per_system = {}
     for name in systems:
-        dist, chrf = PHashDistance(), TitleChrF()
+        dist, chrf, recall = PHashDistance(), TitleChrF(), WordRecall()
+        recall.update([p.target_title for p in posters], [p.output_titles[name] for p in posters])
         out_hashes = phash([p.outputs[name] for p in posters])
         d = dist.forward(src_hashes, out_hashes).per_item
         assert d is not None
@@ -56,12 +58,12 @@ def run_demo(out: TextIO | None = None) -> int:
             rows.append(
                 [p.poster_id, p.market, name, str(di), band, p.output_titles[name], p.target_title, f"{sc:.2f}"]
             )
-        per_system[name] = (dist.compute(), chrf.compute())
+        per_system[name] = (dist.compute(), chrf.compute(), recall.compute())
     header = ["poster", "market", "system", "pHash(src,out)", "band", "title read", "reference title", "chrF"]
     print(_table(rows, header), end="\n\n", file=stream)
 
     summary = []
-    for name, (dres, cres) in per_system.items():
+    for name, (dres, cres, wres) in per_system.items():
         ex = dres.extras
         summary.append(
             [
@@ -70,13 +72,11 @@ def run_demo(out: TextIO | None = None) -> int:
                 f"{ex['surface']}/{ex['intermediate']}/{ex['deep']}",
                 f"{cres.value:.2f}",
                 f"{cres.extras['corpus']:.2f}",
+                f"{wres.value:.2f}",
             ]
         )
-    print(
-        _table(summary, ["system", "mean pHash", "surface/interm./deep", "TitleChrF", "corpus chrF"]),
-        end="\n\n",
-        file=stream,
-    )
+    header = ["system", "mean pHash", "surface/interm./deep", "TitleChrF", "corpus chrF", "title WR (PosterIQ)"]
+    print(_table(summary, header), end="\n\n", file=stream)
     print(f"human target posters vs source: mean pHash distance {ref_dist.compute().value:.2f}", file=stream)
     print("\nsignatures:", file=stream)
     first = systems[0]
