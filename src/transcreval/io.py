@@ -262,8 +262,10 @@ def _gray_from_uint8_hwc(x: Any) -> Any:
 
         return pil_gray(Image.fromarray(x, "RGB" if c == 3 else "RGBA"))
     t = x if isinstance(x, torch.Tensor) else torch.from_numpy(x)
-    r, g, b = (t[..., k].to(torch.int32) for k in range(3))
-    gray = ((r * 19595 + g * 38470 + b * 7471 + 32768) >> 16).to(torch.uint8)
+    acc = t[..., 0].to(torch.int32).mul_(19595)  # in place: one int32 buffer besides a scratch plane
+    for k, weight in ((1, 38470), (2, 7471)):
+        acc += t[..., k].to(torch.int32).mul_(weight)
+    gray = acc.add_(32768).bitwise_right_shift_(16).to(torch.uint8)
     return gray if isinstance(x, torch.Tensor) else gray.numpy()
 
 
