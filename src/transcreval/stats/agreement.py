@@ -17,7 +17,9 @@ import torch
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.agreement import (
     StatResult,
+    _pair,
     _positive,
+    _vec,
     quadratic_weighted_kappa,
     segment_kendall_tau,
     separability_auc,
@@ -52,21 +54,12 @@ class _Bootstrapped(Metric):
 
 
 def _paired_tensors(x: Any, y: Any, names: tuple[str, str]) -> tuple[torch.Tensor, torch.Tensor]:
-    a, b = _float_tensor(x, names[0]), _float_tensor(y, names[1])
-    if a.shape != b.shape:
-        raise InputError(f"mismatched lengths: {names[0]} has {a.numel()} values, {names[1]} {b.numel()}")
-    if not (torch.isfinite(a).all() and torch.isfinite(b).all()):
-        raise InputError(f"{names[0]}/{names[1]} contain NaN or infinite values: drop unparsable items first")
-    return a, b
+    a, b = _pair(x, y, names)  # the functional twin's validation (lengths, finiteness)
+    return torch.from_numpy(a), torch.from_numpy(b)
 
 
 def _float_tensor(x: Any, what: str) -> torch.Tensor:
-    if isinstance(x, (str, bytes)):
-        raise InputError(f"{what} must be a sequence of numbers, got a string")
-    try:
-        return torch.as_tensor([float(v) for v in x], dtype=torch.float64)
-    except (TypeError, ValueError) as e:
-        raise InputError(f"{what} must hold numbers ({e})") from e
+    return torch.from_numpy(_vec(x, what))
 
 
 class SpearmanRho(_Bootstrapped):
