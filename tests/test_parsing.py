@@ -178,3 +178,9 @@ def test_deep_nesting_is_harmless(depth):
     text = "[" * depth + "0.1, 0.2, 0.3, 0.4" + "]" * depth
     assert parse_boxes(text).status in STATUSES
     assert parse_patch_ids("[" * depth).status in STATUSES
+
+
+@pytest.mark.parametrize("text", ["A-1", "7-8", "score: 1-2", "v2", "grade B+3"])
+def test_score_glued_to_a_word_or_range_is_not_read(text):
+    # found by the property test: "A-1" was read as the score 1
+    assert parse_score(text).status == "unparsable"

@@ -279,7 +279,7 @@ def parse_score(answer: Any, *, low: float = 0.0, high: float = 10.0) -> Parsed[
     cues = [
         rf"({_NUMBER})\s*/\s*{re.escape(hi)}(?![\d.])",
         rf"({_NUMBER})\s+out\s+of\s+{re.escape(hi)}(?![\d.])",
-        rf"(?i)(?:score|rating|分数|评分)\s*(?:is|of|[:=：])?\s*({_NUMBER})",
+        rf"(?i)(?:score|rating|分数|评分)\s*(?:is|of|[:=：])?\s*({_NUMBER})(?![\d.]|\s*[-–~]\s*\d)",
     ]
     for pattern in cues:
         found = {float(v) for v in re.findall(pattern, text)}
@@ -288,7 +288,8 @@ def parse_score(answer: Any, *, low: float = 0.0, high: float = 10.0) -> Parsed[
             return Parsed(v, "ok") if low <= v <= high else _fail("out_of_range", f"{v:g} outside [{low:g}, {high:g}]")
         if len(found) > 1:
             return _fail("ambiguous", f"several scores: {sorted(found)}")
-    numbers = {float(v) for v in re.findall(rf"(?<![\w.]){_NUMBER}(?![\w.])", text)}
+    # a number glued to a word or a range ("A-1", "v2", "7-8") is not a score
+    numbers = {float(v) for v in re.findall(rf"(?<![\w.])(?<!\w[-+]){_NUMBER}(?![\w.]|[-–~]\d)", text)}
     numbers = {v for v in numbers if math.isfinite(v)}
     if len(numbers) == 1:
         v = numbers.pop()
