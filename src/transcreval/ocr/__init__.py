@@ -4,6 +4,7 @@
   backends ``"rapidocr"`` (default, offline), ``"ppocrv5-mobile"`` and ``"paddleocr"``;
 * :func:`text_mask` / :func:`background_mask`: boolean masks of the detected text regions and
   of the rest of the image;
+* :class:`OCRTitleExtractor`: a poster's title read as its largest OCR line (the MPTc baseline);
 * :func:`polygons_to_mask`, :func:`dilate_mask`, :func:`mask_iou_counts`: the pure pieces.
 
 Names load lazily: importing :mod:`transcreval.ocr` loads neither rapidocr nor onnxruntime.
@@ -32,6 +33,9 @@ _LAZY = {
     "text_mask": "transcreval.ocr.masks",
     "background_mask": "transcreval.ocr.masks",
     "mask_iou_counts": "transcreval.ocr.masks",
+    "OCRTitleExtractor": "transcreval.ocr.title",
+    "TitleReading": "transcreval.ocr.title",
+    "choose_title": "transcreval.ocr.title",
 }
 
 __all__ = sorted(_LAZY)
