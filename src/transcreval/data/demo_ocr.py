@@ -6,8 +6,8 @@ markets, titles and systems) with the titles typeset in subsets of Noto fonts sh
 ``transcreval/data/fonts`` (SIL OFL 1.1), so the OCR metrics run offline on a fresh machine:
 
 * ``source``: the source-market poster, its title in a band near the bottom and a tagline;
-* ``target``: the human target-market poster: the same artwork, the target title re-set
-  larger near the top (a human re-layout);
+* ``target``: the human target-market poster: the same artwork and tagline, the target
+  title re-set larger and higher, without the band (a human re-layout);
 * ``outputs["text-edit"]``: a surface edit, the source layout with the title replaced;
 * ``outputs["redesign"]``: a deep edit, new colours and the title moved to the top band.
 """
@@ -110,9 +110,9 @@ def _poster(key: str, title: str, layout: str) -> Image.Image:
         d.rectangle((20, H - 110, W - 20, H - 50), fill=(246, 242, 232))
         _set_line(img, title, H - 80, 34, (24, 24, 28))
         _set_line(img, "IN CINEMAS", 40, 18, (250, 250, 250))
-    elif layout == "target":  # the human version: title re-set large near the top
-        _set_line(img, title, 110, 40, (252, 250, 240))
-        _set_line(img, "IN CINEMAS", H - 40, 18, (250, 250, 250))
+    elif layout == "target":  # the human version: the title re-set larger, higher, without the band
+        _set_line(img, title, H - 120, 44, (252, 250, 240))
+        _set_line(img, "IN CINEMAS", 40, 18, (250, 250, 250))
     else:  # the redesign: a top band, no tagline
         d.rectangle((10, 20, W - 10, 76), fill=(30, 30, 36))
         _set_line(img, title, 48, 30, (240, 210, 90))

@@ -1,0 +1,1 @@
+"""OCR metrics: the pure pieces and functional twins."""

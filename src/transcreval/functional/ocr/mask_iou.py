@@ -1,0 +1,148 @@
+"""OCR text-mask IoU (MPTc-Bench App. B.5): the pure pieces and the functional twin.
+
+For each pair (system output, target image): the output is first scaled to the target's size
+(MPTc: "scale target images to source size"), text is detected in both images, all detected
+polygons of each image are filled into one union mask, and the pair's score is the IoU of the
+two masks, ``|A & B| / |A | B|`` in [0, 1], higher = the output keeps the target's text layout.
+
+A pair where neither image has any detected text has no IoU (0 / 0): it is reported as NaN in
+the per-pair values and counted (``both_empty``), and the metric's mean leaves it out. A pair
+where only one side has text has IoU 0 and is counted as ``one_empty``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import torch
+
+from transcreval.errors import EmptyInputError, InputError
+
+Resample = Literal["nearest", "bilinear", "bicubic", "lanczos", "area"]
+_STATS = ("intersection", "union", "pred_area", "target_area")
+
+
+def check_resample(resample: str) -> Any:
+    """The Pillow resampling filter named ``resample``."""
+    from PIL import Image
+
+    table = {
+        "nearest": Image.Resampling.NEAREST,
+        "bilinear": Image.Resampling.BILINEAR,
+        "bicubic": Image.Resampling.BICUBIC,
+        "lanczos": Image.Resampling.LANCZOS,
+        "area": Image.Resampling.BOX,
+    }
+    if resample not in table:
+        raise InputError(f"resample must be one of {sorted(table)}, got {resample!r}")
+    return table[resample]
+
+
+def resize_to(rgb: np.ndarray, size: tuple[int, int], resample: str = "bicubic") -> np.ndarray:
+    """An H x W x 3 uint8 image resized to ``size = (height, width)`` with Pillow (a no-op when equal)."""
+    if rgb.shape[:2] == tuple(size):
+        return rgb
+    from PIL import Image
+
+    im = Image.fromarray(rgb, "RGB").resize((int(size[1]), int(size[0])), check_resample(resample))
+    return np.asarray(im)
+
+
+def paired_images(preds: Any, target: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Both sides as uint8 RGB arrays, checked to pair up one to one."""
+    from transcreval.ocr.base import as_rgb_uint8
+
+    p, t = as_rgb_uint8(preds), as_rgb_uint8(target)
+    if len(p) != len(t):
+        raise InputError(f"preds and target must pair up: {len(p)} preds vs {len(t)} target images")
+    if not p:
+        raise EmptyInputError("no image pairs: pass at least one (preds, target) pair")
+    return p, t
+
+
+def ocr_mask_iou_stats(
+    preds: Any,
+    target: Any,
+    *,
+    detector: Any,
+    resample: str = "bicubic",
+    dilate_px: float = 0,
+) -> dict[str, torch.Tensor]:
+    """Per-pair pixel counts: ``intersection``, ``union``, ``pred_area``, ``target_area`` (int64, N).
+
+    ``preds`` are resized to their target's size before detection; ``detector`` is a
+    :class:`~transcreval.ocr.base.TextDetector` (detection only; results are cached by image
+    content, so a target shared by several outputs is detected once).
+    """
+    from transcreval.ocr.masks import mask_iou_counts, result_mask
+
+    check_resample(resample)
+    p_imgs, t_imgs = paired_images(preds, target)
+    rows = []
+    for p, t in zip(p_imgs, t_imgs):
+        p = resize_to(p, t.shape[:2], resample)
+        mp = result_mask(detector.detect_array(p, recognize=False), dilate_px=dilate_px)
+        mt = result_mask(detector.detect_array(t, recognize=False), dilate_px=dilate_px)
+        inter, union = mask_iou_counts(mp, mt)
+        rows.append((inter, union, int(np.count_nonzero(mp)), int(np.count_nonzero(mt))))
+    cols = torch.tensor(rows, dtype=torch.int64).reshape(-1, 4)
+    return {name: cols[:, i].contiguous() for i, name in enumerate(_STATS)}
+
+
+def ocr_mask_iou_from_counts(intersection: torch.Tensor, union: torch.Tensor) -> torch.Tensor:
+    """Per-pair IoU (float64): ``intersection / union``, NaN where the union is empty."""
+    inter, uni = intersection.to(torch.float64), union.to(torch.float64)
+    out = torch.full_like(inter, float("nan"))
+    ok = uni > 0
+    out[ok] = inter[ok] / uni[ok]
+    return out
+
+
+def empty_counts(pred_area: torch.Tensor, target_area: torch.Tensor) -> tuple[int, int]:
+    """``(both_empty, one_empty)``: pairs with no text on either side, and on exactly one side."""
+    p0, t0 = pred_area == 0, target_area == 0
+    return int((p0 & t0).sum()), int((p0 ^ t0).sum())
+
+
+def ocr_mask_iou(
+    preds: Any,
+    target: Any,
+    *,
+    backend: Any = "rapidocr",
+    resample: Resample = "bicubic",
+    dilate_px: float = 0,
+    **backend_options: Any,
+) -> torch.Tensor:
+    """Per-pair OCR text-mask IoU (MPTc-Bench App. B.5), float64 of length N.
+
+    Args:
+        preds: the system outputs (paths, PIL, arrays, tensors), each scaled to its target's
+            size first.
+        target: the images whose text layout they should keep (MPTc: the source posters).
+        backend: ``"rapidocr"`` (default, offline), ``"ppocrv5-mobile"``, ``"paddleocr"`` or a
+            :class:`~transcreval.ocr.base.TextDetector`.
+        resample: the filter that scales outputs to their target's size (Pillow's; default
+            bicubic, Pillow's own default, as the paper does not say).
+        dilate_px: grow both masks by this many pixels before comparing (default 0).
+        **backend_options: options of the backend.
+
+    Returns:
+        IoU per pair in [0, 1]; NaN for a pair where neither image has detected text (IoU
+        undefined: count them with ``torch.isnan``; :class:`~transcreval.OCRMaskIoU` reports
+        them in ``extras["both_empty"]`` and leaves them out of its mean).
+    """
+    from transcreval.ocr.base import get_detector
+
+    det = get_detector(backend, **backend_options)
+    stats = ocr_mask_iou_stats(preds, target, detector=det, resample=resample, dilate_px=dilate_px)
+    return ocr_mask_iou_from_counts(stats["intersection"], stats["union"])
+
+
+def mean_defined(values: Sequence[float] | torch.Tensor) -> tuple[float, int]:
+    """Mean of the non-NaN values and how many there are (``(nan, 0)`` when none)."""
+    t = torch.as_tensor(values, dtype=torch.float64)
+    ok = ~torch.isnan(t)
+    n = int(ok.sum())
+    return (float(t[ok].mean()) if n else float("nan")), n
