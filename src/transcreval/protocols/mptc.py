@@ -74,7 +74,7 @@ def ocr_iou_table(
     if not outputs:
         raise InputError("outputs is empty: pass {system name: output posters}")
     det = get_detector(backend, **backend_options)
-    opts = {"detector": det, "resample": resample, "dilate_px": dilate_px}
+    opts: dict[str, Any] = {"detector": det, "resample": resample, "dilate_px": dilate_px}
     rows, all_mtc, all_gt = [], [], []
     for system, outs in outputs.items():
         if len(outs) != len(source):
