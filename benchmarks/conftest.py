@@ -61,7 +61,7 @@ def paired(benchmark: Any) -> Any:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if not _RESULTS:
+    if not _RESULTS and not _PAIRED:
         return
     tr = terminalreporter
     tr.section("transcreval vs reference (best / median of the rounds)")

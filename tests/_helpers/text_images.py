@@ -99,8 +99,10 @@ def outside_fraction(mask: np.ndarray, quad: np.ndarray, margin: float) -> float
     return float((mask & ~near).sum()) / max(1.0, float(mask.sum()))
 
 
-def poster(seed: int, size: tuple[int, int] = (512, 768), title: str | None = None) -> Image.Image:
-    """A poster-like picture (gradient, shapes), optionally with a title line; deterministic."""
+def poster(
+    seed: int, size: tuple[int, int] = (512, 768), title: str | None = None, credits: tuple[str, ...] = ()
+) -> Image.Image:
+    """A poster-like picture (gradient, shapes), optionally with a title and credit lines; deterministic."""
     rng = np.random.default_rng(seed)
     w, h = size
     top, bottom = rng.integers(40, 216, 3), rng.integers(40, 216, 3)
@@ -117,4 +119,7 @@ def poster(seed: int, size: tuple[int, int] = (512, 768), title: str | None = No
         bx = d.textbbox((0, 0), title, font=f)
         d.text(((w - (bx[2] - bx[0])) // 2, h - h // 5 + (h // 10 - (bx[3] - bx[1])) // 2 - bx[1]), title, font=f,
                fill=(20, 20, 20))  # fmt: skip
+    small = font("latin", max(12, w // 30))
+    for i, line in enumerate(credits):
+        d.text((w // 10, h // 12 + i * (w // 20)), line, font=small, fill=(250, 250, 250))
     return im

@@ -274,8 +274,10 @@ class RapidOCRDetector(TextDetector):
 
     # ------------------------------------------------------------------ detection
     def _detect_one(self, rgb: np.ndarray, recognize: bool) -> OCRResult:
+        import cv2  # rapidocr's own dependency (opencv-python-headless)
+
         padded, (h, w) = pad_for_detection(rgb)
-        bgr = np.ascontiguousarray(padded[..., ::-1])
+        bgr = cv2.cvtColor(padded, cv2.COLOR_RGB2BGR)  # rapidocr takes arrays as BGR
         eng = self._engine_()
         info = self.info_for(recognize)
         with self._run_lock:  # the engine keeps per-call flags as state
