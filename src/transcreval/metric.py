@@ -30,81 +30,19 @@ Distributed use: ``compute()`` is a collective whenever a process group is initi
 from __future__ import annotations
 
 import copy
-import functools
 import inspect
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
-import numpy as np
 import torch
 
 from transcreval.distributed import DistSyncFn, distributed_available, sync_states
 from transcreval.errors import UndefinedValueError, UndefinedValueWarning
+from transcreval.guards import byte_ranges, check_arguments, shares_memory
 from transcreval.result import MetricResult, Signature
 from transcreval.states import Cat, Objects, ReducedState, State
-
-
-def _byte_ranges(inputs: Any) -> list[tuple[str, int, int]]:
-    """(device type, start, end) of the memory behind the tensors/arrays among ``inputs``
-    (top level and one level of lists/tuples/dicts)."""
-    out: list[tuple[str, int, int]] = []
-
-    def add(x: Any) -> None:
-        if isinstance(x, torch.Tensor):
-            if x.device.type == "meta" or x.numel() == 0:
-                return
-            st = x.untyped_storage()
-            out.append((x.device.type, st.data_ptr(), st.data_ptr() + st.nbytes()))
-        elif isinstance(x, np.ndarray) and x.size:
-            start = x.__array_interface__["data"][0]
-            lo = start + sum(min(0, (n - 1) * s) for n, s in zip(x.shape, x.strides))
-            hi = start + sum(max(0, (n - 1) * s) for n, s in zip(x.shape, x.strides)) + x.itemsize
-            out.append(("cpu", lo, hi))
-
-    for x in inputs:
-        add(x)
-        if isinstance(x, (list, tuple)):
-            for y in x[:4096]:
-                add(y)
-        elif isinstance(x, Mapping):
-            for y in list(x.values())[:4096]:
-                add(y)
-    return out
-
-
-def _shares(t: torch.Tensor, ranges: list[tuple[str, int, int]]) -> bool:
-    if not ranges or t.numel() == 0 or t.device.type == "meta":
-        return False
-    st = t.untyped_storage()
-    lo, hi = st.data_ptr(), st.data_ptr() + st.nbytes()
-    return any(dev == t.device.type and lo < b and a < hi for dev, a, b in ranges)
-
-
-def _public_signature(stats_fn: Callable[..., Any]) -> inspect.Signature:
-    sig = inspect.signature(stats_fn)
-    return sig.replace(return_annotation=None)
-
-
-@functools.cache
-def _stats_params(cls: Any) -> inspect.Signature:
-    return inspect.signature(cls._stats)
-
-
-def _bind(metric: Metric, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    """Check the arguments against ``_stats``'s signature, naming the public method on error."""
-    sig = _stats_params(cast(Any, type(metric)))
-    params = sig.parameters
-    try:
-        if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
-            unknown = [k for k in kwargs if k not in params or k == "self"]
-            if unknown:
-                raise TypeError(f"got an unexpected keyword argument {unknown[0]!r}")
-        sig.bind(metric, *args, **kwargs)
-    except TypeError as e:
-        names = ", ".join(str(p) for name, p in params.items() if name != "self")
-        raise TypeError(f"{metric.name}.{method}({names}): {e}") from None
 
 
 class Metric:
@@ -130,7 +68,7 @@ class Metric:
         if "_stats" not in cls.__dict__:
             return
         stats_fn = cls.__dict__["_stats"]
-        sig = _public_signature(stats_fn)
+        sig = inspect.signature(stats_fn).replace(return_annotation=None)
         doc = inspect.getdoc(stats_fn) or ""
 
         def update(self: Metric, *args: Any, **kw: Any) -> None:
@@ -381,7 +319,7 @@ class Metric:
     def _batch(self, args: tuple[Any, ...], kwargs: dict[str, Any], method: str) -> dict[str, Any]:
         """The canonical statistics of one batch (arguments checked, inputs never aliased)."""
         self._refuse_if_synced(method)
-        _bind(self, method, args, kwargs)
+        check_arguments(self, method, args, kwargs)
         stats = self._stats(*args, **kwargs)
         return self._canonical(stats, inputs=(*args, *kwargs.values()))
 
@@ -412,10 +350,10 @@ class Metric:
         unknown = set(stats) - set(self._specs)
         if unknown:
             raise KeyError(f"{self.name}._stats returned undeclared states {sorted(unknown)}")
-        ranges = _byte_ranges(inputs)
+        ranges = byte_ranges(inputs)
 
         def own(t: torch.Tensor) -> torch.Tensor:
-            return t.clone() if _shares(t, ranges) else t
+            return t.clone() if shares_memory(t, ranges) else t
 
         out: dict[str, Any] = {}
         for n, v in stats.items():
