@@ -435,3 +435,13 @@ def test_truncated_png_does_not_leak_its_file_handle(tmp_path):
         with pytest.raises(ImageDecodeError):
             open_image(p)
         gc.collect()
+
+
+def test_segment_ids_equal_in_python_are_one_segment_for_class_and_function():
+    from transcreval.functional import segment_kendall_tau
+
+    preds, target = [1.0, 2.0, 3.0, 3.0, 1.0, 2.0], [1.0, 2.0, 3.0, 1.0, 2.0, 3.0]
+    segs = [1, 1.0, np.int64(1), "b", "b", "b"]
+    m = SegmentKendallTau()
+    m.update(preds, target, segs)
+    assert m.compute().n == segment_kendall_tau(preds, target, segs).n == 2

@@ -26,7 +26,7 @@ from transcreval import (
     TextLocalizationIoU,
     WordRecall,
 )
-from transcreval.errors import EmptyInputError, InputError
+from transcreval.errors import EmptyInputError, InputError, UndefinedValueError, UndefinedValueWarning
 from transcreval.functional import (
     area_ratio,
     box_recall_rate,
@@ -187,13 +187,15 @@ def test_overall_rating_similarity():
     assert overall_rating_similarity(answers, human) == pytest.approx(_pearson([1, 3, 4], [8, 7, 6]))
     # code: the last answer reads as 9 (first bare number in range): pairs (1,8) (3,7) (4,6) (5,9)
     assert overall_rating_similarity(answers, human, mode=CODE) == pytest.approx(_pearson([1, 3, 4, 5], [8, 7, 6, 9]))
-    with pytest.warns(UserWarning, match="zero spread"):
-        assert overall_rating_similarity([1, 2, 3], [5, 5, 5]) == 0.0
+    # zero spread: the cosine is undefined, never a made-up 0.0
+    with pytest.raises(UndefinedValueError, match="zero spread"):
+        overall_rating_similarity([1, 2, 3], [5, 5, 5])
     m = OverallRatingSimilarity()
     m.update(preds=[5, 5, "n/a"], target=[1, 2, 3])
-    with pytest.warns(UserWarning, match="zero spread"):
-        res = m.compute()
-    assert res.value == 0.0 and res.extras["zero_spread"] and res.extras["n_unparsable"] == 1
+    with pytest.raises(UndefinedValueError, match="zero spread"):
+        m.compute()
+    with pytest.warns(UndefinedValueWarning):
+        assert OverallRatingSimilarity().forward(preds=[5, 5], target=[1, 2]).defined is False
 
 
 def _pearson(x, y):
@@ -227,6 +229,10 @@ def test_style_score():
     assert style_score(pred, target, labels=LABELS) == 1.0
     # code: exact lower-case equality, no stripping: only the first
     assert style_score(pred, target, mode=CODE) == 0.25
+    # the label list is fixed (default: PosterIQ's 17 styles), never taken from a batch
+    assert style_score(["I'd say pop art"], ["Pop Art"]) == 1.0
+    with pytest.raises(InputError, match="labels"):
+        style_score(["retro"], ["retro"])  # not one of PosterIQ's style names
     m = StyleScore(LABELS)
     m.update(pred, target)
     assert m.compute().extras["n_unparsable"] == 1
@@ -579,8 +585,9 @@ def test_paper_vs_code_table_examples():
     assert both(patch_iou, ["[3.0, 4]", "[3, 4]"], [[3, 4], [3, 5]]) == pytest.approx(
         ((1 + 1 / 3) / 2, 1 / 3)
     )  # row 12
-    with pytest.warns(UserWarning):
-        assert both(overall_rating_similarity, [3, 3, 3], [5, 5, 5]) == pytest.approx((0.0, 1.0))  # row 14
+    with pytest.raises(UndefinedValueError):  # row 14: undefined in the paper's reading...
+        overall_rating_similarity([3, 3, 3], [5, 5, 5])
+    assert overall_rating_similarity([3, 3, 3], [5, 5, 5], mode=CODE) == pytest.approx(1.0)  # ...1.0 in the code's
     v = [[True, True], [True, False], [True]]
     assert point_score(v) == pytest.approx(2 / 3) and point_score(v, mode=CODE) == pytest.approx(2.5 / 3)  # row 15
     pred, target = ["Minimalist", "pop art poster", "Retro "], ["minimalist", "pop art", "retro"]

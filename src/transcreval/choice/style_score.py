@@ -7,7 +7,7 @@ from typing import Any
 
 from transcreval.aggregate_metric import AggregateMetric
 from transcreval.common import Mode, check_mode
-from transcreval.functional.choice.style_score import check_labels, style_score_stats
+from transcreval.functional.choice.style_score import POSTERIQ_STYLES, check_labels, style_score_stats
 
 
 class StyleScore(AggregateMetric):
@@ -15,11 +15,11 @@ class StyleScore(AggregateMetric):
     higher is better. Answers naming no label (or several) are counted, not scored.
 
     Args:
-        labels: the fixed style list (default: the styles seen in ``target`` per batch).
+        labels: the fixed style list (default: PosterIQ's 17 styles, ``POSTERIQ_STYLES``).
         mode: "paper" or "posteriq-code" (exact lower-case equality).
     """
 
-    def __init__(self, labels: Sequence[str] | None = None, *, mode: Mode = "paper", **kwargs: Any) -> None:
+    def __init__(self, labels: Sequence[str] = POSTERIQ_STYLES, *, mode: Mode = "paper", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         check_mode(mode)
         self.labels = check_labels(labels)
@@ -30,4 +30,5 @@ class StyleScore(AggregateMetric):
         return style_score_stats(preds, target, labels=self.labels, mode=self.mode)
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"labels": len(self.labels) if self.labels is not None else "targets", "mode": self.mode}
+        labels = "posteriq17" if tuple(self.labels) == POSTERIQ_STYLES else len(self.labels)
+        return {"labels": labels, "mode": self.mode}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import numbers
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -15,9 +16,14 @@ from transcreval.stats.resampling import BootstrappedMetric
 
 
 def id64(v: Hashable) -> int:
-    """A stable signed 64-bit id for any segment or group name (ints in range are their own id)."""
-    if isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63:
-        return v
+    """A stable signed 64-bit id for any segment or group name: names equal in Python get the
+    same id (``1``, ``1.0``, ``True`` and ``numpy.int64(1)`` all name one segment, as they
+    would for the functional twin's dict); ints in range are their own id."""
+    if isinstance(v, numbers.Number) and not isinstance(v, complex):
+        f = float(v)  # type: ignore[arg-type]
+        if f.is_integer() and -(2**63) <= f < 2**63:
+            return int(v)  # type: ignore[call-overload]
+        v = f
     digest = hashlib.blake2b(f"{type(v).__name__}:{v!r}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 

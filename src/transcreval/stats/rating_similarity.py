@@ -19,8 +19,8 @@ from transcreval.states import Cat, Sum
 
 class OverallRatingSimilarity(Metric):
     """Cosine of zero-mean model and human scores (PosterIQ Eq. 11-12), in [-1, 1], higher is
-    better. Unreadable pairs are dropped and counted (``n_unparsable``); zero spread gives 0.0
-    with ``zero_spread=True``."""
+    better. Unreadable pairs are dropped and counted (``n_unparsable``); zero spread is
+    undefined (``UndefinedValueError``; PosterIQ's code mode uses the flat vector uncentred)."""
 
     higher_is_better: ClassVar[bool] = True
     value_range: ClassVar[tuple[float, float]] = (-1.0, 1.0)

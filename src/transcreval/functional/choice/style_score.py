@@ -1,8 +1,10 @@
 """PosterIQ's style score (Eq. 13): accuracy of the judged style against the target style.
 
-Paper: the answer is read against the fixed style list (``labels``; default the set of target
-styles): an exact match after normalising case, spaces and hyphens, else the only label named as
-whole words; answers naming no label or several are counted in ``n_unparsable`` and left out.
+Paper: the answer is read against the fixed style list (``labels``; default PosterIQ's 17
+styles, :data:`POSTERIQ_STYLES`): an exact match after normalising case, spaces and hyphens,
+else the only label named as whole words; answers naming no label or several are counted in
+``n_unparsable`` and left out. The list is fixed for the whole evaluation, so a score never
+depends on how the items were batched.
 ``mode="posteriq-code"``: ``answer.lower() == target.lower()`` exactly (no stripping); anything
 else is wrong.
 """
@@ -16,7 +18,28 @@ from typing import Any
 from transcreval.common import Aggregate, Mode, as_list, check_mode, mean_from_stats, same_length
 from transcreval.errors import InputError
 
-__all__ = ["check_labels", "read_label", "style_score", "style_score_stats"]
+__all__ = ["POSTERIQ_STYLES", "check_labels", "read_label", "style_score", "style_score_stats"]
+
+#: PosterIQ's 17 poster styles (its style-understanding and style-generation label set)
+POSTERIQ_STYLES: tuple[str, ...] = (
+    "Acid Graphics",
+    "Cinema 4D Style",
+    "Cyberpunk Style",
+    "Diffuse Glow Style",
+    "Flat Design",
+    "Glitch Art",
+    "Illustrative Style",
+    "Japanese Style",
+    "Memphis Style",
+    "Minimalist Style",
+    "New Chinese Aesthetic",
+    "Papercut Style",
+    "Pixel Art",
+    "Pop Art",
+    "Retro Style",
+    "Typographic Minimalism",
+    "Vaporwave Style",
+)
 
 
 def _norm_label(s: str) -> str:
@@ -38,10 +61,10 @@ def read_label(answer: Any, labels: Sequence[str]) -> str | None:
     return hits.pop() if len(hits) == 1 else None
 
 
-def check_labels(labels: Sequence[str] | None) -> list[str] | None:
-    """``labels`` as a list of distinct strings (None stays None)."""
+def check_labels(labels: Sequence[str]) -> list[str]:
+    """``labels`` as a list of distinct strings."""
     if labels is None:
-        return None
+        raise InputError("labels must be the fixed list of style names (default: PosterIQ's 17 styles)")
     labs = as_list(labels, "labels")
     if not labs or not all(isinstance(x, str) for x in labs) or len(set(labs)) != len(labs):
         raise InputError("labels must be a non-empty list of distinct style names")
@@ -49,14 +72,13 @@ def check_labels(labels: Sequence[str] | None) -> list[str] | None:
 
 
 def style_score_stats(
-    preds: Sequence[Any], target: Sequence[str], *, labels: Sequence[str] | None = None, mode: Mode = "paper"
+    preds: Sequence[Any], target: Sequence[str], *, labels: Sequence[str] = POSTERIQ_STYLES, mode: Mode = "paper"
 ) -> dict[str, Any]:
     """Per item 1 (right style) or 0; unreadable answers counted (paper)."""
     check_mode(mode)
     labs = check_labels(labels)
     p, t = as_list(preds, "preds"), as_list(target, "target")
     same_length(p, t, "style_score (preds vs target)")
-    candidates = labs if labs is not None else sorted({x for x in t if isinstance(x, str)})
     agg = Aggregate()
     for a, b in zip(p, t):
         if not isinstance(b, str):
@@ -64,9 +86,9 @@ def style_score_stats(
         if mode == "posteriq-code":
             agg.add(float(a is not None and str(a).lower() == b.lower()))
             continue
-        if labs is not None and b not in labs:
-            raise InputError(f"target style {b!r} is not one of the labels")
-        got = read_label(a, candidates)
+        if b not in labs:
+            raise InputError(f"target style {b!r} is not one of the labels (pass labels=[...] for another style list)")
+        got = read_label(a, labs)
         if got is None:
             agg.unparsable += 1
         else:
@@ -75,7 +97,7 @@ def style_score_stats(
 
 
 def style_score(
-    preds: Sequence[Any], target: Sequence[str], *, labels: Sequence[str] | None = None, mode: Mode = "paper"
+    preds: Sequence[Any], target: Sequence[str], *, labels: Sequence[str] = POSTERIQ_STYLES, mode: Mode = "paper"
 ) -> float:
     """Style score (PosterIQ Eq. 13), in [0, 1], higher is better: the fraction of judged styles
     (``preds``, names or raw answers) equal to the target styles."""

@@ -4,20 +4,20 @@ The human and model scores of a set of posters are centred on their means and co
 cosine: Pearson's r. Scores may be numbers or raw answers (read with
 :func:`transcreval.parsing.parse_score` on the 0-10 scale); pairs with an unreadable score on
 either side are dropped and counted. When either vector has zero spread the cosine is
-undefined: the value is 0.0 (no measurable agreement), flagged ``zero_spread``, with a warning.
-``mode="posteriq-code"`` uses the script's score reader, uses a zero-spread vector uncentred,
-and returns 0.0 when no pair is readable (as the script does).
+undefined: :class:`~transcreval.errors.UndefinedValueError` (``forward`` returns
+``defined=False``), never a made-up number. ``mode="posteriq-code"`` does what the script does:
+its score reader, a zero-spread vector used uncentred (``extras["zero_spread"]`` says so), and
+0.0 when no pair is readable.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from transcreval.common import Mode, as_list, check_mode, same_length
-from transcreval.errors import EmptyInputError
+from transcreval.errors import EmptyInputError, UndefinedValueError
 from transcreval.parsing import parse_score, posteriq_code_score
 from transcreval.result import MetricResult, Signature
 
@@ -90,9 +90,8 @@ def overall_rating_similarity_from_stats(
         raise EmptyInputError(f"overall rating similarity: no valid pairs ({bad} unparsable)")
     value, flat = rating_cosine(hs, ms, mode)
     if flat and mode == "paper":
-        warnings.warn(
-            "overall rating similarity: a score vector has zero spread; the cosine is undefined and 0.0 is returned",
-            stacklevel=3,
+        raise UndefinedValueError(
+            "overall rating similarity is undefined: the human or the model scores have zero spread (all equal)"
         )
     return MetricResult(value, len(hs), signature, extras={"n_unparsable": bad, "zero_spread": flat})
 
