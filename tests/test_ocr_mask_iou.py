@@ -14,9 +14,9 @@ from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.ocr.mask_iou import (
     empty_counts,
     mean_defined,
+    ocr_mask_counts,
     ocr_mask_iou,
     ocr_mask_iou_from_counts,
-    ocr_mask_iou_stats,
 )
 from transcreval.ocr import get_detector
 
@@ -76,7 +76,7 @@ def test_invariant_when_the_output_is_the_target_rescaled(factor):
 
 def test_empty_unions_are_nan_and_counted_never_zero_or_one():
     text, blank = _at(), _blank()
-    stats = ocr_mask_iou_stats([blank, text, blank], [blank, blank, text], detector=get_detector())
+    stats = ocr_mask_counts([blank, text, blank], [blank, blank, text], detector=get_detector())
     iou = ocr_mask_iou_from_counts(stats["intersection"], stats["union"])
     assert torch.isnan(iou[0]) and iou[1] == 0.0 and iou[2] == 0.0
     assert empty_counts(stats["pred_area"], stats["target_area"]) == (1, 2)
@@ -91,7 +91,7 @@ def test_counts_are_exact_pixel_counts():
 
     det = get_detector()
     a, b = _at(), _at(24, 8)
-    stats = ocr_mask_iou_stats([a], [b], detector=det)
+    stats = ocr_mask_counts([a], [b], detector=det)
     ma, mb = (result_mask(det.detect(x)[0]) for x in (a, b))
     assert (int(stats["intersection"][0]), int(stats["union"][0])) == mask_iou_counts(ma, mb)
     assert int(stats["pred_area"][0]) == ma.sum() and int(stats["target_area"][0]) == mb.sum()

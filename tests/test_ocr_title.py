@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sacrebleu
+import torch
 from PIL import Image, ImageDraw
 
 from tests._helpers.text_images import SAMPLES, font, render
@@ -85,3 +86,19 @@ def test_signature_options_name_detector_recogniser_and_rule():
     opts = OCRTitleExtractor(rule="confidence").signature_options()
     assert opts["ocr"] == "rapidocr" and opts["title"] == "confidence"
     assert opts["rec"].split("@")[0].endswith(".onnx") and len(opts["rec"].split("@")[1]) == 12
+
+
+def test_ocr_title_chrf_helper_equals_the_three_line_path():
+    from transcreval import TitleChrF
+    from transcreval.ocr import ocr_title_chrf
+
+    outs = [_poster("NIGHT TRAIN", "PRESENTS"), _poster("NIGHT TRAM", "PRESENTS"), Image.new("RGB", (200, 100))]
+    refs = [_poster("NIGHT TRAIN", "A FILM"), _poster("NIGHT TRAIN", "A FILM"), _poster("DAWN", "A FILM")]
+    res = ocr_title_chrf(outs, refs)
+    read = OCRTitleExtractor()
+    m = TitleChrF()
+    m.update(read(outs), read(refs))
+    want = m.compute()
+    assert res.value == want.value and torch.equal(res.per_item, want.per_item)
+    assert res.extras["no_title_preds"] == 1 and res.extras["no_title_target"] == 0
+    assert res.per_item[2] == 0.0 and res.per_item[0] == 100.0

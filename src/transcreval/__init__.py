@@ -37,6 +37,7 @@ _SUBMODULES = (
     "functional",
     "io",
     "metric",
+    "ocr",
     "parsing",
     "protocols",
     "registry",
@@ -60,6 +61,7 @@ __all__ = [
     "MetricInfo",
     "MetricResult",
     "MissingDependencyError",
+    "OCRMaskIoU",
     "OCRRobustnessGap",
     "OverallRatingSimilarity",
     "PHashDistance",
@@ -98,6 +100,7 @@ if TYPE_CHECKING:
     from transcreval.layout.boxes import AreaRatio, BoxRecallRate, CenterBias, TextLocalizationIoU
     from transcreval.layout.patches import MatchAccuracy, PatchIoU
     from transcreval.metric import Metric
+    from transcreval.ocr.mask_iou import OCRMaskIoU
     from transcreval.registry import MetricInfo, get_metric, list_metrics
     from transcreval.result import MetricResult, Signature
     from transcreval.stats.kappa import QuadraticWeightedKappa

@@ -169,6 +169,11 @@ _METRICS: tuple[MetricInfo, ...] = (
        "set IoU of predicted and true empty-space patches of a 7x7 grid", f"Eq. 8; {_POSTERIQ_CODE}", "1e-12"),
     _m("MatchAccuracy", "layout.patches", "match_accuracy", "PosterIQ", "Supp. B, Eq. 9", True, (0.0, 1.0),
        "fraction of answers naming as many patches as asked for", f"Eq. 9; {_POSTERIQ_CODE}", "1e-12"),
+    # ocr
+    _m("OCRMaskIoU", "ocr.mask_iou", "ocr_mask_iou", "MPTc-Bench", "App. B.5, Table 10", True, (0.0, 1.0),
+       "IoU of the union masks of OCR-detected text in an output and in its source poster",
+       "rapidocr called directly on the same images, polygons filled by shapely's exact point test", "1e-12",
+       extra="ocr", needs=("ocr",)),
     # stats
     _m("OverallRatingSimilarity", "stats.rating_similarity", "overall_rating_similarity", "PosterIQ", "Eq. 11-12",
        True, (-1.0, 1.0), "cosine of the zero-mean model and human score vectors (Pearson r)",

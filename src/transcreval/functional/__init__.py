@@ -42,6 +42,7 @@ __all__ = [
     "k_option_score",
     "kendall_tau_b",
     "match_accuracy",
+    "ocr_mask_iou",
     "ocr_robustness_gap",
     "overall_rating_similarity",
     "patch_iou",
@@ -79,6 +80,7 @@ if TYPE_CHECKING:
     )
     from transcreval.functional.layout.boxes import area_ratio, box_recall_rate, center_bias, text_localization_iou
     from transcreval.functional.layout.patches import match_accuracy, patch_iou
+    from transcreval.functional.ocr.mask_iou import ocr_mask_iou
     from transcreval.functional.stats.kappa import quadratic_weighted_kappa
     from transcreval.functional.stats.kendall import kendall_tau_b, segment_kendall_tau
     from transcreval.functional.stats.rating_similarity import overall_rating_similarity

@@ -36,6 +36,8 @@ _LAZY = {
     "OCRTitleExtractor": "transcreval.ocr.title",
     "TitleReading": "transcreval.ocr.title",
     "choose_title": "transcreval.ocr.title",
+    "ocr_title_chrf": "transcreval.ocr.title",
+    "OCRMaskIoU": "transcreval.ocr.mask_iou",
 }
 
 __all__ = sorted(_LAZY)

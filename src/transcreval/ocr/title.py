@@ -128,3 +128,35 @@ class OCRTitleExtractor:
 
     def __repr__(self) -> str:
         return f"OCRTitleExtractor(backend={self.detector.backend!r}, rule={self.rule!r})"
+
+
+def ocr_title_chrf(
+    preds: Any,
+    target: Any,
+    *,
+    reader: OCRTitleExtractor | None = None,
+    **chrf_options: Any,
+) -> Any:
+    """:class:`~transcreval.TitleChrF` on titles read by OCR from images (no VLM, offline).
+
+    ``preds``: the system outputs; ``target``: the human target-market posters (MPTc §5.1
+    reads the title from both). ``reader`` defaults to ``OCRTitleExtractor()`` (rapidocr,
+    largest line); ``chrf_options`` go to ``TitleChrF``. Returns TitleChrF's result with, in
+    ``extras``, ``no_title_preds`` / ``no_title_target``: images where no line was read (their
+    title is ``""``, which scores 0 against any non-empty title).
+    """
+    import dataclasses
+
+    from transcreval.text.chrf import TitleChrF
+
+    read = reader if reader is not None else OCRTitleExtractor()
+    hyp, ref = read.read(preds), read.read(target)
+    metric = TitleChrF(**chrf_options)
+    metric.update(preds=[r.text for r in hyp], target=[r.text for r in ref])
+    res = metric.compute()
+    extras = {
+        **res.extras,
+        "no_title_preds": sum(not r.found for r in hyp),
+        "no_title_target": sum(not r.found for r in ref),
+    }
+    return dataclasses.replace(res, extras=extras)

@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from transcreval.errors import InputError
-from transcreval.functional.ocr.mask_iou import mean_defined, ocr_mask_iou_from_counts, ocr_mask_iou_stats
+from transcreval.functional.ocr.mask_iou import mean_defined, ocr_mask_counts, ocr_mask_iou_from_counts
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,8 @@ def ocr_iou_table(
         idx = [i for i, o in enumerate(outs) if o is not None]
         if not idx:
             raise InputError(f"system {system!r} has no outputs (every entry is None)")
-        s_mtc = ocr_mask_iou_stats([outs[i] for i in idx], [source[i] for i in idx], **opts)
-        s_gt = ocr_mask_iou_stats([gt[i] for i in idx], [source[i] for i in idx], **opts)
+        s_mtc = ocr_mask_counts([outs[i] for i in idx], [source[i] for i in idx], **opts)
+        s_gt = ocr_mask_counts([gt[i] for i in idx], [source[i] for i in idx], **opts)
         iou_mtc = ocr_mask_iou_from_counts(s_mtc["intersection"], s_mtc["union"])
         iou_gt = ocr_mask_iou_from_counts(s_gt["intersection"], s_gt["union"])
         all_mtc.append(iou_mtc)

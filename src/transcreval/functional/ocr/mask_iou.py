@@ -18,7 +18,8 @@ from typing import Any, Literal
 import numpy as np
 import torch
 
-from transcreval.errors import EmptyInputError, InputError
+from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
+from transcreval.result import MetricResult, Signature
 
 Resample = Literal["nearest", "bilinear", "bicubic", "lanczos", "area"]
 _STATS = ("intersection", "union", "pred_area", "target_area")
@@ -62,7 +63,7 @@ def paired_images(preds: Any, target: Any) -> tuple[list[np.ndarray], list[np.nd
     return p, t
 
 
-def ocr_mask_iou_stats(
+def ocr_mask_counts(
     preds: Any,
     target: Any,
     *,
@@ -106,6 +107,61 @@ def empty_counts(pred_area: torch.Tensor, target_area: torch.Tensor) -> tuple[in
     return int((p0 & t0).sum()), int((p0 ^ t0).sum())
 
 
+def ocr_mask_iou_stats(
+    preds: Any, target: Any, *, detector: Any, resample: str = "bicubic", dilate_px: float = 0
+) -> dict[str, Any]:
+    """A batch's statistics (the states of :class:`~transcreval.OCRMaskIoU`).
+
+    ``iou``: per-pair IoU (NaN where both unions are empty); ``iou_sum`` / ``defined``: their
+    sum and count over defined pairs; ``pairs``; ``both_empty`` / ``one_empty``;
+    ``intersection`` / ``union``: pixel counts summed over pairs (the pooled IoU).
+    """
+    c = ocr_mask_counts(preds, target, detector=detector, resample=resample, dilate_px=dilate_px)
+    iou = ocr_mask_iou_from_counts(c["intersection"], c["union"])
+    ok = ~torch.isnan(iou)
+    both, one = empty_counts(c["pred_area"], c["target_area"])
+    return {
+        "iou": iou,
+        "iou_sum": iou[ok].sum(),
+        "defined": int(ok.sum()),
+        "pairs": int(iou.numel()),
+        "both_empty": both,
+        "one_empty": one,
+        "intersection": c["intersection"].sum(),
+        "union": c["union"].sum(),
+    }
+
+
+def ocr_mask_iou_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
+    """Mean IoU over the pairs where it is defined.
+
+    ``per_item``: every pair's IoU in order (NaN for pairs with no text on either side);
+    ``extras``: ``pairs``, ``both_empty`` (left out of the mean), ``one_empty`` (IoU 0) and
+    ``pooled`` (summed intersections over summed unions). Raises :class:`EmptyInputError`
+    with no pairs and :class:`UndefinedValueError` when no pair has any detected text.
+    """
+    pairs, defined = int(stats["pairs"]), int(stats["defined"])
+    if pairs == 0:
+        raise EmptyInputError("OCR mask IoU has no image pairs: call update(preds, target) first")
+    if defined == 0:
+        raise UndefinedValueError(
+            f"OCR mask IoU is undefined: none of the {pairs} pairs has detected text in either image "
+            "(0 / 0 for every pair); check the images, or the backend and its detection parameters"
+        )
+    return MetricResult(
+        value=float(stats["iou_sum"]) / defined,
+        n=defined,
+        signature=signature,
+        per_item=stats["iou"],
+        extras={
+            "pairs": pairs,
+            "both_empty": int(stats["both_empty"]),
+            "one_empty": int(stats["one_empty"]),
+            "pooled": float(stats["intersection"]) / float(stats["union"]),
+        },
+    )
+
+
 def ocr_mask_iou(
     preds: Any,
     target: Any,
@@ -131,13 +187,14 @@ def ocr_mask_iou(
     Returns:
         IoU per pair in [0, 1]; NaN for a pair where neither image has detected text (IoU
         undefined: count them with ``torch.isnan``; :class:`~transcreval.OCRMaskIoU` reports
-        them in ``extras["both_empty"]`` and leaves them out of its mean).
+        them in ``extras["both_empty"]`` and leaves them out of its mean, which is
+        ``torch.nanmean`` of these values).
     """
     from transcreval.ocr.base import get_detector
 
     det = get_detector(backend, **backend_options)
-    stats = ocr_mask_iou_stats(preds, target, detector=det, resample=resample, dilate_px=dilate_px)
-    return ocr_mask_iou_from_counts(stats["intersection"], stats["union"])
+    counts = ocr_mask_counts(preds, target, detector=det, resample=resample, dilate_px=dilate_px)
+    return ocr_mask_iou_from_counts(counts["intersection"], counts["union"])
 
 
 def mean_defined(values: Sequence[float] | torch.Tensor) -> tuple[float, int]:

@@ -1,0 +1,111 @@
+"""OCRMaskIoU (MPTc-Bench App. B.5, Table 10)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import torch
+
+from transcreval.common import check_choice
+from transcreval.errors import InputError
+from transcreval.functional.ocr.mask_iou import ocr_mask_iou_from_stats, ocr_mask_iou_stats
+from transcreval.metric import Metric
+from transcreval.ocr.base import TextDetector, get_detector
+from transcreval.result import MetricResult
+from transcreval.states import Cat, Sum
+
+RESAMPLES = ("nearest", "bilinear", "bicubic", "lanczos", "area")
+
+
+class OCRMaskIoU(Metric):
+    """How well system outputs keep the text layout of reference images: the IoU of OCR text
+    masks (MPTc-Bench App. B.5), 0-1, higher is better.
+
+    ``update(preds, target)`` takes the system outputs and, pair by pair, the images whose text
+    layout they should keep (MPTc: the source posters). Each output is first scaled to its
+    target's size; text is detected in both (detection only); all detected polygons of an
+    image are filled into one union mask; the pair's value is ``|A & B| / |A | B|``. The
+    result is the mean over pairs; ``per_item`` holds every pair's IoU in update order.
+
+    A pair where neither image has detected text has no IoU (0 / 0): its ``per_item`` entry is
+    NaN, it is counted in ``extras["both_empty"]`` and left out of the mean (never scored 0 or
+    1). ``extras["one_empty"]`` counts pairs where only one side has text (IoU 0),
+    ``extras["pairs"]`` all pairs and ``extras["pooled"]`` the pooled IoU (summed intersections
+    over summed unions). When no pair has any text, ``compute`` raises ``UndefinedValueError``.
+
+    The detector is part of the metric: the signature records the backend, the package and
+    runtime versions, the detection model's SHA-256 and a digest of the detection parameters.
+    Results are cached by image content, so a target shared by several outputs (one source
+    poster, several systems) is detected once per process.
+
+    Args:
+        backend: ``"rapidocr"`` (default; offline, PP-OCRv6 small from the rapidocr wheel),
+            ``"ppocrv5-mobile"``, ``"paddleocr"`` (PP-OCRv5 server, the paper's detector) or a
+            :class:`~transcreval.ocr.TextDetector`.
+        resample: how outputs are scaled to their target's size (Pillow; default "bicubic",
+            Pillow's own default: the paper does not say).
+        dilate_px: grow both masks by this many pixels before comparing (default 0).
+        backend_options: options of the backend (e.g. ``{"paddle_compat": True}``,
+            ``{"det_model_dir": ...}``); see :func:`~transcreval.ocr.get_detector`.
+        **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
+    """
+
+    higher_is_better: ClassVar[bool] = True
+    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    version_packages: ClassVar[tuple[str, ...]] = ("pillow",)
+
+    def __init__(
+        self,
+        *,
+        backend: str | TextDetector = "rapidocr",
+        resample: str = "bicubic",
+        dilate_px: float = 0,
+        backend_options: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        check_choice("resample", resample, RESAMPLES)
+        if isinstance(dilate_px, bool) or not isinstance(dilate_px, (int, float)) or not dilate_px >= 0:
+            raise InputError(f"dilate_px must be a number >= 0, got {dilate_px!r}")
+        self.backend = backend
+        self.backend_options = dict(backend_options or {})
+        self.detector = get_detector(backend, **self.backend_options)  # checks the backend now
+        self.resample = resample
+        self.dilate_px = float(dilate_px)
+        self.add_state("iou", Cat(torch.float64))
+        self.add_state("iou_sum", Sum(torch.float64))
+        self.add_state("defined", Sum(torch.int64))
+        self.add_state("pairs", Sum(torch.int64))
+        self.add_state("both_empty", Sum(torch.int64))
+        self.add_state("one_empty", Sum(torch.int64))
+        self.add_state("intersection", Sum(torch.int64))
+        self.add_state("union", Sum(torch.int64))
+
+    def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
+        """``preds``: the system outputs; ``target``: the images whose text layout they should keep."""
+        return ocr_mask_iou_stats(
+            preds, target, detector=self.detector, resample=self.resample, dilate_px=self.dilate_px
+        )
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return ocr_mask_iou_from_stats(stats, self.signature)
+
+    def _signature_options(self) -> dict[str, Any]:
+        info = self.detector.info_for(False)
+        return {
+            **info.signature_options(),
+            "rt": info.runtime.replace(" ", "-"),
+            "resize": self.resample,
+            "dil": self.dilate_px,
+        }
+
+    def __getstate__(self) -> dict[str, Any]:
+        d = super().__getstate__()
+        if isinstance(self.backend, str):
+            d["detector"] = None  # rebuilt from the name (and shared) where it is unpickled
+        return d
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        super().__setstate__(d)
+        if self.detector is None:
+            self.detector = get_detector(self.backend, **self.backend_options)
