@@ -130,7 +130,7 @@ def test_no_text_gives_no_polygons(det):
     assert rec.polygons == () and rec.texts == () and rec.scores == ()
 
 
-@pytest.mark.parametrize("shape", [(1, 1), (1, 8000), (8000, 1), (5, 300), (31, 31)])
+@pytest.mark.parametrize("shape", [(1, 1), (1, 8000), (3000, 1), (5, 300), (31, 31)])
 def test_tiny_and_thin_images(det, shape):
     res = det.detect(np.full((*shape, 3), 200, np.uint8))[0]
     assert res.polygons == () and res.image_size == shape
