@@ -332,3 +332,13 @@ def test_ppocrv5_mobile_refuses_a_tampered_model(monkeypatch, tmp_path):
         d.detect(render("X", "latin").image)
     with pytest.raises(InputError, match="cannot be set"):
         rapid.PPOCRv5MobileDetector(det_model_path=str(tmp_path / "det.onnx"))
+
+
+def test_sixteen_bit_and_float_pil_images_are_scaled_not_refused(det):
+    r = render("DEEP GREY", "latin")
+    grey = np.asarray(r.image.convert("L")).astype(np.uint16) * 257  # the same picture in 16 bits
+    want = det.detect(r.image.convert("L"))[0]
+    for im in (Image.fromarray(grey), Image.fromarray(grey.astype(np.float32) / 65535.0, mode="F")):
+        got = det.detect(im)[0]
+        assert len(got.polygons) == len(want.polygons) >= 1
+        np.testing.assert_allclose(np.stack(got.polygons), np.stack(want.polygons), atol=2)

@@ -129,9 +129,10 @@ class OCRResult:
 def as_rgb_uint8(images: Any, *, input_range: tuple[float, float] | None = None) -> list[np.ndarray]:
     """Images in any form :mod:`transcreval.io` accepts, as H x W x 3 uint8 RGB numpy arrays.
 
-    PIL images and files are converted by PIL itself (``convert("RGB")``, alpha dropped);
-    uint8 H x W x 3 numpy arrays are used as they are; everything else goes through
-    :func:`transcreval.io.to_rgb_float` and is quantised as ``round(x * 255)``.
+    8-bit PIL images and files are converted by PIL itself (``convert("RGB")``, alpha dropped);
+    uint8 H x W x 3 numpy arrays are used as they are; everything else (16-bit and float PIL
+    modes, other arrays, tensors) goes through :func:`transcreval.io.to_rgb_float` and is
+    quantised as ``round(x * 255)``.
     """
     import torch
 
@@ -141,13 +142,15 @@ def as_rgb_uint8(images: Any, *, input_range: tuple[float, float] | None = None)
     for i, item in enumerate(split_batch(images)):
         if isinstance(item, (str, bytes, bytearray, os.PathLike)):
             item = open_image(item, max_pixels=MAX_PIXELS)
-        if type(item).__module__.startswith("PIL.") and hasattr(item, "convert"):
+        if _is_pil_like(item):
             w, h = item.size
             if w * h > MAX_PIXELS:
                 raise InputError(f"image {i}: {w}x{h} pixels exceeds {MAX_PIXELS}; downscale it first")
-            rgb = item if item.mode == "RGB" else to_pil_rgb(item, i)
-            out.append(np.asarray(rgb))
-            continue
+            if item.mode not in _HIGH_DEPTH:
+                rgb = item if item.mode == "RGB" else to_pil_rgb(item, i)
+                out.append(np.asarray(rgb))
+                continue
+            # 16-bit and float modes: transcreval.io scales them to [0, 1], quantised below
         if isinstance(item, np.ndarray) and item.dtype == np.uint8 and item.ndim == 3 and item.shape[-1] == 3:
             if item.shape[0] == 0 or item.shape[1] == 0:
                 raise InputError(f"image {i}: zero-size image of shape {item.shape}")
@@ -158,15 +161,18 @@ def as_rgb_uint8(images: Any, *, input_range: tuple[float, float] | None = None)
     return out
 
 
+_HIGH_DEPTH = ("I;16", "I;16L", "I;16B", "I;16N", "I", "F")
+
+
+def _is_pil_like(x: Any) -> bool:
+    return type(x).__module__.startswith("PIL.") and hasattr(x, "convert")
+
+
 def to_pil_rgb(im: Any, index: int) -> Any:
-    """A PIL image of any mode as RGB (palette and alpha modes through RGBA, as io does)."""
+    """An 8-bit PIL image of any mode as RGB (palette and alpha modes through RGBA, as io does)."""
     try:
         if im.mode in ("P", "PA", "LA", "La", "RGBa"):
             return im.convert("RGBA").convert("RGB")
-        if im.mode in ("I;16", "I;16L", "I;16B", "I;16N", "I", "F"):
-            raise InputError(
-                f"image {index}: PIL mode {im.mode!r} has no implied 8-bit range; convert it to 'L' or 'RGB' first"
-            )
         return im.convert("RGB")
     except (ValueError, OSError) as e:
         raise InputError(f"image {index}: cannot convert PIL mode {im.mode!r} to RGB ({e})") from e
