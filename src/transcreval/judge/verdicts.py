@@ -270,9 +270,11 @@ def render_each(
     metric argument that supplies it (``arguments`` maps field -> argument name).
     """
     needed = set(template.fields)
-    for field_name, arg in (arguments or {}).items():
-        if field_name in needed and rows and rows[0][1].get(field_name) is None:
-            raise InputError(f"{what}: template {template.ref} needs {field_name!r}: pass {arg}=")
+    missing = [(f, arg) for f, arg in (arguments or {}).items() if f in needed and rows and rows[0][1].get(f) is None]
+    if missing:
+        names = ", ".join(repr(f) for f, _ in missing)
+        args = ", ".join(f"{arg}=" for _, arg in missing)
+        raise InputError(f"{what}: template {template.ref} needs {names}: pass {args}")
     out = []
     for images, fields in rows:
         out.append(template.render(images, **{k: v for k, v in fields.items() if k in needed}))
