@@ -49,9 +49,14 @@ def test_every_failure_status_is_counted_and_none_is_scored(tmp_path):
 
     with FakeOpenAIServer(responder) as server:
         judge = OpenAICompatibleJudge(
-            "fake-judge", base_url=server.base_url, api_key=SECRET, cache=tmp_path / "c.sqlite", timeout=0.5,
-            max_retries=1, max_concurrency=6,
-        )  # fmt: skip
+            "fake-judge",
+            base_url=server.base_url,
+            api_key=SECRET,
+            cache=tmp_path / "c.sqlite",
+            timeout=0.5,
+            max_retries=1,
+            max_concurrency=6,
+        )
         m = JudgeScore(judge=judge, aspect="aesthetic")
         m.update([img(100 + i) for i in range(6)], sources, **CTX)
         res = m.compute()
@@ -103,7 +108,7 @@ def test_a_batch_with_only_failures_raises_empty_with_the_counts():
         (lambda j: AlignmentScore(judge=j), lambda m: m([img(1)], "text"), "a list with the system's translation"),
         (lambda j: CSIOverlap(judge=j), lambda m: m([img(1)], [img(2)], category="food"), "country is required"),
         (lambda j: VLMTranscreationScore(judge=j, aspect="intent"), lambda m: m([img(1)], [img(2)]), "pass category="),
-    ],  # fmt: skip
+    ],
 )
 def test_bad_inputs_are_clear_errors(factory, call, match):
     judge = FunctionJudge(lambda r: '{"score": 3}')
@@ -142,8 +147,10 @@ def test_a_template_from_a_file_replaces_the_wording_and_the_cache_key(tmp_path)
         return json.dumps({"aesthetic_score": 2, "adaptation_score": 5})  # the paper's published keys
 
     f = tmp_path / "published.txt"
-    f.write_text("---\nid: mptc.direct-published\nversion: 2026\n---\nSRC {image:source} TGT {image:output} "
-                 "market {target_market}\n")  # fmt: skip
+    f.write_text(
+        "---\nid: mptc.direct-published\nversion: 2026\n---\nSRC {image:source} TGT {image:output} "
+        "market {target_market}\n"
+    )
     judge = FunctionJudge(fn)
     a = JudgeScore(judge=judge, aspect="aesthetic", template=str(f))([img(1)], [img(2)], **CTX)
     b = JudgeScore(judge=judge, aspect="adaptation", template=str(f))([img(1)], [img(2)], **CTX)
