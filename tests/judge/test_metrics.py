@@ -519,3 +519,204 @@ def test_csi_match_naming_an_unknown_item_is_unparsable():
         res(preds, target, country="Japan", category="food")
     st = csi_overlap_stats(preds, target, judge=oracle.judge(), country="Japan", category="food")
     assert st["failures"][-1] == 1
+
+
+# ---------------------------------------------------------------------- TitleExtraction
+TITLES = [
+    "千と千尋の神隠し",
+    "Le Voyage de Chihiro",
+    "Parasite",
+    "기생충",
+    "Amélie",
+    "",
+    "RRR",
+    "Das Boot",
+    "Léon",
+    "Up",
+]
+
+
+@pytest.mark.ddp
+def test_title_extraction_against_sacrebleu(tmp_path, ddp_pool):
+    from sacrebleu.metrics import CHRF
+
+    from transcreval.functional.judge.title_extraction import title_extraction, title_extraction_stats
+    from transcreval.judge.title_extraction import TitleExtraction
+
+    preds, target = [img(1000 + i) for i in range(N)], [img(1100 + i) for i in range(N)]
+    read_pred = [t.replace("o", "0") if i % 3 == 0 else t for i, t in enumerate(TITLES)]  # some misrendered
+    failing = {4: REFUSAL}
+    oracle = Oracle()
+    for i in range(N):
+        oracle.add("mptc.title", preds[i], failing.get(i) or wrap({"title": read_pred[i]}, WRAPS[i % 4]))
+        oracle.add("mptc.title", target[i], wrap({"title": f"  {TITLES[i]} "}, WRAPS[(i + 1) % 4]))
+    # the last batch gives references as text: no call for them
+    target_mixed = target[:8] + TITLES[8:]
+    batches = batches_of(preds, target_mixed)
+    where = index(preds)
+    replay = oracle.record(
+        tmp_path / "c.sqlite", batches, lambda p, t, judge: title_extraction_stats(p, t, judge=judge)
+    )
+    chrf = CHRF()
+
+    def reference(p, t):
+        return mean(
+            chrf.sentence_score(read_pred[where[sha(x)]], [TITLES[where[sha(x)]]]).score
+            for x in p
+            if where[sha(x)] not in failing
+        )
+
+    factory = functools.partial(TitleExtraction, judge=replay)
+    check_metric(
+        MetricCase(
+            factory,
+            lambda p, t: title_extraction(p, t, judge=replay),
+            reference,
+            batches,
+            join_lists,
+            extras_keys=("corpus",),
+        ),
+        ddp_pool,
+    )
+    res = extras_total(factory, batches)
+    valid = [i for i in range(N) if i not in failing]
+    assert res.extras["corpus"] == pytest.approx(
+        chrf.corpus_score([read_pred[i] for i in valid], [[TITLES[i] for i in valid]]).score, abs=1e-9
+    )
+    assert res.extras["failures"]["refused"] == 1
+
+
+def test_title_extraction_returns_the_titles_and_rejects_missing_files():
+    from transcreval.functional.judge.title_extraction import extract_titles
+
+    oracle = Oracle()
+    oracle.add("mptc.title", img(1), '{"title": "Parasite"}')
+    got = extract_titles([img(1), "Known title"], judge=oracle.judge())
+    assert [(v.status, v.value) for v in got] == [("ok", "Parasite"), ("ok", "Known title")]
+    with pytest.raises(ValueError, match="no such file"):
+        extract_titles(["posters/missing.png"], judge=oracle.judge())
+
+
+# ---------------------------------------------------------------------- PosterIQ, judge-driven
+@pytest.mark.ddp
+@pytest.mark.parametrize("mode", ["paper", "posteriq-code"])
+@pytest.mark.parametrize("as_text", [False, True])
+def test_judged_point_score_equals_point_score_on_the_verdicts(tmp_path, ddp_pool, mode, as_text):
+    from transcreval.functional import point_score
+    from transcreval.functional.judge.posteriq import judged_point_score, judged_point_score_stats
+    from transcreval.judge.posteriq import JudgedPointScore
+
+    posters = [f"A poster showing scene {i}." for i in range(N)] if as_text else [img(1200 + i) for i in range(N)]
+    points = [[f"point {i}-{k}" for k in range(1 + i % 3)] for i in range(N)]
+    covered = {(i, k): (i + k) % 4 != 3 for i in range(N) for k in range(3)}
+    failing = {6}
+    oracle = Oracle()
+    tid = "posteriq.point-text" if as_text else "posteriq.point-image"
+
+    def answer(request):
+        i, k = (int(x) for x in request.text.split('"point ')[1].split('"')[0].split("-"))
+        if i in failing and k == 0:
+            return UNPARSABLE
+        return wrap({"reasoning": "r", "covered": covered[i, k]}, WRAPS[(i + k) % 4])
+
+    oracle.rule(tid, answer)
+    batches = batches_of(posters, points)
+    key = {x if as_text else sha(x): i for i, x in enumerate(posters)}
+    replay = oracle.record(
+        tmp_path / "c.sqlite", batches, lambda p, t, judge: judged_point_score_stats(p, t, judge=judge)
+    )
+
+    def reference(p, t):
+        rows = [key[x if as_text else sha(x)] for x in p]
+        verdicts = [[covered[i, k] for k in range(len(points[i]))] for i in rows if i not in failing]
+        return point_score(verdicts, mode=mode)
+
+    factory = functools.partial(JudgedPointScore, judge=replay, mode=mode)
+    check_metric(
+        MetricCase(
+            factory,
+            lambda p, t: judged_point_score(p, t, judge=replay, mode=mode),
+            reference,
+            batches,
+            join_lists,
+            extras_keys=("per_point",),
+        ),
+        ddp_pool,
+    )
+
+
+STYLES = ["Minimalist", "Memphis", "Diffuse Glow", "Swiss", "Vintage"]
+
+
+@pytest.mark.ddp
+def test_judged_style_score_equals_style_score_on_the_labels(tmp_path, ddp_pool):
+    from transcreval.functional import style_score
+    from transcreval.functional.judge.posteriq import judged_style_score, judged_style_score_stats
+    from transcreval.judge.posteriq import JudgedStyleScore
+
+    preds = [img(1300 + i) for i in range(N)]
+    target = [STYLES[i % 5] for i in range(N)]
+    judged = [STYLES[(i * 2) % 5] for i in range(N)]
+    failing = {3: json.dumps({"style": "Baroque"})}  # not a label
+    oracle = Oracle()
+    for i in range(N):
+        shown = judged[i].lower() if i % 2 else judged[i]
+        oracle.add("posteriq.style", preds[i], failing.get(i) or wrap({"style": shown}, WRAPS[i % 4]))
+    batches = batches_of(preds, target)
+    where = index(preds)
+    replay = oracle.record(
+        tmp_path / "c.sqlite", batches, lambda p, t, judge: judged_style_score_stats(p, t, judge=judge, labels=STYLES)
+    )
+
+    def reference(p, t):
+        rows = [where[sha(x)] for x in p if where[sha(x)] not in failing]
+        return style_score([judged[i] for i in rows], [target[i] for i in rows], labels=STYLES)
+
+    factory = functools.partial(JudgedStyleScore, judge=replay, labels=STYLES)
+    check_metric(
+        MetricCase(
+            factory, lambda p, t: judged_style_score(p, t, judge=replay, labels=STYLES), reference, batches, join_lists
+        ),
+        ddp_pool,
+    )
+
+
+VOCAB = ["bold", "serif", "sans-serif", "italic", "playful", "elegant", "modern", "handwritten"]
+
+
+@pytest.mark.ddp
+def test_judged_font_richness_equals_font_richness_on_the_attributes(tmp_path, ddp_pool):
+    from transcreval.functional import font_richness
+    from transcreval.functional.judge.posteriq import judged_font_richness, judged_font_richness_stats
+    from transcreval.judge.posteriq import JudgedFontRichness
+
+    preds = [img(1400 + i) for i in range(N)]
+    attrs = [[VOCAB[(i + k) % len(VOCAB)] for k in range(i % 4)] for i in range(N)]
+    failing = {8: '{"attributes": "bold"}'}
+    oracle = Oracle()
+    for i in range(N):
+        shown = [*attrs[i], "glittery"] if i == 2 else attrs[i]  # outside the vocabulary: ignored
+        oracle.add("posteriq.font", preds[i], failing.get(i) or wrap({"attributes": shown}, WRAPS[i % 4]))
+    batches = [(preds[a:b],) for a, b in SLICES]
+    where = index(preds)
+    replay = oracle.record(
+        tmp_path / "c.sqlite", batches, lambda p, judge: judged_font_richness_stats(p, judge=judge, vocabulary=VOCAB)
+    )
+
+    def reference(p):
+        return font_richness([attrs[where[sha(x)]] for x in p if where[sha(x)] not in failing], VOCAB)
+
+    factory = functools.partial(JudgedFontRichness, judge=replay, vocabulary=VOCAB)
+    check_metric(
+        MetricCase(
+            factory,
+            lambda p: judged_font_richness(p, judge=replay, vocabulary=VOCAB),
+            reference,
+            batches,
+            join_lists,
+            extras_keys=("coverage",),
+        ),
+        ddp_pool,
+    )
+    res = extras_total(factory, batches)
+    assert res.extras["n_out_of_vocabulary"] == 1 and res.extras["failures"]["unparsable"] == 1
