@@ -36,6 +36,7 @@ __all__ = [
     "FakeHang",
     "FakeOpenAIServer",
     "FakeRaw",
+    "prompt_text",
     "synthetic_answer",
 ]
 
@@ -79,7 +80,8 @@ Action = FakeAnswer | FakeHTTPError | FakeHang | FakeRaw | str
 Responder = Callable[[dict[str, Any]], Action]
 
 
-def _prompt_text(body: dict[str, Any]) -> str:
+def prompt_text(body: dict[str, Any]) -> str:
+    """All text parts of a chat request's messages, joined by newlines."""
     parts = []
     for m in body.get("messages", []):
         c = m.get("content")
@@ -101,7 +103,7 @@ def synthetic_answer(body: dict[str, Any]) -> str:
     prompt's options when there are any; anything else -> a short string. Values come from
     a SHA-256 of the request, so the same request always gets the same answer.
     """
-    text = _prompt_text(body)
+    text = prompt_text(body)
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).digest()
     start = text.rfind("\n{")
     tail = text[start + 1 :] if start != -1 else (text if text.startswith("{") else "")
@@ -231,7 +233,7 @@ class FakeOpenAIServer:
         with self._lock:
             self._n += 1
             n = self._n
-        prompt = _prompt_text(body)
+        prompt = prompt_text(body)
         content = a.content or ""
         return {
             "id": f"chatcmpl-fake-{n}",
@@ -303,7 +305,7 @@ class FakeOpenAIServer:
                     return
                 with server._lock:
                     server.auth_headers.append(self.headers.get("Authorization", ""))
-                digest = hashlib.sha256(_prompt_text(body).encode()).hexdigest()
+                digest = hashlib.sha256(prompt_text(body).encode()).hexdigest()
                 server._log(f"recv {digest}")
                 action = server._next_action(body)
                 with server._lock:
