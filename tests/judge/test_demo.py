@@ -7,9 +7,9 @@ from statistics import mean
 
 from sacrebleu.metrics import CHRF
 
-from transcreval.cli import _table
 from transcreval.data.demo_set import build_demo_set
-from transcreval.judge.demo import run_judge_demo
+from transcreval.demo import DemoContext, run_demo
+from transcreval.demo.judges import run as run_judge_demo
 from transcreval.judge.fake_server import FakeOpenAIServer
 
 
@@ -19,7 +19,8 @@ def run(monkeypatch, **env):
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     buf = io.StringIO()
-    run_judge_demo(build_demo_set(), buf, _table)
+    posters = build_demo_set()
+    run_judge_demo(DemoContext(posters, list(posters[0].outputs)), buf)
     return buf.getvalue()
 
 
@@ -31,7 +32,7 @@ def test_fake_judge_is_labelled_and_every_metric_runs(monkeypatch):
                  "VLM cultural", "CSIOverlap", "HarmonizationScore", "AlignmentScore", "JudgedPointScore",
                  "JudgedStyleScore", "JudgedFontRichness"):  # fmt: skip
         row = next(line for line in text.splitlines() if line.startswith(name))
-        assert "failed:" not in row and row.count("0 failed") == 2, row
+        assert "no value" not in row and row.count("0 failed") == 2, row
 
 
 def test_title_column_is_chrf_of_the_titles_through_http(monkeypatch):
@@ -59,3 +60,11 @@ def test_a_real_endpoint_from_the_environment(monkeypatch, tmp_path):
 def test_an_unusable_endpoint_is_reported_not_raised(monkeypatch):
     text = run(monkeypatch, TRANSCREVAL_JUDGE_URL="http://127.0.0.1:9/v1")
     assert text.startswith("judge metrics skipped:")
+
+
+def test_the_demo_command_runs_the_judge_section(monkeypatch):
+    monkeypatch.delenv("TRANSCREVAL_JUDGE_URL", raising=False)
+    buf = io.StringIO()
+    assert run_demo(buf) == 0
+    text = buf.getvalue()
+    assert "== VLM-judge metrics" in text and "a FAKE judge on loopback" in text and "TitleExtraction" in text

@@ -79,10 +79,15 @@ def test_on_failure_raise_raises_after_the_batch_is_cached(tmp_path):
     assert skip([img(1), img(2), img(3)], [img(4), img(5), img(6)], **CTX).value == 4.0
 
 
-def test_a_batch_with_only_failures_raises_empty_with_the_counts():
+def test_a_batch_with_only_failures_has_no_value_and_says_why():
+    from transcreval.errors import UndefinedValueWarning
+
     m = JudgeScore(judge=FunctionJudge(lambda r: "I'm sorry, I can't help with that."))
+    with pytest.warns(UndefinedValueWarning):
+        batch = m([img(1), img(2)], [img(3), img(4)], **CTX)
+    assert not batch.defined and "refused: 2" in batch.extras["undefined"]
     with pytest.raises(EmptyInputError, match="refused: 2"):
-        m([img(1), img(2)], [img(3), img(4)], **CTX)
+        m.compute()
 
 
 @pytest.mark.parametrize(

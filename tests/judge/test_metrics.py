@@ -16,6 +16,7 @@ import pytest
 
 from tests._helpers.tester import MetricCase, check_metric, join_lists
 from tests.judge.oracle import REFUSAL, UNPARSABLE, WRAPS, Oracle, img, letter_of, sha, wrap
+from transcreval.errors import EmptyInputError
 from transcreval.functional.judge.csi_overlap import csi_overlap, csi_overlap_stats
 from transcreval.functional.judge.imtbench import (
     alignment_score,
@@ -515,8 +516,9 @@ def test_csi_match_naming_an_unknown_item_is_unparsable():
     preds, target, _, _, oracle = csi_setup(1)
     oracle.rule("khanuja.csi-match", lambda r: '{"matches": [["pizza", "sushi"]]}')
     res = CSIOverlap(judge=oracle.judge())
-    with pytest.raises(Exception, match="no valid judge answers"):
-        res(preds, target, country="Japan", category="food")
+    res.update(preds, target, country="Japan", category="food")
+    with pytest.raises(EmptyInputError, match=r"no valid judge answers to score \(unparsable: 1\)"):
+        res.compute()
     st = csi_overlap_stats(preds, target, judge=oracle.judge(), country="Japan", category="food")
     assert st["failures"][-1] == 1
 
@@ -704,7 +706,7 @@ def test_judged_font_richness_equals_font_richness_on_the_attributes(tmp_path, d
     )
 
     def reference(p):
-        return font_richness([attrs[where[sha(x)]] for x in p if where[sha(x)] not in failing], VOCAB)
+        return font_richness([attrs[where[sha(x)]] for x in p if where[sha(x)] not in failing], vocabulary=VOCAB)
 
     factory = functools.partial(JudgedFontRichness, judge=replay, vocabulary=VOCAB)
     check_metric(

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.errors import InputError
+from transcreval.functional.choice.style_score import POSTERIQ_STYLES
 from transcreval.functional.judge.posteriq import (
     Mode,
     judged_font_richness_from_stats,
@@ -57,15 +58,16 @@ class JudgedPointScore(JudgeMetric):
 
 
 class JudgedStyleScore(JudgeMetric):
-    """PosterIQ style score (Eq. 13): accuracy of the judge's style label (one of ``labels``)
-    against the target style, in [0, 1]. ``update(preds, target)``: poster images, target styles."""
+    """PosterIQ style score (Eq. 13): accuracy of the judge's style label (one of ``labels``,
+    default PosterIQ's 17 styles) against the target style, in [0, 1].
+    ``update(preds, target)``: poster images, target styles."""
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = POSTERIQ_STYLE
 
-    def __init__(self, *, judge: Any, labels: Sequence[str], **kwargs: Any) -> None:
+    def __init__(self, *, judge: Any, labels: Sequence[str] = POSTERIQ_STYLES, **kwargs: Any) -> None:
         if labels is None or isinstance(labels, str) or len(list(labels)) < 2:
-            raise InputError("labels must list the style names the judge chooses from (PosterIQ: 17)")
+            raise InputError("labels must list the style names the judge chooses from (default: PosterIQ's 17)")
         super().__init__(judge=judge, **kwargs)
         self.labels = list(labels)
 

@@ -10,9 +10,10 @@ the judge's failures counted instead of scored.
   ``{"covered": true | false}``, one call per key point. A poster counts as covered when every
   point is; the value is the fraction of covered posters (``mode="posteriq-code"``: the mean
   covered fraction). A poster with any failed verdict is a failure.
-* **Style score.** The judge classifies each poster into one of ``labels`` (PosterIQ's 17
-  styles), ``{"style": "<label>"}``; the value is the accuracy against ``target``. A style
-  outside the labels is "unparsable".
+* **Style score.** The judge classifies each poster into one of ``labels`` (default PosterIQ's
+  17 styles, :data:`~transcreval.functional.choice.style_score.POSTERIQ_STYLES`),
+  ``{"style": "<label>"}``, read as ``StyleScore`` reads a label; the value is the accuracy
+  against ``target``. A style outside the labels is "unparsable".
 * **Font richness.** The judge lists the font attributes of each poster from ``vocabulary``
   (37 in PosterIQ), ``{"attributes": [...]}``; attributes outside the vocabulary are ignored
   (counted in ``extras["n_out_of_vocabulary"]``). The value is the mean over the vocabulary of
@@ -27,6 +28,7 @@ from typing import Any, Literal
 import torch
 
 from transcreval.errors import InputError
+from transcreval.functional.choice.style_score import POSTERIQ_STYLES, read_label
 from transcreval.judge.catalog import POSTERIQ_FONT, POSTERIQ_POINT_IMAGE, POSTERIQ_POINT_TEXT, POSTERIQ_STYLE
 from transcreval.judge.images import to_image_part
 from transcreval.judge.parse import Read, read_bool, read_str, read_str_list
@@ -161,18 +163,21 @@ def _check_labels(labels: Any, what: str) -> list[str]:
 
 
 def judge_styles(
-    preds: Sequence[Any], *, judge: Judge, labels: Sequence[str], template: PromptTemplate | str | None = None
+    preds: Sequence[Any],
+    *,
+    judge: Judge,
+    labels: Sequence[str] = POSTERIQ_STYLES,
+    template: PromptTemplate | str | None = None,
 ) -> list[Verdict]:
     """The judge's style label for each poster (``value``: one of ``labels`` when ok)."""
     check_judge(judge, "JudgedStyleScore")
     labs = _check_labels(labels, "labels")
-    by_norm = {normalise_label(x): x for x in labs}
 
     def read(obj: Any) -> Read[str]:
         got = read_str(obj, ("style", "label", "answer"), allow_empty=False)
-        if not got.ok:
+        if not got.ok or got.value is None:
             return got
-        label = by_norm.get(normalise_label(got.value.strip(" .\"'")))  # type: ignore[union-attr]
+        label = read_label(got.value, labs)  # as StyleScore reads a label
         return Read(label) if label is not None else Read(None, f"style {got.value!r} is not one of the labels")
 
     tpl = resolve_template(template, POSTERIQ_STYLE)
@@ -188,7 +193,7 @@ def judged_style_score_stats(
     target: Sequence[str],
     *,
     judge: Judge,
-    labels: Sequence[str],
+    labels: Sequence[str] = POSTERIQ_STYLES,
     template: PromptTemplate | str | None = None,
     on_failure: str = "skip",
 ) -> dict[str, Any]:

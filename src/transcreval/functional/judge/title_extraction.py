@@ -107,7 +107,7 @@ def title_extraction_stats(
     lowercase: bool = False,
 ) -> dict[str, Any]:
     """One batch: read both titles of each item, then sentence chrF of the pairs read."""
-    from transcreval.functional.chrf import chrf_statistics
+    from transcreval.functional.text.chrf import chrf_statistics
 
     on_failure = check_on_failure(on_failure)
     p_items, t_items = _items(preds, "preds"), _items(target, "target")
@@ -139,7 +139,7 @@ def title_extraction_stats(
 
 def title_extraction_from_stats(stats: dict[str, Any], signature: Signature, beta: float = 2.0) -> MetricResult:
     """Mean sentence chrF (0-100) over items with both titles read; ``extras["corpus"]`` corpus chrF."""
-    from transcreval.functional.chrf import chrf_from_statistics
+    from transcreval.functional.text.chrf import chrf_from_statistics
 
     n = check_valid_count(stats, signature.name)
     corpus = chrf_from_statistics([int(x) for x in torch.as_tensor(stats["ngram_stats"]).tolist()], beta)

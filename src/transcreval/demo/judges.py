@@ -1,4 +1,4 @@
-"""The judge section of ``transcreval demo``.
+"""Demo section: every judge metric (MPTc-Bench, Khanuja et al., IMTBench, PosterIQ).
 
 With ``TRANSCREVAL_JUDGE_URL`` set, the demo asks that OpenAI-compatible endpoint
 (``TRANSCREVAL_JUDGE_MODEL``, default: the first model it lists; ``OPENAI_API_KEY`` if it needs
@@ -18,9 +18,16 @@ import json
 import os
 import re
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-__all__ = ["DemoResponder", "demo_judge", "run_judge_demo"]
+from transcreval.demo.table import format_table
+
+if TYPE_CHECKING:
+    from transcreval.demo import DemoContext
+
+__all__ = ["TITLE", "DemoResponder", "demo_judge", "run"]
+
+TITLE = "VLM-judge metrics (a fake judge unless TRANSCREVAL_JUDGE_URL is set)"
 
 MARKETS = {"fr": "France", "ja": "Japan", "ar": "Egypt", "hi": "India"}
 GENRES = ["animation", "thriller", "comedy", "action", "drama", "horror", "romance"]
@@ -144,41 +151,36 @@ def _rows(judge: Any, posters: list[Any], system: str) -> list[tuple[str, Any]]:
     }
     joint = "mptc.aesthetic+adaptation"
     texts = [p.output_titles[system] for p in posters]
-    tries: list[tuple[str, Callable[[], Any]]] = [
-        ("TitleExtraction (chrF)", lambda: TitleExtraction(judge=judge)(outs, gts)),
-        ("QuizHitRate genre (%)", lambda: QuizHitRate(judge=judge, labels=GENRES)(outs, ctx["genre"])),
-        (
-            "JudgeScore aesthetic",
-            lambda: JudgeScore(judge=judge, aspect="aesthetic", template=joint)(outs, srcs, **ctx),
-        ),
-        (
-            "JudgeScore adaptation",
-            lambda: JudgeScore(judge=judge, aspect="adaptation", template=joint)(outs, srcs, **ctx),
-        ),
-        ("WinRate vs GT (%)", lambda: WinRate(judge=judge, both_orders=True)(outs, gts, **ctx)),
-        ("MarketPreferenceRate GT vs SRC (%)", lambda: MarketPreferenceRate(judge=judge)(gts, srcs, **ctx)),
-        (
-            "VLM cultural relevance",
-            lambda: VLMTranscreationScore(judge=judge)(outs, srcs, country=ctx["target_market"]),
-        ),
-        ("CSIOverlap", lambda: CSIOverlap(judge=judge)(outs, srcs, country=ctx["target_market"], category="poster")),
-        ("HarmonizationScore S_vis", lambda: HarmonizationScore(judge=judge, template="imtbench.joint")(outs, texts)),
-        ("AlignmentScore S_align", lambda: AlignmentScore(judge=judge, template="imtbench.joint")(outs, texts)),
-        ("JudgedPointScore", lambda: JudgedPointScore(judge=judge)(outs, [["a title band", "the title"]] * len(outs))),
-        ("JudgedStyleScore", lambda: JudgedStyleScore(judge=judge, labels=STYLES)(outs, ["Minimalist"] * len(outs))),
-        ("JudgedFontRichness", lambda: JudgedFontRichness(judge=judge, vocabulary=FONT_WORDS)(outs)),
+    points = [["a title band", "the title"]] * len(outs)
+    country = ctx["target_market"]
+    runs: list[tuple[str, Any, tuple[Any, ...], dict[str, Any]]] = [
+        ("TitleExtraction (chrF)", TitleExtraction(judge=judge), (outs, gts), {}),
+        ("QuizHitRate genre (%)", QuizHitRate(judge=judge, labels=GENRES), (outs, ctx["genre"]), {}),
+        ("JudgeScore aesthetic", JudgeScore(judge=judge, aspect="aesthetic", template=joint), (outs, srcs), ctx),
+        ("JudgeScore adaptation", JudgeScore(judge=judge, aspect="adaptation", template=joint), (outs, srcs), ctx),
+        ("WinRate vs GT (%)", WinRate(judge=judge, both_orders=True), (outs, gts), ctx),
+        ("MarketPreferenceRate GT vs SRC (%)", MarketPreferenceRate(judge=judge), (gts, srcs), ctx),
+        ("VLM cultural relevance", VLMTranscreationScore(judge=judge), (outs, srcs), {"country": country}),
+        ("CSIOverlap", CSIOverlap(judge=judge), (outs, srcs), {"country": country, "category": "poster"}),
+        ("HarmonizationScore S_vis", HarmonizationScore(judge=judge, template="imtbench.joint"), (outs, texts), {}),
+        ("AlignmentScore S_align", AlignmentScore(judge=judge, template="imtbench.joint"), (outs, texts), {}),
+        ("JudgedPointScore", JudgedPointScore(judge=judge), (outs, points), {}),
+        ("JudgedStyleScore", JudgedStyleScore(judge=judge, labels=STYLES), (outs, ["Minimalist"] * len(outs)), {}),
+        ("JudgedFontRichness", JudgedFontRichness(judge=judge, vocabulary=FONT_WORDS), (outs,), {}),
     ]
     out: list[tuple[str, Any]] = []
-    for name, fn in tries:
+    for name, metric, args, kwargs in runs:
         try:
-            out.append((name, fn()))
+            metric.update(*args, **kwargs)
+            out.append((name, metric.compute()))
         except Exception as e:  # a real judge may fail every item of a tiny set: say so, go on
             out.append((name, e))
     return out
 
 
-def run_judge_demo(posters: list[Any], stream: TextIO, table: Callable[[list[list[str]], list[str]], str]) -> None:
+def run(ctx: DemoContext, stream: TextIO) -> None:
     """Print the judge metrics of every demo system (see the module docstring)."""
+    posters = ctx.posters
     try:
         judge, label, cleanup = demo_judge(posters)
     except Exception as e:  # the endpoint in TRANSCREVAL_JUDGE_URL is not usable
@@ -186,7 +188,7 @@ def run_judge_demo(posters: list[Any], stream: TextIO, table: Callable[[list[lis
         return
     try:
         print(label, file=stream)
-        systems = list(posters[0].outputs)
+        systems = ctx.systems
         results = {s: _rows(judge, posters, s) for s in systems}
         rows = []
         for i, (name, _) in enumerate(results[systems[0]]):
@@ -194,12 +196,12 @@ def run_judge_demo(posters: list[Any], stream: TextIO, table: Callable[[list[lis
             for s in systems:
                 r = results[s][i][1]
                 if isinstance(r, Exception):
-                    row.append(f"failed: {type(r).__name__}")
+                    row.append(f"no value: {type(r).__name__}")
                 else:
                     ex = r.extras
                     row.append(f"{r.value:.2f} ({ex['n_valid']} ok, {ex['n_failed']} failed)")
             rows.append(row)
-        print(table(rows, ["judge metric", *systems]), file=stream)
+        print(format_table(rows, ["judge metric", *systems]), file=stream)
         first = next((r for _, r in results[systems[0]] if not isinstance(r, Exception)), None)
         if first is not None:
             print(f"signature: {first.signature}", file=stream)
