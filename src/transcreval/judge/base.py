@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from transcreval.errors import InputError, JudgeCacheMiss
 from transcreval.judge.cache import JudgeCache, normalise_mode
 from transcreval.judge.images import to_image_part
-from transcreval.judge.keys import request_key, request_record
+from transcreval.judge.keys import record_key, request_key, request_record
 from transcreval.judge.types import ImagePart, JudgeReply, JudgeRequest, Message
 
 log = logging.getLogger("transcreval.judge")
@@ -132,10 +132,11 @@ class CachingJudge:
             if not isinstance(r, JudgeRequest):
                 raise InputError(f"request {i} is a {type(r).__name__}, not a JudgeRequest")
         params = [self.effective_params(r) for r in reqs]
-        keys = [
-            request_key(r, backend=self.backend, model=self.model, params=p, namespace=self.cache_namespace)
+        records = [
+            request_record(r, backend=self.backend, model=self.model, params=p, namespace=self.cache_namespace)
             for r, p in zip(reqs, params)
         ]
+        keys = [record_key(rec) for rec in records]
         replies: dict[str, JudgeReply] = {}
         if self.cache is not None:
             for k, hit in self.cache.get_many(keys).items():
@@ -164,11 +165,15 @@ class CachingJudge:
                 "that the model, decoding parameters and templates match the recorded run."
             )
         if todo:
-            replies.update(self._run(todo, keys, reqs, params))
+            replies.update(self._run(todo, reqs, params, records))
         return [replies[k] for k in keys]
 
     def _run(
-        self, todo: Mapping[str, int], keys: list[str], reqs: list[JudgeRequest], params: list[dict[str, Any]]
+        self,
+        todo: Mapping[str, int],
+        reqs: list[JudgeRequest],
+        params: list[dict[str, Any]],
+        records: list[dict[str, Any]],
     ) -> dict[str, JudgeReply]:
         stop = threading.Event()
 
@@ -180,9 +185,7 @@ class CachingJudge:
             with self._count_lock:
                 self.calls_made += 1
             if reply.ok and self.cache is not None and reply.text is not None:
-                record = request_record(
-                    reqs[i], backend=self.backend, model=self.model, params=params[i], namespace=self.cache_namespace
-                )
+                record = records[i]
                 meta = {
                     "model": reply.model,
                     "finish_reason": reply.finish_reason,

@@ -20,7 +20,7 @@ from transcreval.judge.types import JudgeRequest
 #: Bumped when the key layout changes; old entries then simply stop matching.
 KEY_SCHEMA = 1
 
-__all__ = ["KEY_SCHEMA", "canonical_json", "request_key", "request_record"]
+__all__ = ["KEY_SCHEMA", "canonical_json", "record_key", "request_key", "request_record"]
 
 
 def _normalise(obj: Any) -> Any:
@@ -64,5 +64,9 @@ def request_key(
     request: JudgeRequest, *, backend: str, model: str, params: Mapping[str, Any], namespace: str | None = None
 ) -> str:
     """The SHA-256 hex digest of :func:`canonical_json` of :func:`request_record`."""
-    record = request_record(request, backend=backend, model=model, params=params, namespace=namespace)
+    return record_key(request_record(request, backend=backend, model=model, params=params, namespace=namespace))
+
+
+def record_key(record: Mapping[str, Any]) -> str:
+    """The cache key of a :func:`request_record`."""
     return hashlib.sha256(canonical_json(record).encode("utf-8")).hexdigest()

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import torch
 
-from transcreval.errors import InputError
+from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.choice.style_score import POSTERIQ_STYLES, read_label
 from transcreval.judge.catalog import POSTERIQ_FONT, POSTERIQ_POINT_IMAGE, POSTERIQ_POINT_TEXT, POSTERIQ_STYLE
 from transcreval.judge.images import to_image_part
@@ -73,11 +73,15 @@ def normalise_label(s: str) -> str:
 
 
 def _list(x: Any, what: str) -> list[Any]:
-    if isinstance(x, (str, bytes)) or not isinstance(x, Sequence):
-        if isinstance(x, torch.Tensor) and x.ndim == 4:
-            return list(x)
+    if isinstance(x, torch.Tensor) and x.ndim == 4:
+        items = list(x)
+    elif isinstance(x, (str, bytes)) or not isinstance(x, Sequence):
         raise InputError(f"{what} must be a list with one entry per poster")
-    return list(x)
+    else:
+        items = list(x)
+    if not items:
+        raise EmptyInputError(f"empty batch: {what} holds no items (pass at least one)")
+    return items
 
 
 # ---------------------------------------------------------------------- point score

@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from transcreval.errors import InputError
+from transcreval.errors import EmptyInputError, InputError
 from transcreval.judge.catalog import MPTC_TITLE
 from transcreval.judge.images import to_image_part
 from transcreval.judge.parse import read_str
@@ -65,11 +65,15 @@ def _is_text(x: Any) -> bool:
 
 
 def _items(x: Any, what: str) -> list[Any]:
-    if isinstance(x, (str, bytes)) or not isinstance(x, Sequence):
-        if isinstance(x, torch.Tensor) and x.ndim == 4:
-            return list(x)
+    if isinstance(x, torch.Tensor) and x.ndim == 4:
+        items = list(x)
+    elif isinstance(x, (str, bytes)) or not isinstance(x, Sequence):
         raise InputError(f"{what} must be a list of posters (images) or titles (strings)")
-    return list(x)
+    else:
+        items = list(x)
+    if not items:
+        raise EmptyInputError(f"empty batch: {what} holds no items (pass at least one)")
+    return items
 
 
 def extract_titles(
