@@ -250,6 +250,15 @@ class JudgeCache:
             rows = self._connect().execute("SELECT DISTINCT backend, model FROM replies ORDER BY 1, 2").fetchall()
         return [(str(b), str(m)) for b, m in rows]
 
+    def setups(self) -> list[tuple[str, str, dict[str, Any], str | None]]:
+        """The distinct (backend, model, decoding parameters, namespace) the stored answers used."""
+        with self._lock:
+            rows = self._connect().execute(
+                "SELECT DISTINCT backend, model, json_extract(request, '$.params'), "
+                "json_extract(request, '$.namespace') FROM replies ORDER BY 1, 2, 3, 4"
+            ).fetchall()
+        return [(str(b), str(m), json.loads(p) if p else {}, ns) for b, m, p, ns in rows]
+
     def stats(self) -> dict[str, Any]:
         """Counts per model and per template, token totals, size and age of the file."""
         with self._lock:

@@ -12,7 +12,6 @@ rule for tests); it caches like any judge.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -22,17 +21,6 @@ from transcreval.judge.cache import JudgeCache
 from transcreval.judge.types import JudgeReply, JudgeRequest
 
 __all__ = ["FunctionJudge", "ReplayJudge"]
-
-
-def _setups(cache: JudgeCache) -> list[tuple[str, str, str, str | None]]:
-    """Distinct (backend, model, params JSON, namespace) recorded in a cache."""
-    seen: dict[tuple[str, str, str, str | None], None] = {}
-    for row in cache.rows():
-        req = row["request"]
-        seen[
-            (row["backend"], row["model"], json.dumps(req.get("params", {}), sort_keys=True), req.get("namespace"))
-        ] = None
-    return list(seen)
 
 
 class ReplayJudge(CachingJudge):
@@ -60,12 +48,13 @@ class ReplayJudge(CachingJudge):
             raise InputError("ReplayJudge needs a cache file: ReplayJudge(cache='judge.sqlite')")
         store = cache if isinstance(cache, JudgeCache) else JudgeCache(cache, "read-only")
         if model is None or backend is None or params is None:
+            wanted = None if params is None else {k: v for k, v in params.items() if v is not None}
             setups = [
                 s
-                for s in _setups(store)
+                for s in store.setups()
                 if (model is None or s[1] == model)
                 and (backend is None or s[0] == backend)
-                and (params is None or json.loads(s[2]) == {k: v for k, v in params.items() if v is not None})
+                and (wanted is None or s[2] == wanted)
             ]
             if len(setups) != 1:
                 listing = (
@@ -75,8 +64,7 @@ class ReplayJudge(CachingJudge):
                     f"ReplayJudge cannot tell which recorded setup to replay from {store.path} ({len(setups)} match: "
                     f"{listing}): pass model=, backend= and params= (or use judge.replay() on the recording judge)"
                 )
-            backend, model, p, ns = setups[0]
-            params = json.loads(p)
+            backend, model, params, ns = setups[0]
             cache_namespace = cache_namespace if cache_namespace is not None else ns
         self.backend = backend  # type: ignore[misc]
         super().__init__(
