@@ -271,7 +271,7 @@ def list_metrics(
         paper: a paper key (see :data:`PAPERS`), matched case-insensitively as a prefix.
         extra: the pip extra ("core" for metrics that need none).
         needs: "weights", "ocr", "judge", or "nothing" for metrics that need none of them.
-        name: a shell pattern on the class name, e.g. ``"*ChrF"``.
+        name: a shell pattern on the class name, e.g. ``"*chrf"`` (case-insensitive).
     """
     if domain is not None and domain not in DOMAINS:
         raise ValueError(f"domain must be one of {DOMAINS}, got {domain!r}")
@@ -287,7 +287,7 @@ def list_metrics(
             continue
         if needs is not None and (needs not in m.needs if needs != "nothing" else bool(m.needs)):
             continue
-        if name is not None and not fnmatch.fnmatchcase(m.name, name):
+        if name is not None and not fnmatch.fnmatchcase(m.name.lower(), name.lower()):
             continue
         out.append(m)
     return out
