@@ -253,10 +253,14 @@ class JudgeCache:
     def setups(self) -> list[tuple[str, str, dict[str, Any], str | None]]:
         """The distinct (backend, model, decoding parameters, namespace) the stored answers used."""
         with self._lock:
-            rows = self._connect().execute(
-                "SELECT DISTINCT backend, model, json_extract(request, '$.params'), "
-                "json_extract(request, '$.namespace') FROM replies ORDER BY 1, 2, 3, 4"
-            ).fetchall()
+            rows = (
+                self._connect()
+                .execute(
+                    "SELECT DISTINCT backend, model, json_extract(request, '$.params'), "
+                    "json_extract(request, '$.namespace') FROM replies ORDER BY 1, 2, 3, 4"
+                )
+                .fetchall()
+            )
         return [(str(b), str(m), json.loads(p) if p else {}, ns) for b, m, p, ns in rows]
 
     def stats(self) -> dict[str, Any]:
