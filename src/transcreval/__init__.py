@@ -46,15 +46,23 @@ _SUBMODULES = (
 )
 
 __all__ = [
+    "AlignmentScore",
     "AreaRatio",
     "BoxRecallRate",
+    "CSIOverlap",
     "CenterBias",
     "EmptyInputError",
     "FontRichness",
     "FontSizeStability",
+    "HarmonizationScore",
     "ImageDecodeError",
     "InputError",
+    "JudgeScore",
+    "JudgedFontRichness",
+    "JudgedPointScore",
+    "JudgedStyleScore",
     "KOptionScore",
+    "MarketPreferenceRate",
     "MatchAccuracy",
     "Metric",
     "MetricCollection",
@@ -69,6 +77,7 @@ __all__ = [
     "PlanChrF",
     "PointScore",
     "QuadraticWeightedKappa",
+    "QuizHitRate",
     "SegmentKendallTau",
     "SeparabilityAUC",
     "Signature",
@@ -76,7 +85,10 @@ __all__ = [
     "StyleScore",
     "TextLocalizationIoU",
     "TitleChrF",
+    "TitleExtraction",
     "UndefinedValueError",
+    "VLMTranscreationScore",
+    "WinRate",
     "WordRecall",
     "__version__",
     "get_metric",
@@ -97,6 +109,14 @@ if TYPE_CHECKING:
         UndefinedValueError,
     )
     from transcreval.image.phash import PHashDistance
+    from transcreval.judge.csi_overlap import CSIOverlap
+    from transcreval.judge.imtbench import AlignmentScore, HarmonizationScore
+    from transcreval.judge.judge_score import JudgeScore
+    from transcreval.judge.posteriq import JudgedFontRichness, JudgedPointScore, JudgedStyleScore
+    from transcreval.judge.quiz_hit_rate import QuizHitRate
+    from transcreval.judge.title_extraction import TitleExtraction
+    from transcreval.judge.transcreation_score import VLMTranscreationScore
+    from transcreval.judge.win_rate import MarketPreferenceRate, WinRate
     from transcreval.layout.boxes import AreaRatio, BoxRecallRate, CenterBias, TextLocalizationIoU
     from transcreval.layout.patches import MatchAccuracy, PatchIoU
     from transcreval.metric import Metric

@@ -61,6 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_list.add_argument("--extra", help="the pip extra a metric needs ('core' for none)")
     p_list.add_argument("--needs", help="weights, ocr, judge, or nothing")
     p_list.add_argument("--name", help="a shell pattern on the class name, e.g. '*ChrF'")
+    from transcreval.judge import cache_cli
+
+    cache_cli.add_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "demo":
         from transcreval.demo import run_demo
@@ -68,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_demo()
     if args.command == "list":
         return run_list(args)
+    if args.command == "judge-cache":
+        return cache_cli.run(args)
     parser.print_help()
     return 2
 
