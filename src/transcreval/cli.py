@@ -90,9 +90,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"transcreval {__version__}")
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("demo", help="score the small embedded demo set and print the results")
+    from transcreval.weights import cli as weights_cli
+
+    weights_cli.add_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "demo":
         return run_demo()
+    if args.command == "weights":
+        return weights_cli.run(args)
     parser.print_help()
     return 2
 
