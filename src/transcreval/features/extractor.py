@@ -256,7 +256,8 @@ class FeatureExtractor:
         images = self._check(images)
         self.stats.calls += 1
         scope = _SCOPE.get()
-        memo_key = ("features", self.key, id(images), images._version, batch_size)
+        version = 0 if images.is_inference() else images._version  # inference tensors have no version counter
+        memo_key = ("features", self.key, id(images), version, batch_size)
         if scope is not None:
             hit = scope.get(memo_key)
             if hit is not None and hit[0] is images:
