@@ -13,13 +13,13 @@ def main() -> None:
     outputs = [p.outputs["text-edit"] for p in posters]
 
     dist = PHashDistance()
-    dist.update(sources, outputs)
+    dist.update(preds=outputs, target=sources)  # system outputs first, the source posters second
     res = dist.compute()
     print(res)
     print("bands:", edit_intensity_split(res.per_item))
 
     titles = MetricCollection({"title": TitleChrF()})
-    titles["title"].update([p.output_titles["redesign"] for p in posters], [p.target_title for p in posters])
+    titles.update(preds=[p.output_titles["redesign"] for p in posters], target=[p.target_title for p in posters])
     print(titles.compute()["title"])
     print("functional:", title_chrf(["Le voyage de Chihiro"], ["Le Voyage de Chihiro"]))
 

@@ -106,9 +106,9 @@ def test_bootstrap_is_seeded_and_brackets_the_value():
     a = spearman_rho(x, y, bootstrap=300, seed=7)
     b = spearman_rho(x, y, bootstrap=300, seed=7)
     c = spearman_rho(x, y, bootstrap=300, seed=8)
-    assert a.ci == b.ci and a.ci != c.ci
-    assert a.ci[0] < a.value < a.ci[1]
-    assert spearman_rho(x, y).ci is None
+    assert a.extras["ci"] == b.extras["ci"] and a.extras["ci"] != c.extras["ci"]
+    assert a.extras["ci"][0] < a.value < a.extras["ci"][1]
+    assert "ci" not in spearman_rho(x, y).extras
 
 
 def test_segment_kendall_tau_rules():
@@ -120,8 +120,8 @@ def test_segment_kendall_tau_rules():
     res = segment_kendall_tau(metric, human, seg, grp)
     # a: tau 1; b: tau -1; c: metric tied (skipped); d: unparsable (skipped); e: humans tied (skipped)
     tau_f = ss.kendalltau([4, 5, 6], [1, 3, 2]).statistic
-    assert res.details["skipped"] == {"unparsable": 1, "tied_metric": 1, "tied_human": 1, "too_few_systems": 0}
-    assert res.details["per_group"] == {"in": pytest.approx(0.0), "jp": pytest.approx(tau_f)}
+    assert res.extras["skipped"] == {"unparsable": 1, "tied_metric": 1, "tied_human": 1, "too_few_systems": 0}
+    assert res.extras["per_group"] == {"in": pytest.approx(0.0), "jp": pytest.approx(tau_f)}
     assert res.value == pytest.approx((0.0 + tau_f) / 2)
     assert res.n == 3
     flat = segment_kendall_tau(metric, human, seg)  # no groups: mean over segments
@@ -226,3 +226,30 @@ def test_segment_kendall_class_harness(ddp_pool):
         ),
         ddp_pool,
     )
+
+
+def test_kendall_tau_b_scales_to_scipys_own_large_case():
+    # scipy's test suite runs kendalltau at n = 200,000; a pairwise sign matrix would need
+    # two 200k x 200k matrices (~300 GiB). Ties on both sides, to exercise Knight's counts.
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=200_000).round(2)
+    y = (x + rng.normal(size=200_000)).round(1)
+    assert kendall_tau_b(x, y) == pytest.approx(ss.kendalltau(x, y).statistic, abs=1e-12)
+    # exact with heavy ties and reversed order
+    a = np.repeat(np.arange(500), 400)
+    assert kendall_tau_b(a, -a) == pytest.approx(-1.0, abs=1e-12)
+    assert kendall_tau_b(a, np.zeros_like(a)) is None
+
+
+def test_qwk_unknown_ratings_raise_or_drop_like_sklearn():
+    a, b = [1, 2, 3, 9, 2], [1, 3, 3, 2, 7]
+    with pytest.raises(InputError, match="unknown='drop'"):
+        quadratic_weighted_kappa(a, b, labels=[1, 2, 3])
+    got = quadratic_weighted_kappa(a, b, labels=[1, 2, 3], unknown="drop")
+    assert got.value == pytest.approx(cohen_kappa_score(a, b, weights="quadratic", labels=[1, 2, 3]), abs=1e-12)
+    assert got.extras["dropped_unknown"] == 2 and got.n == 3
+    m = QuadraticWeightedKappa(labels=[1, 2, 3], unknown="drop")
+    m.update(a, b)
+    assert m.compute().value == got.value
+    with pytest.raises(InputError, match="unknown"):
+        QuadraticWeightedKappa(unknown="ignore")

@@ -11,7 +11,7 @@ from tests._helpers.tester import MetricCase, check_metric, join_lists, partial
 from transcreval import PlanChrF, TitleChrF
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional import corpus_chrf, sentence_chrf, title_chrf
-from transcreval.functional.chrf import chrf_statistics
+from transcreval.functional.text.chrf import chrf_statistics
 
 HYPS = [
     "Le Voyage de Chihiro",
@@ -117,7 +117,7 @@ def test_bad_inputs_are_clear_errors():
         sentence_chrf("a title", ["a title"])
     with pytest.raises(InputError, match="bare string"):
         sentence_chrf(["a title"], "a title")
-    with pytest.raises(InputError, match=r"hyps\[1\] must be a string"):
+    with pytest.raises(InputError, match=r"preds\[1\] must be a string"):
         sentence_chrf(["a", 3], ["a", "b"])
     with pytest.raises(InputError, match="must be a string"):
         sentence_chrf(["a", "b"], [["a"], [None, 5]])

@@ -10,8 +10,9 @@ import imagehash
 import pytest
 from sacrebleu.metrics import CHRF
 
-from transcreval.cli import main, run_demo
+from transcreval.cli import main
 from transcreval.data.demo_set import build_demo_set
+from transcreval.demo import run_demo
 
 
 def test_demo_prints_tables():
@@ -43,7 +44,7 @@ def test_demo_word_recall_column_agrees_with_the_function():
     buf = io.StringIO()
     run_demo(buf)
     for system in posters[0].outputs:
-        wr = word_recall([p.target_title for p in posters], [p.output_titles[system] for p in posters])
+        wr = word_recall([p.output_titles[system] for p in posters], [p.target_title for p in posters])
         row = next(line for line in buf.getvalue().splitlines() if line.startswith(system + " "))
         assert row.rstrip().endswith(f"{wr:.2f}")
 
@@ -63,3 +64,22 @@ def test_cli_entry_points():
         [sys.executable, "-m", "transcreval.cli", "--version"], capture_output=True, text=True, check=True
     )
     assert out.stdout.startswith("transcreval ")
+
+
+def test_list_prints_the_registry_and_filters(capsys):
+    from transcreval.registry import list_metrics
+
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for m in list_metrics():
+        assert m.name in out and m.functional in out
+    assert main(["list", "--paper", "khanuja"]) == 0
+    out = capsys.readouterr().out
+    assert "SegmentKendallTau" in out and "TitleChrF" not in out
+    assert main(["list", "--name", "*ChrF", "--domain", "text"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines()[2:] if line.strip()]
+    assert sorted(line.split()[0] for line in lines) == ["PlanChrF", "TitleChrF"]
+    assert main(["list", "--domain", "nowhere"]) == 2
+    assert main(["list", "--name", "NoSuchMetric"]) == 1
+    out = subprocess.run([sys.executable, "-m", "transcreval", "list"], capture_output=True, text=True, check=True)
+    assert "PHashDistance" in out.stdout

@@ -26,13 +26,13 @@ def _formula(correct, k, clamp=True):
 
 
 def test_known_values():
-    assert k_option_score([1, 1, 1, 1], 4) == 1.0
-    assert k_option_score([1, 0, 0, 0], 4) == 0.0  # chance level
-    assert k_option_score([1, 1, 0, 0], 4) == pytest.approx((4 * 0.5 - 1) / 3)
-    assert k_option_score([0] * 10, 4) == 0.0
-    # PosterIQ's code does not clamp: 10% accuracy on 4 options is -0.2 (seed-code.md §1.3)
-    assert k_option_score([1] + [0] * 9, 4, clamp=False) == pytest.approx(-0.2)
-    assert k_option_score([True, False], 2) == 0.0
+    assert k_option_score([1, 1, 1, 1], k=4) == 1.0
+    assert k_option_score([1, 0, 0, 0], k=4) == 0.0  # chance level
+    assert k_option_score([1, 1, 0, 0], k=4) == pytest.approx((4 * 0.5 - 1) / 3)
+    assert k_option_score([0] * 10, k=4) == 0.0
+    # PosterIQ's code does not clamp: 10% accuracy on 4 options is -0.2 (docs/posteriq-paper-vs-code.md)
+    assert k_option_score([1] + [0] * 9, k=4, clamp=False) == pytest.approx(-0.2)
+    assert k_option_score([True, False], k=2) == 0.0
 
 
 def test_per_k_groups_are_averaged_with_equal_weight():
@@ -40,37 +40,42 @@ def test_per_k_groups_are_averaged_with_equal_weight():
     ks = [2, 2, 2, 9, 9, 9, 9]
     a2, a9 = 2 / 3, 1 / 4
     expected = (max(0, (2 * a2 - 1) / 1) + max(0, (9 * a9 - 1) / 8)) / 2
-    assert k_option_score(correct, ks) == pytest.approx(expected)
-    assert k_option_score(correct, torch.tensor(ks)) == pytest.approx(_formula(correct, ks))
+    assert k_option_score(correct, k=ks) == pytest.approx(expected)
+    assert k_option_score(correct, k=torch.tensor(ks)) == pytest.approx(_formula(correct, ks))
 
 
 def test_single_item_and_ties():
-    assert k_option_score([1], 3) == 1.0
-    assert k_option_score([0], 3) == 0.0
+    assert k_option_score([1], k=3) == 1.0
+    assert k_option_score([0], k=3) == 0.0
 
 
 def test_bad_inputs():
     with pytest.raises(EmptyInputError):
-        k_option_score([], 4)
+        k_option_score([], k=4)
     with pytest.raises(InputError, match="at least 2"):
-        k_option_score([1], 1)
+        k_option_score([1], k=1)
     with pytest.raises(InputError, match="0/1"):
-        k_option_score([0.5], 4)
+        k_option_score([0.5], k=4)
     with pytest.raises(InputError, match="NaN"):
-        k_option_score([float("nan")], 4)
+        k_option_score([float("nan")], k=4)
     with pytest.raises(InputError, match="mismatched lengths"):
-        k_option_score([1, 0], [4])
+        k_option_score([1, 0], k=[4])
     with pytest.raises(InputError, match="integer"):
-        k_option_score([1], [2.5])
+        k_option_score([1], k=[2.5])
     with pytest.raises(InputError, match="max_k"):
-        k_option_score([1], 100)
+        k_option_score([1], k=100)
     with pytest.raises(InputError, match="string"):
-        k_option_score("1010", 4)
-    with pytest.raises(TypeError, match="needs k"):
+        k_option_score("1010", k=4)
+    with pytest.raises(InputError, match="needs k"):
         KOptionScore().update([1, 0])
 
 
-BATCHES = [([1, 0, 1, 1, 0], [4, 4, 9, 9, 2]), ([0, 0, 1, 1, 1], [4, 9, 9, 2, 2]), ([1, 0], [4, 2])]
+# update(preds, target, k): per-item correctness in preds (no target), the options per item in k
+BATCHES = [
+    ([1, 0, 1, 1, 0], None, [4, 4, 9, 9, 2]),
+    ([0, 0, 1, 1, 1], None, [4, 9, 9, 2, 2]),
+    ([1, 0], None, [4, 2]),
+]
 
 
 @pytest.mark.ddp
@@ -78,8 +83,8 @@ BATCHES = [([1, 0, 1, 1, 0], [4, 4, 9, 9, 2]), ([0, 0, 1, 1, 1], [4, 9, 9, 2, 2]
 def test_k_option_class_harness(ddp_pool, clamp):
     case = MetricCase(
         factory=partial(KOptionScore, clamp=clamp),
-        functional=lambda c, k: k_option_score(c, k, clamp=clamp),
-        reference=lambda c, k: _formula(c, k, clamp=clamp),
+        functional=lambda c, t, k: k_option_score(c, t, k=k, clamp=clamp),
+        reference=lambda c, t, k: _formula(c, k, clamp=clamp),
         batches=BATCHES,
         join=join_lists,
         atol=1e-12,
@@ -96,3 +101,24 @@ def test_constructor_k_and_extras():
     assert res.extras["per_k"] == {4: pytest.approx(1 / 3)}
     assert res.n == 4
     assert str(res).startswith("KOptionScore|k:4|clamp:yes|v:")
+
+
+def test_chosen_options_against_correct_ones():
+    # preds = the options the model chose, target = the correct ones (None = no answer: wrong)
+    assert k_option_score(["A", "b ", None, "D"], ["A", "B", "C", "C"], k=4) == pytest.approx((4 * 0.5 - 1) / 3)
+    m = KOptionScore(k=4)
+    m.update(preds=["A", "B"], target=["A", "C"])
+    assert m.compute().value == pytest.approx(k_option_score(["A", "B"], ["A", "C"], k=4))
+
+
+def test_confusing_inputs_get_clear_errors():
+    with pytest.raises(InputError, match="target"):
+        k_option_score(["A", "B"], k=4)  # letters without the correct options
+    with pytest.raises(InputError, match="preds"):
+        k_option_score([None, True], k=4)
+    with pytest.raises(InputError, match="mismatched"):
+        k_option_score(["A"], ["A", "B"], k=4)
+    with pytest.raises(InputError, match="meta"):
+        k_option_score(torch.empty(2, device="meta"), k=4)
+    with pytest.raises(InputError, match="k must"):
+        KOptionScore(k=1)

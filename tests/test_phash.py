@@ -10,7 +10,7 @@ import pytest
 import torch
 from PIL import Image
 
-import transcreval.functional._pil_resample as resample
+import transcreval.functional.image.pil_resample as resample
 from tests._helpers.tester import MetricCase, check_metric, partial
 from transcreval import PHashDistance
 from transcreval.errors import EmptyInputError, ImageDecodeError, InputError
@@ -250,3 +250,61 @@ def test_phash_distance_bands_in_extras():
         "deep": labels.count("deep"),
         "intermediate": labels.count("intermediate"),
     }
+
+
+def test_every_small_size_is_bit_identical_to_imagehash():
+    # images narrower or shorter than the 32 px resize target are upsampled on that side;
+    # Pillow 13's pass order must count an upsampled side as removing no pixels
+    rng = np.random.default_rng(11)
+    imgs = [
+        Image.fromarray(rng.integers(0, 256, (h, w, 3), dtype=np.uint8)) for h in range(1, 65) for w in range(1, 65)
+    ]
+    ours = phash_hex(imgs)
+    assert ours == [str(imagehash.phash(im)) for im in imgs]
+    # ...by our exact resize, not by falling back to calling Pillow for every image
+    assert resample.pass_order_rule() in ("horizontal-first", "pillow13")
+
+
+def test_precomputed_hash_inputs_are_checked():
+    good = phash([Image.new("L", (40, 40), 9)])
+    with pytest.raises(InputError, match="int64"):
+        phash_distance(good.float(), good)
+    with pytest.raises(InputError, match="int64"):
+        phash_distance(good.numpy().astype(np.float64), good)
+    with pytest.raises(InputError, match="object array"):
+        phash_distance(np.array([object()], dtype=object), good)
+    with pytest.raises(InputError, match="meta"):
+        phash_distance(torch.empty(1, dtype=torch.int64, device="meta"), good)
+    with pytest.raises(InputError, match="integers"):
+        phash_distance([1.5], [2])
+    with pytest.raises(InputError, match=">= 0"):
+        edit_intensity_split([-3])
+    with pytest.raises(InputError, match="NaN"):
+        edit_intensity_split([float("nan")])
+
+
+def test_options_are_checked_when_the_metric_is_built_and_max_pixels_reaches_decoding(tmp_path):
+    with pytest.raises(InputError, match="channels"):
+        PHashDistance(channels="foo")
+    with pytest.raises(InputError, match="num_threads"):
+        PHashDistance(num_threads=0)
+    with pytest.raises(InputError, match="input_range"):
+        PHashDistance(input_range=(1, 0))
+    with pytest.raises(InputError, match="surface_max"):
+        PHashDistance(surface_max=40)
+    p = tmp_path / "big.png"
+    Image.new("L", (300, 300), 3).save(p)
+    with pytest.raises(ImageDecodeError, match="max_pixels"):
+        phash([p], max_pixels=10_000)
+    m = PHashDistance(max_pixels=10_000)
+    with pytest.raises(ImageDecodeError, match="max_pixels"):
+        m.update([p], [p])
+    assert phash([p], max_pixels=100_000).shape == (1,)
+
+
+def test_signature_records_the_versions_that_define_the_bits():
+    import PIL
+    import scipy
+
+    sig = str(PHashDistance().signature)
+    assert f"pillow:{PIL.__version__}" in sig and f"scipy:{scipy.__version__}" in sig

@@ -2,7 +2,7 @@
 
 Expected numbers in the hand-worked examples are derived in the comments from the paper's
 formulas (mode="paper") or from the documented behaviour of PosterIQ's code
-(research/seed-code.md §1; mode="posteriq-code").
+(docs/posteriq-paper-vs-code.md; mode="posteriq-code").
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from transcreval import (
     TextLocalizationIoU,
     WordRecall,
 )
-from transcreval.errors import EmptyInputError, InputError
+from transcreval.errors import EmptyInputError, InputError, UndefinedValueError, UndefinedValueWarning
 from transcreval.functional import (
     area_ratio,
     box_recall_rate,
@@ -44,6 +44,7 @@ from transcreval.functional import (
     text_localization_iou,
     word_recall,
 )
+from transcreval.protocols.posteriq import font_size_std, wr_gap
 
 CODE = "posteriq-code"
 
@@ -53,27 +54,27 @@ def test_word_recall_hand_examples():
     # "Hello World Poster" -> "HelloWorldPoster": units Hello|World|Poste|r; the prediction
     # lacks "Hello" (case differs): 3/4. Code: chunks Hello|World|Poste (tail "r" dropped): 2/3.
     gt, pred = ["Hello World Poster"], ["hello World Poster!"]
-    assert word_recall(gt, pred) == 0.75
-    assert word_recall(gt, pred, mode=CODE) == pytest.approx(2 / 3)
+    assert word_recall(pred, gt) == 0.75
+    assert word_recall(pred, gt, mode=CODE) == pytest.approx(2 / 3)
     # CJK is kept by the paper's rule, deleted by the code's ASCII-only cleaning (then < 5 chars: 0)
     assert word_recall(["千と千尋の神隠し"], ["千と千尋の神隠し"]) == 1.0
     assert word_recall(["千と千尋の神隠し"], ["千と千尋の神隠し"], mode=CODE) == 0.0
     # short ground truth: one short unit (paper) vs score 0 (code)
-    assert word_recall(["RRR"], ["RRR!"]) == 1.0
-    assert word_recall(["RRR"], ["RRR!"], mode=CODE) == 0.0
+    assert word_recall(["RRR!"], ["RRR"]) == 1.0
+    assert word_recall(["RRR!"], ["RRR"], mode=CODE) == 0.0
     # spaces, newlines and literal escape sequences are stripped from both texts
-    assert word_recall(["Line1\nLine2"], ["Line1\\nLine2"]) == 1.0
+    assert word_recall(["Line1\\nLine2"], ["Line1\nLine2"]) == 1.0
 
 
 def test_word_recall_missing_answers_are_counted_not_scored():
     m = WordRecall()
-    m.update(["Hello World", "Poster"], ["Hello World", None])
+    m.update(preds=["Hello World", None], target=["Hello World", "Poster"])
     res = m.compute()
     assert res.value == 1.0 and res.n == 1 and res.extras["n_unparsable"] == 1
     with pytest.raises(EmptyInputError, match="1 unparsable"):
-        word_recall(["abc"], [None])
+        word_recall([None], ["abc"])
     with pytest.raises(InputError, match="empty"):
-        word_recall(["  \n "], ["x"])
+        word_recall(["x"], ["  \n "])
     with pytest.raises(InputError, match="mismatched"):
         word_recall(["a", "b"], ["a"])
     with pytest.raises(InputError, match="list"):
@@ -83,15 +84,24 @@ def test_word_recall_missing_answers_are_counted_not_scored():
 
 
 def test_robustness_gap_and_font_size_stability():
-    assert ocr_robustness_gap(0.965, 0.496) == pytest.approx(0.469)  # GPT-5, Table 1
-    assert ocr_robustness_gap([1.0, 0.5], [0.25]) == pytest.approx(0.5)
+    # Table 1 statistics from WR values already computed (the protocol helpers)
+    assert wr_gap(0.965, 0.496) == pytest.approx(0.469)  # GPT-5, Table 1
+    assert wr_gap([1.0, 0.5], [0.25]) == pytest.approx(0.5)
     by_size = {80: [1.0, 0.8], 60: [0.6], 40: 0.5}
-    mean, std = font_size_stability(by_size)
+    mean, std = font_size_std(by_size)
     assert mean == pytest.approx((0.9 + 0.6 + 0.5) / 3)
     assert std == pytest.approx(statistics.stdev([0.9, 0.6, 0.5]))
-    assert font_size_stability(by_size, ddof=0)[1] == pytest.approx(statistics.pstdev([0.9, 0.6, 0.5]))
+    assert font_size_std(by_size, ddof=0)[1] == pytest.approx(statistics.pstdev([0.9, 0.6, 0.5]))
     with pytest.raises(InputError):
-        font_size_stability({80: 1.0})
+        font_size_std({80: 1.0})
+    # the functional twins take the texts, as the classes do
+    preds, target = ["Hello World", "Hel", "Grand Hotel"], ["Hello World", "Hello", "Grand Hotel"]
+    assert ocr_robustness_gap(preds, target, ["simple", "hard", "simple"]) == pytest.approx(1.0 - 0.0)
+    assert font_size_stability(preds, target, [20, 40, 40]) == pytest.approx(statistics.stdev([1.0, 0.5]))
+    with pytest.raises(EmptyInputError, match="hard"):
+        ocr_robustness_gap(preds, target, ["simple"] * 3)
+    with pytest.raises(InputError, match="'simple' or 'hard'"):
+        ocr_robustness_gap(preds, target, ["simple", "easy", "hard"])
 
 
 # ---------------------------------------------------------------- boxes
@@ -174,15 +184,18 @@ def test_overall_rating_similarity():
         ["8/10", "Score: 12, then 8", "7", "6 points", "I rate it 9 (out of 10, where 7 is average)"],
     )
     # paper: "Score: 12" is out of range and the last answer is ambiguous: pairs (1,8) (3,7) (4,6)
-    assert overall_rating_similarity(human, answers) == pytest.approx(_pearson([1, 3, 4], [8, 7, 6]))
+    assert overall_rating_similarity(answers, human) == pytest.approx(_pearson([1, 3, 4], [8, 7, 6]))
     # code: the last answer reads as 9 (first bare number in range): pairs (1,8) (3,7) (4,6) (5,9)
-    assert overall_rating_similarity(human, answers, mode=CODE) == pytest.approx(_pearson([1, 3, 4, 5], [8, 7, 6, 9]))
-    with pytest.warns(UserWarning, match="zero spread"):
-        assert overall_rating_similarity([1, 2, 3], [5, 5, 5]) == 0.0
+    assert overall_rating_similarity(answers, human, mode=CODE) == pytest.approx(_pearson([1, 3, 4, 5], [8, 7, 6, 9]))
+    # zero spread: the cosine is undefined, never a made-up 0.0
+    with pytest.raises(UndefinedValueError, match="zero spread"):
+        overall_rating_similarity([1, 2, 3], [5, 5, 5])
     m = OverallRatingSimilarity()
-    m.update([1, 2, 3], [5, 5, "n/a"])
-    res = m.compute()
-    assert res.value == 0.0 and res.extras["zero_spread"] and res.extras["n_unparsable"] == 1
+    m.update(preds=[5, 5, "n/a"], target=[1, 2, 3])
+    with pytest.raises(UndefinedValueError, match="zero spread"):
+        m.compute()
+    with pytest.warns(UndefinedValueWarning):
+        assert OverallRatingSimilarity().forward(preds=[5, 5], target=[1, 2]).defined is False
 
 
 def _pearson(x, y):
@@ -216,6 +229,10 @@ def test_style_score():
     assert style_score(pred, target, labels=LABELS) == 1.0
     # code: exact lower-case equality, no stripping: only the first
     assert style_score(pred, target, mode=CODE) == 0.25
+    # the label list is fixed (default: PosterIQ's 17 styles), never taken from a batch
+    assert style_score(["I'd say pop art"], ["Pop Art"]) == 1.0
+    with pytest.raises(InputError, match="labels"):
+        style_score(["retro"], ["retro"])  # not one of PosterIQ's style names
     m = StyleScore(LABELS)
     m.update(pred, target)
     assert m.compute().extras["n_unparsable"] == 1
@@ -227,15 +244,15 @@ def test_font_richness():
     vocab = ["serif", "sans-serif", "italic", "bold"]
     desc = ["A bold sans-serif title", "serif italic"]
     # paper: whole words -> {sans-serif, bold}, {serif, italic}: 4 / (2 * 4)
-    assert font_richness(desc, vocab) == 0.5
+    assert font_richness(desc, vocabulary=vocab) == 0.5
     # code: substrings -> "serif" also inside "sans-serif": 5 / 8
-    assert font_richness(desc, vocab, mode=CODE) == 0.625
-    assert font_richness([["bold"], ["bold", "italic", "unknown"]], vocab) == pytest.approx(3 / 8)
+    assert font_richness(desc, vocabulary=vocab, mode=CODE) == 0.625
+    assert font_richness([["bold"], ["bold", "italic", "unknown"]], vocabulary=vocab) == pytest.approx(3 / 8)
     m = FontRichness(vocab)
     m.update(desc)
     assert m.compute().extras["coverage"] == {"serif": 0.5, "sans-serif": 0.5, "italic": 0.5, "bold": 0.5}
     with pytest.raises(InputError):
-        font_richness(desc, ["bold", "bold"])
+        font_richness(desc, vocabulary=["bold", "bold"])
 
 
 # ---------------------------------------------------------------- Table 7
@@ -321,7 +338,7 @@ def test_summary_errors():
 
 
 # ---------------------------------------------------------------- classes: harness
-def _ref_word_recall(gt, pred):  # the paper's Eq. 2, written out independently
+def _ref_word_recall(pred, gt):  # the paper's Eq. 2, written out independently
     vals = []
     for g, p in zip(gt, pred):
         g2, p2 = "".join(g.split()), "".join(p.split())
@@ -330,7 +347,7 @@ def _ref_word_recall(gt, pred):  # the paper's Eq. 2, written out independently
     return sum(vals) / len(vals)
 
 
-def _ref_word_recall_code(gt, pred):  # the code's chunks: ASCII alnum only, full 5-char chunks
+def _ref_word_recall_code(pred, gt):  # the code's chunks: ASCII alnum only, full 5-char chunks
     vals = []
     for g, p in zip(gt, pred):
         g2, p2 = (
@@ -365,10 +382,10 @@ PRED_TEXT = [
 @pytest.mark.ddp
 @pytest.mark.parametrize("mode,ref", [("paper", _ref_word_recall), (CODE, _ref_word_recall_code)])
 def test_word_recall_class_harness(ddp_pool, mode, ref):
-    batches = [(GT_TEXT[:3], PRED_TEXT[:3]), (GT_TEXT[3:6], PRED_TEXT[3:6]), (GT_TEXT[6:], PRED_TEXT[6:])]
+    batches = [(PRED_TEXT[:3], GT_TEXT[:3]), (PRED_TEXT[3:6], GT_TEXT[3:6]), (PRED_TEXT[6:], GT_TEXT[6:])]
     case = MetricCase(
         factory=partial(WordRecall, mode=mode),
-        functional=lambda g, p: word_recall(g, p, mode=mode),
+        functional=lambda p, g: word_recall(p, g, mode=mode),
         reference=ref,
         batches=batches,
         join=join_lists,
@@ -513,7 +530,7 @@ def test_judge_classes_harness(ddp_pool):
     check_metric(
         MetricCase(
             partial(FontRichness, vocabulary=vocab),
-            lambda s: font_richness(s, vocab),
+            lambda s: font_richness(s, vocabulary=vocab),
             ref_rich,
             fb,
             join_lists,
@@ -528,7 +545,7 @@ def test_judge_classes_harness(ddp_pool):
 def test_overall_rating_class_harness(ddp_pool):
     human = [7.0, 3.0, 5.5, 8.0, 2.0, 6.0, 9.0, 1.0]
     model = [6.0, 4.0, 5.0, 9.0, 3.0, 5.0, 8.5, 2.5]
-    batches = [(human[:3], model[:3]), (human[3:6], model[3:6]), (human[6:], model[6:])]
+    batches = [(model[:3], human[:3]), (model[3:6], human[3:6]), (model[6:], human[6:])]
     check_metric(
         MetricCase(
             partial(OverallRatingSimilarity),
@@ -551,7 +568,7 @@ def both(fn, *args, **kwargs):
 def test_paper_vs_code_table_examples():
     """Every example row of docs/posteriq-paper-vs-code.md, number for number."""
     assert both(word_recall, ["千と千尋の神隠し"], ["千と千尋の神隠し"]) == (1.0, 0.0)  # row 2
-    assert both(word_recall, ["Hello World Posters"], ["Hello World Poste"]) == (0.75, 1.0)  # row 3
+    assert both(word_recall, ["Hello World Poste"], ["Hello World Posters"]) == (0.75, 1.0)  # row 3
     assert both(word_recall, ["RRR"], ["RRR"]) == (1.0, 0.0)  # row 4
     assert both(text_localization_iou, [PRED], [[A, B, C]], top_n=2) == pytest.approx((0.75, 0.625))  # row 5
     # row 6: per-image mean vs pooled boxes: image 1 (A, B exact) and image 2 (IoU .5)
@@ -568,8 +585,9 @@ def test_paper_vs_code_table_examples():
     assert both(patch_iou, ["[3.0, 4]", "[3, 4]"], [[3, 4], [3, 5]]) == pytest.approx(
         ((1 + 1 / 3) / 2, 1 / 3)
     )  # row 12
-    with pytest.warns(UserWarning):
-        assert both(overall_rating_similarity, [3, 3, 3], [5, 5, 5]) == pytest.approx((0.0, 1.0))  # row 14
+    with pytest.raises(UndefinedValueError):  # row 14: undefined in the paper's reading...
+        overall_rating_similarity([3, 3, 3], [5, 5, 5])
+    assert overall_rating_similarity([3, 3, 3], [5, 5, 5], mode=CODE) == pytest.approx(1.0)  # ...1.0 in the code's
     v = [[True, True], [True, False], [True]]
     assert point_score(v) == pytest.approx(2 / 3) and point_score(v, mode=CODE) == pytest.approx(2.5 / 3)  # row 15
     pred, target = ["Minimalist", "pop art poster", "Retro "], ["minimalist", "pop art", "retro"]
@@ -585,40 +603,70 @@ def test_gap_and_stability_classes_harness(ddp_pool):
     gt = ["Grand Budapest Hotel", "Le Voyage de Chihiro", "Parasite 2019", "Film noir", "Amelie Poulain", "Spirited"]
     pred = ["Grand Budapest", "Le voyage de Chihiro", "Parasite 2019", "Film", "Amelie", "Spirited Away"]
     split = ["simple", "hard", "simple", "hard", "simple", "hard"]
-    batches = [(gt[:2], pred[:2], split[:2]), (gt[2:4], pred[2:4], split[2:4]), (gt[4:], pred[4:], split[4:])]
+    batches = [(pred[:2], gt[:2], split[:2]), (pred[2:4], gt[2:4], split[2:4]), (pred[4:], gt[4:], split[4:])]
 
-    def functional(g, p, s):
-        simple = [word_recall([a], [b]) for a, b, c in zip(g, p, s) if c == "simple"]
-        hard = [word_recall([a], [b]) for a, b, c in zip(g, p, s) if c == "hard"]
-        return ocr_robustness_gap(simple, hard)
-
-    def reference(g, p, s):  # Table 1's delta: mean simple WR - mean hard WR, Eq. 2 written out
+    def reference(p, g, s):  # Table 1's delta: mean simple WR - mean hard WR, Eq. 2 written out
         wr = {"simple": [], "hard": []}
-        for a, b, c in zip(g, p, s):
+        for a, b, c in zip(p, g, s):
             wr[c].append(_ref_word_recall([a], [b]))
         return sum(wr["simple"]) / len(wr["simple"]) - sum(wr["hard"]) / len(wr["hard"])
 
     check_metric(
-        MetricCase(partial(OCRRobustnessGap), functional, reference, batches, join_lists, atol=1e-12), ddp_pool
+        MetricCase(partial(OCRRobustnessGap), ocr_robustness_gap, reference, batches, join_lists, atol=1e-12), ddp_pool
     )
 
     sizes = [80, 60, 40, 80, 60, 40, 80, 60, 40]
     gt2 = [*gt, "Hotel", "Chihiro", "Noir"]
     pred2 = [*pred, "Hotel", "Chihir", "noir"]
-    sb = [(gt2[:4], pred2[:4], sizes[:4]), (gt2[4:7], pred2[4:7], sizes[4:7]), (gt2[7:], pred2[7:], sizes[7:])]
+    sb = [(pred2[:4], gt2[:4], sizes[:4]), (pred2[4:7], gt2[4:7], sizes[4:7]), (pred2[7:], gt2[7:], sizes[7:])]
 
-    def stab_functional(g, p, s):
+    def stab_reference(p, g, s):
         by = {}
-        for a, b, c in zip(g, p, s):
-            by.setdefault(c, []).append(word_recall([a], [b]))
-        return font_size_stability(by)[1]
-
-    def stab_reference(g, p, s):
-        by = {}
-        for a, b, c in zip(g, p, s):
+        for a, b, c in zip(p, g, s):
             by.setdefault(c, []).append(_ref_word_recall([a], [b]))
         return statistics.stdev([sum(v) / len(v) for v in by.values()])
 
     check_metric(
-        MetricCase(partial(FontSizeStability), stab_functional, stab_reference, sb, join_lists, atol=1e-12), ddp_pool
+        MetricCase(partial(FontSizeStability), font_size_stability, stab_reference, sb, join_lists, atol=1e-12),
+        ddp_pool,
     )
+
+
+# ---------------------------------------------------------------- PosterIQ's own data format
+def test_pixel_ground_truth_with_image_sizes_in_both_modes():
+    # PosterIQ's text_localization.json: ground truth in pixels with size = [W, H]; the model
+    # answers in normalised coordinates. PosterIQ's script scores this exact answer 1.00.
+    size = (1000, 1500)
+    gt_px = [[(100, 150, 500, 450)]]
+    answer = ["[[0.1, 0.1, 0.5, 0.3]]"]
+    for mode in ("paper", CODE):
+        got = text_localization_iou(answer, gt_px, top_n=1, mode=mode, target_coords="pixel", image_sizes=[size])
+        assert got == pytest.approx(1.0)
+        # pixel ground truth read as normalised: an error in both modes, never a silent number
+        with pytest.raises(InputError, match="target_coords='pixel'"):
+            text_localization_iou(answer, gt_px, top_n=1, mode=mode, image_sizes=[size])
+        with pytest.raises(InputError, match="image_sizes"):
+            text_localization_iou(answer, gt_px, top_n=1, mode=mode, target_coords="pixel")
+    # predictions and ground truth both in pixels
+    px_pred = [[(100, 150, 500, 450)]]
+    assert (
+        text_localization_iou(px_pred, gt_px, top_n=1, coords="pixel", target_coords="pixel", image_sizes=[size]) == 1.0
+    )
+    # ground truth that looks normalised while pixels were announced
+    with pytest.raises(InputError, match="look normalised"):
+        text_localization_iou(answer, [[A]], top_n=1, target_coords="pixel", image_sizes=[size])
+    m = TextLocalizationIoU(top_n=1, target_coords="pixel")
+    m.update(answer, gt_px, image_sizes=[size])
+    assert m.compute().value == pytest.approx(1.0)
+    assert center_bias([[(0.1, 0.1, 0.5, 0.3)]], gt_px, target_coords="pixel", image_sizes=[size]) == pytest.approx(0)
+
+
+def test_inverted_boxes_are_errors_or_unreadable_never_scores():
+    with pytest.raises(InputError, match="inverted"):
+        center_bias([[(1, 1, 0, 0)]], [[(0.1, 0.1, 0.3, 0.3)]])
+    with pytest.raises(InputError, match="inverted"):
+        text_localization_iou([[A]], [[(0.5, 0.5, 0.0, 0.0)]], top_n=1)
+    m = TextLocalizationIoU(top_n=1)
+    m.update(["[[0.9, 0.9, 0.1, 0.1]]", [A]], [[A], [A]])  # an inverted box in an answer: unreadable
+    res = m.compute()
+    assert res.extras["n_unparsable"] == 1 and res.value == 1.0

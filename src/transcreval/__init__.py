@@ -2,6 +2,8 @@
 
 Public names load lazily (PEP 562): ``import transcreval`` imports no torch, PIL, scipy or
 model packages; ``from transcreval import TitleChrF`` imports only what that metric needs.
+Every metric class is listed by :func:`list_metrics` (``transcreval list`` on the command line);
+its functional twin is in :mod:`transcreval.functional`.
 """
 
 from __future__ import annotations
@@ -10,50 +12,37 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from transcreval._version import __version__
+from transcreval.registry import list_metrics as _list_metrics
 
-_LAZY = {
+_LAZY: dict[str, str] = {
     "Metric": "transcreval.metric",
     "MetricCollection": "transcreval.collection",
     "MetricResult": "transcreval.result",
     "Signature": "transcreval.result",
-    "PHashDistance": "transcreval.image.phash",
-    "TitleChrF": "transcreval.text.chrf",
-    "PlanChrF": "transcreval.text.chrf",
-    "KOptionScore": "transcreval.choice.k_option",
-    "PointScore": "transcreval.choice.judged",
-    "StyleScore": "transcreval.choice.judged",
-    "FontRichness": "transcreval.choice.judged",
-    "WordRecall": "transcreval.text.word_recall",
-    "OCRRobustnessGap": "transcreval.text.word_recall",
-    "FontSizeStability": "transcreval.text.word_recall",
-    "TextLocalizationIoU": "transcreval.layout.boxes",
-    "BoxRecallRate": "transcreval.layout.boxes",
-    "CenterBias": "transcreval.layout.boxes",
-    "AreaRatio": "transcreval.layout.boxes",
-    "PatchIoU": "transcreval.layout.patches",
-    "MatchAccuracy": "transcreval.layout.patches",
-    "OverallRatingSimilarity": "transcreval.stats.agreement",
-    "SpearmanRho": "transcreval.stats.agreement",
-    "QuadraticWeightedKappa": "transcreval.stats.agreement",
-    "SeparabilityAUC": "transcreval.stats.agreement",
-    "SegmentKendallTau": "transcreval.stats.agreement",
+    "MetricInfo": "transcreval.registry",
+    "get_metric": "transcreval.registry",
+    "list_metrics": "transcreval.registry",
     "InputError": "transcreval.errors",
     "ImageDecodeError": "transcreval.errors",
     "EmptyInputError": "transcreval.errors",
+    "UndefinedValueError": "transcreval.errors",
     "MissingDependencyError": "transcreval.errors",
+    **{m.name: m.module for m in _list_metrics()},
 }
-_SUBMODULES = {
+_SUBMODULES = (
+    "collection",
+    "common",
+    "distributed",
+    "errors",
     "functional",
     "io",
-    "errors",
-    "states",
-    "distributed",
     "metric",
-    "result",
-    "collection",
     "parsing",
     "protocols",
-}
+    "registry",
+    "result",
+    "states",
+)
 
 __all__ = [
     "AreaRatio",
@@ -68,6 +57,7 @@ __all__ = [
     "MatchAccuracy",
     "Metric",
     "MetricCollection",
+    "MetricInfo",
     "MetricResult",
     "MissingDependencyError",
     "OCRRobustnessGap",
@@ -84,27 +74,37 @@ __all__ = [
     "StyleScore",
     "TextLocalizationIoU",
     "TitleChrF",
+    "UndefinedValueError",
     "WordRecall",
     "__version__",
+    "get_metric",
+    "list_metrics",
 ]
 
 if TYPE_CHECKING:
-    from transcreval.choice.judged import FontRichness, PointScore, StyleScore
+    from transcreval.choice.font_richness import FontRichness
     from transcreval.choice.k_option import KOptionScore
+    from transcreval.choice.point_score import PointScore
+    from transcreval.choice.style_score import StyleScore
     from transcreval.collection import MetricCollection
-    from transcreval.errors import EmptyInputError, ImageDecodeError, InputError, MissingDependencyError
+    from transcreval.errors import (
+        EmptyInputError,
+        ImageDecodeError,
+        InputError,
+        MissingDependencyError,
+        UndefinedValueError,
+    )
     from transcreval.image.phash import PHashDistance
     from transcreval.layout.boxes import AreaRatio, BoxRecallRate, CenterBias, TextLocalizationIoU
     from transcreval.layout.patches import MatchAccuracy, PatchIoU
     from transcreval.metric import Metric
+    from transcreval.registry import MetricInfo, get_metric, list_metrics
     from transcreval.result import MetricResult, Signature
-    from transcreval.stats.agreement import (
-        OverallRatingSimilarity,
-        QuadraticWeightedKappa,
-        SegmentKendallTau,
-        SeparabilityAUC,
-        SpearmanRho,
-    )
+    from transcreval.stats.kappa import QuadraticWeightedKappa
+    from transcreval.stats.kendall import SegmentKendallTau
+    from transcreval.stats.rating_similarity import OverallRatingSimilarity
+    from transcreval.stats.separability import SeparabilityAUC
+    from transcreval.stats.spearman import SpearmanRho
     from transcreval.text.chrf import PlanChrF, TitleChrF
     from transcreval.text.word_recall import FontSizeStability, OCRRobustnessGap, WordRecall
 
@@ -120,4 +120,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY, *_SUBMODULES])
+    return sorted({*__all__, *_SUBMODULES})

@@ -6,17 +6,31 @@ from typing import Any, ClassVar
 
 import torch
 
-from transcreval.errors import EmptyInputError
-from transcreval.functional.posteriq import Aggregate
+from transcreval.common import mean_from_stats
 from transcreval.metric import Metric
-from transcreval.result import MetricResult
+from transcreval.result import MetricResult, Signature
 from transcreval.states import Cat, Sum
+
+
+def mean_result(stats: dict[str, Any], signature: Signature, what: str) -> MetricResult:
+    """The mean of :meth:`~transcreval.common.Aggregate.as_stats` statistics as a result:
+    ``per_item`` holds the per-item values, ``extras["n_unparsable"]`` the items left out."""
+    values = stats["values"]
+    per_item = values if isinstance(values, torch.Tensor) else torch.as_tensor(values, dtype=torch.float64)
+    return MetricResult(
+        value=mean_from_stats(stats, what),
+        n=int(stats["count"]),
+        signature=signature,
+        per_item=per_item,
+        extras={"n_unparsable": int(stats["unparsable"])},
+    )
 
 
 class AggregateMetric(Metric):
     """Mean of per-item values; ``extras["n_unparsable"]`` counts the items left out.
 
-    Subclasses implement ``_aggregate(*batch) -> Aggregate`` with the functional twin's code.
+    Subclasses implement ``_stats(preds, target, ...)`` by returning the functional twin's
+    ``..._stats(...)`` dict (an :meth:`~transcreval.common.Aggregate.as_stats`).
     """
 
     higher_is_better: ClassVar[bool | None] = True
@@ -29,28 +43,5 @@ class AggregateMetric(Metric):
         self.add_state("unparsable", Sum(torch.int64))
         self.add_state("values", Cat(torch.float64))
 
-    def _aggregate(self, *args: Any, **kwargs: Any) -> Aggregate:
-        raise NotImplementedError
-
-    def _stats(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        agg = self._aggregate(*args, **kwargs)
-        return {
-            "total": agg.total,
-            "count": agg.count,
-            "unparsable": agg.unparsable,
-            "values": torch.tensor(agg.per_item, dtype=torch.float64),
-        }
-
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        n, bad = int(stats["count"]), int(stats["unparsable"])
-        if n == 0:
-            raise EmptyInputError(
-                f"{self.name}: no valid items ({bad} unparsable); call update() with readable answers"
-            )
-        return MetricResult(
-            value=float(stats["total"]) / n,
-            n=n,
-            signature=self.signature,
-            per_item=stats["values"],
-            extras={"n_unparsable": bad},
-        )
+        return mean_result(stats, self.signature, self.name)

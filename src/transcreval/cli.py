@@ -1,4 +1,8 @@
-"""The ``transcreval`` command: ``transcreval demo`` and ``transcreval --version``."""
+"""The ``transcreval`` command (also ``python -m transcreval``).
+
+``transcreval demo`` scores the embedded demo set; ``transcreval list`` prints the metric
+registry as a table (filters: ``--domain``, ``--paper``, ``--extra``, ``--needs``, ``--name``).
+"""
 
 from __future__ import annotations
 
@@ -10,78 +14,39 @@ from typing import TextIO
 from transcreval._version import __version__
 
 
-def _width(text: str) -> int:
-    """Terminal columns of a string (East Asian wide characters take two, marks none)."""
-    import unicodedata
-
-    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+def _direction(hib: bool | None) -> str:
+    return "higher" if hib else "lower" if hib is False else "-"
 
 
-def _table(rows: list[list[str]], header: list[str]) -> str:
-    widths = [max(_width(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    line = "  ".join("-" * w for w in widths)
-    fmt = lambda r: "  ".join(str(c) + " " * (w - _width(str(c))) for c, w in zip(r, widths)).rstrip()  # noqa: E731
-    return "\n".join([fmt(header), line, *(fmt(r) for r in rows)])
-
-
-def run_demo(out: TextIO | None = None) -> int:
-    """Score the embedded demo set with every metric that exists so far and print tables."""
-    from transcreval.data.demo_set import build_demo_set
-    from transcreval.functional.phash import edit_intensity_split, phash
-    from transcreval.image.phash import PHashDistance
-    from transcreval.text.chrf import TitleChrF
-    from transcreval.text.word_recall import WordRecall
+def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Print the registered metrics (filtered) as a table."""
+    from transcreval.demo.table import format_table
+    from transcreval.registry import list_metrics
 
     stream = out if out is not None else sys.stdout
-    posters = build_demo_set()
-    systems = list(posters[0].outputs)
-    print(
-        f"transcreval {__version__} demo: {len(posters)} posters x {len(systems)} systems (embedded set)\n", file=stream
-    )
-
-    src_hashes = phash([p.source for p in posters])
-    tgt_hashes = phash([p.target for p in posters])
-    ref_dist = PHashDistance()
-    ref_dist.update(src_hashes, tgt_hashes)
-    rows = []
-    per_system = {}
-    for name in systems:
-        dist, chrf, recall = PHashDistance(), TitleChrF(), WordRecall()
-        recall.update([p.target_title for p in posters], [p.output_titles[name] for p in posters])
-        out_hashes = phash([p.outputs[name] for p in posters])
-        d = dist.forward(src_hashes, out_hashes).per_item
-        assert d is not None
-        bands = edit_intensity_split(d)
-        scores = chrf.forward([p.output_titles[name] for p in posters], [p.target_title for p in posters]).per_item
-        assert scores is not None
-        for p, di, band, sc in zip(posters, d.tolist(), bands, scores.tolist()):
-            rows.append(
-                [p.poster_id, p.market, name, str(di), band, p.output_titles[name], p.target_title, f"{sc:.2f}"]
-            )
-        per_system[name] = (dist.compute(), chrf.compute(), recall.compute())
-    header = ["poster", "market", "system", "pHash(src,out)", "band", "title read", "reference title", "chrF"]
-    print(_table(rows, header), end="\n\n", file=stream)
-
-    summary = []
-    for name, (dres, cres, wres) in per_system.items():
-        ex = dres.extras
-        summary.append(
-            [
-                name,
-                f"{dres.value:.2f}",
-                f"{ex['surface']}/{ex['intermediate']}/{ex['deep']}",
-                f"{cres.value:.2f}",
-                f"{cres.extras['corpus']:.2f}",
-                f"{wres.value:.2f}",
-            ]
-        )
-    header = ["system", "mean pHash", "surface/interm./deep", "TitleChrF", "corpus chrF", "title WR (PosterIQ)"]
-    print(_table(summary, header), end="\n\n", file=stream)
-    print(f"human target posters vs source: mean pHash distance {ref_dist.compute().value:.2f}", file=stream)
-    print("\nsignatures:", file=stream)
-    first = systems[0]
-    print(f"  {per_system[first][0]}", file=stream)
-    print(f"  {per_system[first][1]}", file=stream)
+    try:
+        metrics = list_metrics(domain=args.domain, paper=args.paper, extra=args.extra, needs=args.needs, name=args.name)
+    except ValueError as e:
+        print(f"transcreval list: {e}", file=sys.stderr)
+        return 2
+    if not metrics:
+        print("no metric matches these filters", file=stream)
+        return 1
+    rows = [
+        [
+            m.name,
+            m.functional,
+            m.domain,
+            f"{m.paper} {m.section}",
+            _direction(m.higher_is_better),
+            f"[{m.value_range[0]:g}, {m.value_range[1]:g}]",
+            m.extra or "core",
+            ",".join(m.needs) or "-",
+        ]
+        for m in metrics
+    ]
+    header = ["metric", "function", "domain", "paper", "better", "range", "extra", "needs"]
+    print(format_table(rows, header), file=stream)
     return 0
 
 
@@ -90,12 +55,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"transcreval {__version__}")
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("demo", help="score the small embedded demo set and print the results")
+    p_list = sub.add_parser("list", help="list the metrics (name, function, domain, paper, direction, range, extra)")
+    p_list.add_argument("--domain", help="image, text, multimodal, layout, choice, judge, ocr or stats")
+    p_list.add_argument("--paper", help="MPTc-Bench, Khanuja, PosterIQ or IMTBench (a prefix is enough)")
+    p_list.add_argument("--extra", help="the pip extra a metric needs ('core' for none)")
+    p_list.add_argument("--needs", help="weights, ocr, judge, or nothing")
+    p_list.add_argument("--name", help="a shell pattern on the class name, e.g. '*ChrF'")
     from transcreval.weights import cli as weights_cli
 
     weights_cli.add_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "demo":
+        from transcreval.demo import run_demo
+
         return run_demo()
+    if args.command == "list":
+        return run_list(args)
     if args.command == "weights":
         return weights_cli.run(args)
     parser.print_help()

@@ -1,10 +1,17 @@
-"""A dict of metrics updated together and synced in one packed collective.
+"""A dict of metrics updated together and synced in packed collectives.
 
-Members receive the keyword arguments their ``update`` accepts (by signature), or all
-positional arguments. ``compute()`` gathers every member's states in one call of
-:func:`transcreval.distributed.sync_states`: one ``all_reduce`` per (operation, dtype) and one
-gather per Cat dtype for the whole collection, however many members it has. Members never
-share state implicitly (no inferred compute groups).
+``update``/``forward`` route arguments by each member's declared ``update`` signature:
+positional arguments go to every member (the system output first, the reference second: the
+convention every metric follows), keyword arguments to the members whose ``update`` names them
+(or takes ``**kwargs``); a keyword that no member takes is a ``TypeError`` naming it. Both are
+atomic: every member's batch statistics are computed before any member accumulates, so an
+error in one member leaves all of them as they were.
+
+``compute()`` syncs the members in groups of equal sync settings (process group, custom
+``dist_sync_fn``, ``sync_objects``, device): one :func:`~transcreval.distributed.sync_states`
+call per group, i.e. one ``all_reduce`` per (operation, dtype) and one gather per Cat dtype for
+all the members of a group, however many there are. Members never share state implicitly (no
+inferred compute groups).
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ class MetricCollection:
         else:
             items = {}
             for m in metrics:
+                if not isinstance(m, Metric):
+                    raise TypeError(f"a member is a {type(m).__name__}, not a transcreval Metric")
                 if m.name in items:
                     raise ValueError(f"two metrics are named {m.name!r}: pass a dict to name them")
                 items[m.name] = m
@@ -40,6 +49,8 @@ class MetricCollection:
         for k, m in items.items():
             if not isinstance(m, Metric):
                 raise TypeError(f"member {k!r} is a {type(m).__name__}, not a transcreval Metric")
+        if len({id(m) for m in items.values()}) != len(items):
+            raise ValueError("the same metric object appears twice in the collection: give each key its own metric")
         self._metrics = items
         self.prefix = prefix
         self.postfix = postfix
@@ -56,19 +67,44 @@ class MetricCollection:
     def items(self) -> Iterator[tuple[str, Metric]]:
         return iter(self._metrics.items())
 
+    # ------------------------------------------------------------------ routing
     @staticmethod
-    def _route(metric: Metric, kwargs: dict[str, Any]) -> dict[str, Any]:
-        params = inspect.signature(metric._stats).parameters
-        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-            return kwargs
-        return {k: v for k, v in kwargs.items() if k in params}
+    def _accepts(metric: Metric) -> tuple[set[str], bool]:
+        params = inspect.signature(metric.update).parameters.values()
+        names = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        return names, any(p.kind is p.VAR_KEYWORD for p in params)
+
+    def _routes(self, kwargs: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        routes: dict[str, dict[str, Any]] = {}
+        taken: set[str] = set()
+        for key, m in self._metrics.items():
+            names, var_kw = self._accepts(m)
+            mine = {k: v for k, v in kwargs.items() if var_kw or k in names}
+            taken.update(mine)
+            routes[key] = mine
+        unknown = sorted(set(kwargs) - taken)
+        if unknown:
+            takes = {k: sorted(self._accepts(m)[0]) for k, m in self._metrics.items()}
+            raise TypeError(f"MetricCollection.update: no member takes the keyword(s) {unknown}; members take {takes}")
+        return routes
+
+    def _batches(self, args: tuple[Any, ...], kwargs: dict[str, Any], method: str) -> dict[str, dict[str, Any]]:
+        routes = self._routes(kwargs)
+        return {k: m._batch(args, routes[k], method) for k, m in self._metrics.items()}
 
     def update(self, *args: Any, **kwargs: Any) -> None:
-        for m in self._metrics.values():
-            m.update(*args, **self._route(m, kwargs))
+        """Accumulate a batch in every member (all or none of them)."""
+        batches = self._batches(args, kwargs, "update")
+        for k, m in self._metrics.items():
+            m._merge(batches[k])
 
     def forward(self, *args: Any, **kwargs: Any) -> dict[str, MetricResult]:
-        return {self._key(k): m.forward(*args, **self._route(m, kwargs)) for k, m in self._metrics.items()}
+        """Accumulate a batch in every member and return each member's value on that batch."""
+        batches = self._batches(args, kwargs, "forward")
+        results = {self._key(k): m._batch_result(batches[k]) for k, m in self._metrics.items()}
+        for k, m in self._metrics.items():
+            m._merge(batches[k])
+        return results
 
     __call__ = forward
 
@@ -76,18 +112,34 @@ class MetricCollection:
         for m in self._metrics.values():
             m.reset()
 
+    def to(self, device: Any) -> MetricCollection:
+        for m in self._metrics.values():
+            m.to(device)
+        return self
+
     def _key(self, name: str) -> str:
         return f"{self.prefix}{name}{self.postfix}"
 
+    # ------------------------------------------------------------------ compute
     def compute(self, sync: bool | None = None) -> dict[str, MetricResult]:
-        """Every member's result; all members sync in one packed collective."""
+        """Every member's result; members with equal sync settings sync in one packed collective.
+
+        Members that are synced already (``sync()``/``sync_context()``) use their synced states.
+        Like ``Metric.compute``, a syncing compute is a collective on every call (never served
+        from a cache, so that no rank can skip a collective the others enter).
+        """
         members = list(self._metrics.items())
-        syncing = [(k, m) for k, m in members if m._should_sync(sync)]
         results: dict[str, MetricResult] = {}
-        if syncing:
-            first = syncing[0][1]
+        groups: dict[tuple[Any, ...], list[tuple[str, Metric]]] = {}
+        for k, m in members:
+            if m.is_synced or not m._should_sync(sync):
+                continue
+            key = (id(m.process_group), id(m.dist_sync_fn), m.sync_objects, str(m.device))
+            groups.setdefault(key, []).append((k, m))
+        for group in groups.values():
+            first = group[0][1]
             specs, values, owners = [], [], []
-            for k, m in syncing:
+            for k, m in group:
                 for n, spec in m._specs.items():
                     specs.append(spec)
                     values.append(m._state[n])
@@ -97,16 +149,17 @@ class MetricCollection:
                 values,
                 group=first.process_group,
                 dist_sync_fn=first.dist_sync_fn,
-                sync_objects=any(m.sync_objects for _, m in syncing),
+                sync_objects=first.sync_objects,
+                device=first.device,
             )
-            per_member: dict[str, dict[str, Any]] = {k: {} for k, _ in syncing}
+            per_member: dict[str, dict[str, Any]] = {k: {} for k, _ in group}
             for (k, n), v in zip(owners, synced):
                 per_member[k][n] = v
-            for k, m in syncing:
+            for k, m in group:
                 res = m._from_stats(per_member[k])
-                m._computed = (True, res)
-                results[k] = res
+                m._computed = ("sync", res)
+                results[k] = res.copy()
         for k, m in members:
             if k not in results:
-                results[k] = m.compute(sync=False)
+                results[k] = m.compute(sync=False)  # local, or the states synced already
         return {self._key(k): results[k] for k, _ in members}

@@ -7,21 +7,26 @@ One call, :func:`sync_states`, syncs any list of states (one metric's or a whole
 * Cat states are grouped by dtype: the per-state sizes of every rank are gathered in one
   ``all_gather``, then each dtype's rows travel in one padded ``all_gather`` and are unpacked
   rank-major. Uneven and empty ranks are fine.
-* Objects are gathered with ``all_gather_object`` only when ``sync_objects=True``.
+* Objects states that travel (``Objects(sync=True)``, or all of them with ``sync_objects``) are
+  pickled into uint8 rows and gathered the same way as Cat rows, so they honour
+  ``process_group`` and ``dist_sync_fn`` like every other state.
 
 A custom ``dist_sync_fn(tensor, group) -> list[Tensor]`` (torchmetrics' gather signature)
-replaces the collectives: buffers are gathered with it and reduced locally.
-With the NCCL backend, CPU states are staged through the current CUDA device.
+replaces the collectives: buffers are gathered with it and reduced locally; no
+``torch.distributed`` process group is needed then. With the NCCL backend, CPU states are
+staged through the current CUDA device. Results are placed on ``device``.
 """
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
 
-from transcreval.states import Cat, Objects, State, _Reduced
+from transcreval.errors import SyncError
+from transcreval.states import Cat, Objects, ReducedState, State
 
 DistSyncFn = Callable[[torch.Tensor, Any], list[torch.Tensor]]
 
@@ -55,8 +60,7 @@ _REDUCE_OPS = {"sum": "SUM", "max": "MAX", "min": "MIN"}
 
 def _reduce(buf: torch.Tensor, kind: str, group: Any, fn: DistSyncFn | None) -> torch.Tensor:
     if fn is not None:
-        parts = _gather(buf, group, fn)
-        stacked = torch.stack(parts)
+        stacked = torch.stack(_gather(buf, group, fn))
         if kind == "sum":
             return stacked.sum(0)
         return stacked.amax(0) if kind == "max" else stacked.amin(0)
@@ -66,6 +70,34 @@ def _reduce(buf: torch.Tensor, kind: str, group: Any, fn: DistSyncFn | None) -> 
     return buf
 
 
+def _wire_dtype(dtype: torch.dtype) -> torch.dtype:
+    # collectives do not all support bool: send 0/1 bytes (max/min of bytes == any/all)
+    return torch.uint8 if dtype == torch.bool else dtype
+
+
+def _gather_rows(
+    local: list[torch.Tensor], dtype: torch.dtype, group: Any, fn: DistSyncFn | None, dev: torch.device
+) -> list[list[torch.Tensor]]:
+    """Gather several flat tensors of one dtype from every rank in one size gather and one
+    padded gather; returns, per local tensor position, the rank-major list of pieces."""
+    sizes = torch.tensor([t.numel() for t in local], dtype=torch.int64, device=dev)
+    all_sizes = torch.stack(_gather(sizes, group, fn)).cpu()  # (world, n)
+    width = int(all_sizes.sum(1).max()) if all_sizes.numel() else 0
+    buf = torch.zeros(width, dtype=dtype, device=dev)
+    if local:
+        joined = torch.cat([t.reshape(-1).to(dev, dtype) for t in local])
+        buf[: joined.numel()] = joined
+    gathered = _gather(buf, group, fn)
+    pieces: list[list[torch.Tensor]] = [[] for _ in local]
+    for r, g in enumerate(gathered):
+        offset = 0
+        for j in range(len(local)):
+            n = int(all_sizes[r, j])
+            pieces[j].append(g[offset : offset + n])
+            offset += n
+    return pieces
+
+
 def sync_states(
     specs: Sequence[State],
     values: Sequence[Any],
@@ -73,74 +105,61 @@ def sync_states(
     group: Any = None,
     dist_sync_fn: DistSyncFn | None = None,
     sync_objects: bool = False,
+    device: torch.device | str | None = None,
 ) -> list[Any]:
     """Return the states of all ranks combined; the inputs are left untouched.
 
     ``values`` holds each state's local value: a tensor for Sum/Max/Min, a list of row tensors
-    for Cat, a list for Objects. The result holds a tensor for Sum/Max/Min, one concatenated
-    tensor (rank-major) for Cat, and a list for Objects. Every rank must call this with the
-    same specs in the same order: it is a collective.
+    for Cat, a list for Objects. The result holds a new tensor for Sum/Max/Min, one
+    concatenated tensor (rank-major) for Cat, and a list for Objects (rank-major; Objects that
+    do not travel keep the local list). Tensors are placed on ``device`` (default: the device
+    of the first tensor state, else the CPU). Every rank must call this with the same specs in
+    the same order: it is a collective.
     """
-    out: list[Any] = list(values)
-    home = torch.device("cpu")
-    for v in values:
-        if isinstance(v, torch.Tensor):
-            home = v.device
-            break
+    if dist_sync_fn is None and not distributed_available():
+        raise SyncError(
+            "cannot sync metric states: torch.distributed has no initialised process group "
+            "(call torch.distributed.init_process_group, or pass dist_sync_fn=..., or compute(sync=False))"
+        )
+    home = torch.device(device) if device is not None else None
+    if home is None:
+        home = next((v.device for v in values if isinstance(v, torch.Tensor)), torch.device("cpu"))
     dev = home if dist_sync_fn is not None else _comm_device(group, home)
+    out: list[Any] = list(values)
 
     # Sum / Max / Min: one packed all_reduce per (kind, dtype).
     packs: dict[tuple[str, torch.dtype], list[int]] = {}
     for i, spec in enumerate(specs):
-        if isinstance(spec, _Reduced):
+        if isinstance(spec, ReducedState):
             packs.setdefault((spec.kind, spec.dtype), []).append(i)
     for (kind, dtype), idx in sorted(packs.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
-        flat = torch.cat([values[i].reshape(-1).to(dev, dtype) for i in idx])
+        wire = _wire_dtype(dtype)
+        flat = torch.cat([values[i].reshape(-1).to(dev, wire) for i in idx])
         red = _reduce(flat, kind, group, dist_sync_fn)
         offset = 0
         for i in idx:
             n = values[i].numel()
-            out[i] = red[offset : offset + n].reshape(values[i].shape).to(values[i].device)
+            out[i] = red[offset : offset + n].reshape(values[i].shape).to(home, dtype)
             offset += n
 
-    # Cat: sizes of every state on every rank in one gather, then one padded gather per dtype.
-    cat_idx = [i for i, s in enumerate(specs) if isinstance(s, Cat)]
-    if cat_idx:
-        local = {i: specs[i].join(values[i], dev).to(dev) for i in cat_idx}  # type: ignore[attr-defined]
-        sizes = torch.tensor([local[i].numel() for i in cat_idx], dtype=torch.int64, device=dev)
-        all_sizes = torch.stack(_gather(sizes, group, dist_sync_fn)).cpu()  # (world, n_cat)
-        by_dtype: dict[torch.dtype, list[int]] = {}
-        for j, i in enumerate(cat_idx):
-            by_dtype.setdefault(specs[i].dtype, []).append(j)
-        for dtype, cols in sorted(by_dtype.items(), key=lambda kv: str(kv[0])):
-            totals = all_sizes[:, cols].sum(1)
-            width = int(totals.max())
-            buf = torch.zeros(width, dtype=dtype, device=dev)
-            mine = [local[cat_idx[j]].reshape(-1) for j in cols]
-            if mine:
-                joined = torch.cat(mine)
-                buf[: joined.numel()] = joined
-            gathered = _gather(buf, group, dist_sync_fn)
-            rows: dict[int, list[torch.Tensor]] = {j: [] for j in cols}
-            for r, g in enumerate(gathered):
-                offset = 0
-                for j in cols:
-                    n = int(all_sizes[r, j])
-                    rows[j].append(g[offset : offset + n])
-                    offset += n
-            for j in cols:
-                i = cat_idx[j]
-                spec = specs[i]
-                out[i] = torch.cat(rows[j]).reshape(-1, *spec.shape).to(home)
-
-    # Objects: only on request.
-    if sync_objects:
-        for i, spec in enumerate(specs):
-            if isinstance(spec, Objects):
-                gathered_obj: list[Any] = [None] * world_size(group)
-                torch.distributed.all_gather_object(gathered_obj, list(values[i]), group=group)
-                out[i] = [x for part in gathered_obj for x in part]
+    # Cat rows, and the Objects that travel (pickled to uint8 rows): per dtype, one size
+    # gather and one padded gather.
+    travelling: dict[torch.dtype, list[tuple[int, torch.Tensor]]] = {}
     for i, spec in enumerate(specs):
-        if isinstance(spec, Cat) and isinstance(out[i], list):  # not synced above (no Cat idx)
-            out[i] = spec.join(out[i], home)
+        if isinstance(spec, Cat):
+            travelling.setdefault(_wire_dtype(spec.dtype), []).append((i, spec.join(list(values[i]), dev).to(dev)))
+        elif isinstance(spec, Objects) and (spec.sync or sync_objects):
+            blob = torch.frombuffer(bytearray(pickle.dumps(list(values[i]))), dtype=torch.uint8)
+            travelling.setdefault(torch.uint8, []).append((i, blob))
+    for dtype, items in sorted(travelling.items(), key=lambda kv: str(kv[0])):
+        pieces = _gather_rows([t for _, t in items], dtype, group, dist_sync_fn, dev)
+        for (i, _), parts in zip(items, pieces):
+            spec = specs[i]
+            if isinstance(spec, Objects):
+                out[i] = [x for p in parts for x in pickle.loads(p.cpu().numpy().tobytes())]
+            else:
+                out[i] = torch.cat(parts).to(spec.dtype).reshape(-1, *spec.shape).to(home)
+    for i, spec in enumerate(specs):
+        if isinstance(spec, Objects) and not (spec.sync or sync_objects):
+            out[i] = list(values[i])
     return out

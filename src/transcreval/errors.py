@@ -19,7 +19,15 @@ class ImageDecodeError(InputError):
     """An image file or byte string could not be decoded safely (corrupt, truncated, too large)."""
 
 
-class EmptyInputError(InputError):
+class UndefinedValueError(InputError):
+    """The statistic is undefined on these data (constant input, one class only, too few items).
+
+    ``Metric.forward`` turns it into an undefined batch result (``result.defined`` is False)
+    instead of raising; ``compute`` and the functional twins raise it.
+    """
+
+
+class EmptyInputError(UndefinedValueError):
     """A batch, or a metric's accumulated state, holds no items to score."""
 
 
@@ -36,6 +44,10 @@ class MissingDependencyError(TranscrevalError, ImportError):
 
 class SyncError(TranscrevalError, RuntimeError):
     """Metric states could not be synchronised across processes."""
+
+
+class UndefinedValueWarning(UserWarning):
+    """``forward`` met a batch whose own value is undefined; the batch was still accumulated."""
 
 
 class WeightsError(TranscrevalError):

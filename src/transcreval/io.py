@@ -67,10 +67,11 @@ def open_image(
         if os.path.isdir(name):
             raise ImageDecodeError(f"{name}: is a directory, not an image file")
         fp = name
+    im: PILImage.Image | None = None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            im: PILImage.Image = Image.open(fp)
+            im = Image.open(fp)
             w, h = im.size
             if w * h > max_pixels:
                 raise ImageDecodeError(
@@ -80,14 +81,18 @@ def open_image(
             if w == 0 or h == 0:
                 raise ImageDecodeError(f"{name}: zero-size image ({w}x{h})")
             im.load()
-    except ImageDecodeError:
+    except BaseException as e:
+        if im is not None:
+            im.close()  # a failed decode must not leak the file handle
+        if isinstance(e, ImageDecodeError):
+            raise
+        if isinstance(e, Image.DecompressionBombError):
+            raise ImageDecodeError(f"{name}: refused as a decompression bomb ({e})") from e
+        if isinstance(e, UnidentifiedImageError):
+            raise ImageDecodeError(f"{name}: not an image, or a format PIL cannot read") from e
+        if isinstance(e, (OSError, SyntaxError, ValueError, EOFError, IndexError, TypeError)):
+            raise ImageDecodeError(f"{name}: truncated or corrupt image data ({e})") from e
         raise
-    except Image.DecompressionBombError as e:
-        raise ImageDecodeError(f"{name}: refused as a decompression bomb ({e})") from e
-    except UnidentifiedImageError as e:
-        raise ImageDecodeError(f"{name}: not an image, or a format PIL cannot read") from e
-    except (OSError, SyntaxError, ValueError, EOFError, IndexError, TypeError) as e:
-        raise ImageDecodeError(f"{name}: truncated or corrupt image data ({e})") from e
     if exif_transpose:
         im = ImageOps.exif_transpose(im)
     return im

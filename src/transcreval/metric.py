@@ -2,27 +2,36 @@
 
 A metric is two pure pieces plus bookkeeping:
 
-* ``_stats(*batch) -> dict``: a batch's sufficient statistics, one entry per declared state;
+* ``_stats(preds, target, ...) -> dict``: a batch's sufficient statistics, one entry per
+  declared state. Its parameters are the metric's ``update``/``forward`` parameters: the base
+  class gives ``update`` and ``forward`` exactly that signature (``help(Metric.update)`` shows
+  the names, a wrong keyword is a ``TypeError`` naming the public method).
 * ``_from_stats(states) -> MetricResult``: the value from (accumulated) statistics.
 
-The functional twin in :mod:`transcreval.functional` composes the same two pieces, so the
-class over a whole data set equals the function over the same data by construction.
+Both delegate to the public pieces of the functional twin in :mod:`transcreval.functional`, so
+the class over a whole data set equals the function over the same data by construction.
 
 Vocabulary follows torchmetrics (``update``, ``compute``, ``forward``, ``reset``,
 ``merge_state``, ``sync``/``unsync``, ``higher_is_better``, ``process_group``,
-``dist_sync_fn``), with these differences: ``forward`` computes the batch statistics once and
-both returns the batch value and accumulates; ``compute`` syncs a *copy* of the states (the
-local ones are never replaced), and the result is cached until the next change; feature
-networks are never part of the metric's ``state_dict``.
+``dist_sync_fn``), with these differences: ``forward`` computes the batch statistics once, and
+returns the batch value before it accumulates; ``compute`` syncs a *copy* of the states (the
+local ones are never replaced), and the result is cached until the next change (each call
+returns a copy that the caller may modify); feature networks are never part of the metric's
+``state_dict``. States never share memory with the caller's arrays: a buffer refilled in place
+after ``update`` does not change the metric, and changing a result does not either.
 
 Distributed use: ``compute()`` is a collective whenever a process group is initialised and
 ``sync_on_compute`` is true (the default): every rank must call it. Use
-``compute(sync=False)`` for the local value.
+``compute(sync=False)`` for the local value. Between ``sync()`` and ``unsync()`` (or inside
+``sync_context()``) the states are the synced ones: ``compute()`` uses them as they are, and
+``update``/``forward``/``merge_state`` are refused.
 """
 
 from __future__ import annotations
 
 import copy
+import inspect
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, ClassVar
@@ -30,8 +39,10 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.distributed import DistSyncFn, distributed_available, sync_states
+from transcreval.errors import UndefinedValueError, UndefinedValueWarning
+from transcreval.guards import byte_ranges, check_arguments, shares_memory
 from transcreval.result import MetricResult, Signature
-from transcreval.states import Cat, Objects, State, _Reduced
+from transcreval.states import Cat, Objects, ReducedState, State
 
 
 class Metric:
@@ -43,12 +54,46 @@ class Metric:
             ``fn(tensor, group) -> list[Tensor]`` (torchmetrics' convention).
         distributed_available_fn: replaces the "is a process group initialised?" check.
         sync_on_compute: sync across processes in ``compute()`` (default True).
-        sync_objects: also gather Objects states (Python objects) when syncing.
+        sync_objects: also gather every Objects state (Python objects) when syncing.
     """
 
     higher_is_better: ClassVar[bool | None] = None
     is_differentiable: ClassVar[bool] = False
     value_range: ClassVar[tuple[float, float] | None] = None
+    #: distributions whose installed versions can change the numbers (recorded in the signature)
+    version_packages: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_stats" not in cls.__dict__:
+            return
+        stats_fn = cls.__dict__["_stats"]
+        sig = inspect.signature(stats_fn).replace(return_annotation=None)
+        doc = inspect.getdoc(stats_fn) or ""
+
+        def update(self: Metric, *args: Any, **kw: Any) -> None:
+            self._update(args, kw)
+
+        def forward(self: Metric, *args: Any, **kw: Any) -> MetricResult:
+            return self._forward(args, kw)
+
+        update.__signature__ = sig  # type: ignore[attr-defined]
+        update.__doc__ = f"Accumulate a batch.\n\n{doc}".rstrip()
+        forward.__signature__ = sig.replace(return_annotation=MetricResult)  # type: ignore[attr-defined]
+        forward.__doc__ = (
+            "Accumulate a batch and return the metric on that batch alone (one pass; the value is "
+            "computed before the batch is merged: a batch that raises is not accumulated, and a "
+            f"batch whose own value is undefined returns ``defined=False``).\n\n{doc}"
+        ).rstrip()
+        for fn, name in ((update, "update"), (forward, "forward")):
+            fn.__name__ = name
+            fn.__qualname__ = f"{cls.__qualname__}.{name}"
+            fn.__module__ = cls.__module__
+        if "update" not in cls.__dict__:
+            cls.update = update  # type: ignore[method-assign]
+        if "forward" not in cls.__dict__:
+            cls.forward = forward  # type: ignore[method-assign]
+            cls.__call__ = forward  # type: ignore[method-assign]
 
     def __init__(
         self,
@@ -59,15 +104,19 @@ class Metric:
         sync_on_compute: bool = True,
         sync_objects: bool = False,
     ) -> None:
+        if dist_sync_fn is not None and not callable(dist_sync_fn):
+            raise TypeError("dist_sync_fn must be callable: fn(tensor, group) -> list of tensors")
+        if distributed_available_fn is not None and not callable(distributed_available_fn):
+            raise TypeError("distributed_available_fn must be callable: fn() -> bool")
         self.process_group = process_group
         self.dist_sync_fn = dist_sync_fn
         self.distributed_available_fn = distributed_available_fn
-        self.sync_on_compute = sync_on_compute
-        self.sync_objects = sync_objects
+        self.sync_on_compute = bool(sync_on_compute)
+        self.sync_objects = bool(sync_objects)
         self._specs: dict[str, State] = {}
         self._state: dict[str, Any] = {}
         self._device = torch.device("cpu")
-        self._computed: tuple[bool, MetricResult] | None = None
+        self._computed: tuple[str, MetricResult] | None = None
         self._unsynced: dict[str, Any] | None = None
         self._update_count = 0
 
@@ -105,7 +154,7 @@ class Metric:
 
     @property
     def signature(self) -> Signature:
-        return Signature.make(self.name, self._signature_options())
+        return Signature.make(self.name, self._signature_options(), self.version_packages)
 
     @property
     def device(self) -> torch.device:
@@ -115,48 +164,64 @@ class Metric:
     def update_count(self) -> int:
         return self._update_count
 
+    @property
+    def is_synced(self) -> bool:
+        """True between :meth:`sync` and :meth:`unsync`."""
+        return self._unsynced is not None
+
     def update(self, *args: Any, **kwargs: Any) -> None:
         """Accumulate a batch."""
-        self._merge(self._canonical(self._stats(*args, **kwargs)))
+        self._update(args, kwargs)
 
     def forward(self, *args: Any, **kwargs: Any) -> MetricResult:
         """Accumulate a batch and return the metric on that batch alone (one pass)."""
-        batch = self._canonical(self._stats(*args, **kwargs))
-        self._merge(batch)
-        return self._from_stats(self._materialise(batch))
+        return self._forward(args, kwargs)
 
     __call__ = forward
 
     def compute(self, sync: bool | None = None) -> MetricResult:
         """The metric over everything accumulated (on all ranks when syncing).
 
-        The result is cached until the next ``update``/``forward``/``reset``/``merge_state``.
+        The local result is cached until the next ``update``/``forward``/``reset``/
+        ``merge_state``; every call returns a copy. A syncing compute is a collective on every
+        call (a cache would let a rank skip a collective that the others enter). Inside
+        ``sync_context()`` the already synced states are used as they are (never synced twice).
         """
-        do_sync = self._should_sync(sync)
-        if self._computed is not None and self._computed[0] == do_sync:
-            return self._computed[1]
+        if self._unsynced is not None:
+            key, do_sync = "synced", False
+        else:
+            do_sync = self._should_sync(sync)
+            key = "sync" if do_sync else "local"
+        # a syncing compute is never served from the cache: every rank must enter the
+        # collective, and one rank's cache may be valid where another's is not
+        if key != "sync" and self._computed is not None and self._computed[0] == key:
+            return self._computed[1].copy()
         states = self.synced_state() if do_sync else self._materialise(self._state)
         result = self._from_stats(states)
-        self._computed = (do_sync, result)
-        return result
+        self._computed = (key, result)
+        return result.copy()
 
     def reset(self) -> None:
-        """Restore every state to its initial value."""
+        """Restore every state to its initial value (a synced metric is unsynced first)."""
         self._state = {n: s.initial(self._device) for n, s in self._specs.items()}
         self._unsynced = None
         self._update_count = 0
         self._computed = None
 
     def merge_state(self, other: Metric | Mapping[str, Any]) -> None:
-        """Fold another metric's states (or a ``state_dict``) into this one."""
+        """Fold another metric's states (or a ``state_dict``, whose keys must match exactly) into this one."""
+        self._refuse_if_synced("merge_state")
         if isinstance(other, Metric):
             if type(other) is not type(self) or other._specs != self._specs:
                 raise TypeError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
-            incoming = other._state
+            if other._unsynced is not None:
+                raise RuntimeError(f"cannot merge a synced {other.name}: call unsync() on it first")
+            fresh = other._materialise(other._state)  # new objects: nothing to guard against
             self._update_count += other._update_count
+            self._merge(self._canonical(fresh), count=False)
         else:
-            incoming = {k: other[k] for k in self._specs if k in other}
-        self._merge(self._canonical(dict(incoming)), count=False)
+            self._check_keys(other, "merge_state")
+            self._merge(self._canonical(dict(other), inputs=tuple(other.values())), count=False)
 
     def clone(self) -> Metric:
         """A deep copy (states included) that shares the process group and sync callables."""
@@ -167,28 +232,21 @@ class Metric:
         return new
 
     def state_dict(self) -> dict[str, Any]:
-        """The metric's states only: tensors for Sum/Max/Min/Cat, lists for Objects."""
-        return {n: (v.clone() if isinstance(v, torch.Tensor) else v) for n, v in self._materialise(self._state).items()}
+        """The metric's states only: new tensors for Sum/Max/Min/Cat, lists for Objects."""
+        return self._materialise(self._state)
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Replace the states with those of a :meth:`state_dict`; keys must match exactly."""
-        missing = set(self._specs) - set(state)
-        extra = set(state) - set(self._specs)
-        if missing or extra:
-            raise KeyError(
-                f"state_dict keys do not match {self.name}: missing {sorted(missing)}, unexpected {sorted(extra)}"
-            )
+        self._check_keys(state, "load_state_dict")
         self.reset()
-        self._merge(self._canonical(dict(state)), count=False)
+        self._merge(self._canonical(dict(state), inputs=tuple(state.values())), count=False)
 
     def to(self, device: torch.device | str) -> Metric:
-        """Move every tensor state to ``device``; returns ``self``."""
+        """Move every tensor state (the saved unsynced ones too) to ``device``; returns ``self``."""
         self._device = torch.device(device)
-        for n, v in self._state.items():
-            if isinstance(v, torch.Tensor):
-                self._state[n] = v.to(self._device)
-            elif isinstance(self._specs[n], Cat):
-                self._state[n] = [t.to(self._device) for t in v]
+        self._state = self._moved(self._state)
+        if self._unsynced is not None:
+            self._unsynced = self._moved(self._unsynced)
         self._computed = None
         return self
 
@@ -203,15 +261,16 @@ class Metric:
 
     def synced_state(self) -> dict[str, Any]:
         """The states combined over all ranks (a collective); local states are unchanged."""
-        names = list(self._specs)
         if not self._dist_available():
             return self._materialise(self._state)
+        names = list(self._specs)
         values = sync_states(
             [self._specs[n] for n in names],
             [self._state[n] for n in names],
             group=self.process_group,
             dist_sync_fn=self.dist_sync_fn,
             sync_objects=self.sync_objects,
+            device=self._device,
         )
         return dict(zip(names, values))
 
@@ -241,33 +300,86 @@ class Metric:
             self.unsync()
 
     # ------------------------------------------------------------------ internals
-    def _canonical(self, stats: dict[str, Any]) -> dict[str, Any]:
+    def _refuse_if_synced(self, what: str) -> None:
+        if self._unsynced is not None:
+            raise RuntimeError(
+                f"{self.name}.{what}() while the states are synced would be lost at unsync(): "
+                "call unsync() (or leave sync_context()) first"
+            )
+
+    def _check_keys(self, state: Mapping[str, Any], what: str) -> None:
+        missing = set(self._specs) - set(state)
+        extra = set(state) - set(self._specs)
+        if missing or extra:
+            raise KeyError(
+                f"{what}: keys do not match {self.name}'s states: missing {sorted(missing)}, "
+                f"unexpected {sorted(map(str, extra))}"
+            )
+
+    def _batch(self, args: tuple[Any, ...], kwargs: dict[str, Any], method: str) -> dict[str, Any]:
+        """The canonical statistics of one batch (arguments checked, inputs never aliased)."""
+        self._refuse_if_synced(method)
+        check_arguments(self, method, args, kwargs)
+        stats = self._stats(*args, **kwargs)
+        return self._canonical(stats, inputs=(*args, *kwargs.values()))
+
+    def _batch_result(self, batch: dict[str, Any]) -> MetricResult:
+        """The value of one batch; undefined (not an exception) when the statistic is."""
+        try:
+            return self._from_stats(self._materialise(batch))
+        except UndefinedValueError as e:
+            warnings.warn(
+                f"{self.name}: the value of this batch is undefined ({e}); the batch was accumulated",
+                UndefinedValueWarning,
+                stacklevel=4,
+            )
+            return MetricResult.undefined(self.signature, str(e))
+
+    def _update(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self._merge(self._batch(args, kwargs, "update"))
+
+    def _forward(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> MetricResult:
+        batch = self._batch(args, kwargs, "forward")
+        result = self._batch_result(batch)
+        self._merge(batch)
+        return result
+
+    def _canonical(self, stats: dict[str, Any], inputs: tuple[Any, ...] = ()) -> dict[str, Any]:
+        if not isinstance(stats, dict):
+            raise TypeError(f"{self.name}._stats must return a dict of state values, got {type(stats).__name__}")
         unknown = set(stats) - set(self._specs)
         if unknown:
             raise KeyError(f"{self.name}._stats returned undeclared states {sorted(unknown)}")
-        out = {}
+        ranges = byte_ranges(inputs)
+
+        def own(t: torch.Tensor) -> torch.Tensor:
+            return t.clone() if shares_memory(t, ranges) else t
+
+        out: dict[str, Any] = {}
         for n, v in stats.items():
             spec = self._specs[n]
-            if isinstance(spec, Cat) and isinstance(v, list):
-                out[n] = [spec.coerce(t, self._device) for t in v]
-            elif isinstance(spec, Cat):
-                out[n] = [spec.coerce(v, self._device)]
-            else:
+            if isinstance(spec, Cat):
+                parts = v if isinstance(v, list) else [v]
+                out[n] = [own(spec.coerce(t, self._device)) for t in parts]
+            elif isinstance(spec, Objects):
                 out[n] = spec.coerce(v, self._device)
+            else:
+                out[n] = own(spec.coerce(v, self._device))
         return out
 
     def _merge(self, stats: dict[str, Any], count: bool = True) -> None:
         for n, v in stats.items():
             spec = self._specs[n]
-            if isinstance(spec, _Reduced):
+            if isinstance(spec, ReducedState):
                 self._state[n] = spec.merge(self._state[n], v)
-            elif isinstance(spec, (Cat, Objects)):
+            else:
                 self._state[n] = [*self._state[n], *v]
         if count:
             self._update_count += 1
         self._computed = None
 
     def _materialise(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """New objects for every state (the stored ones are never handed out)."""
         out: dict[str, Any] = {}
         for n, spec in self._specs.items():
             v = state.get(n, spec.initial(self._device))
@@ -275,6 +387,17 @@ class Metric:
                 out[n] = spec.join(v if isinstance(v, list) else [v], self._device)
             elif isinstance(spec, Objects):
                 out[n] = list(v)
+            else:
+                out[n] = v.clone()
+        return out
+
+    def _moved(self, state: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for n, v in state.items():
+            if isinstance(v, torch.Tensor):
+                out[n] = v.to(self._device)
+            elif isinstance(self._specs[n], Cat):
+                out[n] = [t.to(self._device) for t in v]
             else:
                 out[n] = v
         return out

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
+from transcreval.errors import InputError
+
 T = TypeVar("T")
 Status = Literal["ok", "empty", "unparsable", "ambiguous", "out_of_range"]
 Box = tuple[float, float, float, float]
@@ -134,9 +136,9 @@ def parse_boxes(
     if text is None or not text.strip():
         return _fail("empty", "no answer")
     if coords not in ("normalized", "pixel"):
-        raise ValueError(f"coords must be 'normalized' or 'pixel', got {coords!r}")
+        raise InputError(f"coords must be 'normalized' or 'pixel', got {coords!r}")
     if coords == "pixel" and (image_size is None or min(image_size) <= 0):
-        raise ValueError("coords='pixel' needs image_size=(width, height) with positive sides")
+        raise InputError("coords='pixel' needs image_size=(width, height) with positive sides")
     boxes: list[Box] | None = None
     for span in sorted(_bracket_spans(text) + _bracket_spans(text, "{", "}"), key=len, reverse=True):
         boxes = _as_boxes(_literal(span))
@@ -152,6 +154,8 @@ def parse_boxes(
         boxes = [(b[0] / w, b[1] / h, b[2] / w, b[3] / h) for b in boxes]
     if any(v < -tolerance or v > 1 + tolerance for b in boxes for v in b):
         return _fail("out_of_range", "coordinates outside [0, 1] (pixel answers need coords='pixel')")
+    if any(b[2] < b[0] or b[3] < b[1] for b in boxes):
+        return _fail("unparsable", "a box has x1 < x0 or y1 < y0 (expected [x0, y0, x1, y1])")
     return Parsed(boxes, "ok")
 
 

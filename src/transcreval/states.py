@@ -8,11 +8,14 @@ Sum       element-wise addition                packed with the other Sum states 
 Max/Min   element-wise maximum / minimum       packed, one ``all_reduce(MAX/MIN)`` per dtype
 Cat       concatenation along dim 0            sizes gathered first, then one padded
                                                ``all_gather`` per dtype (uneven/empty ranks ok)
-Objects   list concatenation                   only when asked (``sync_objects=True``), with
-                                               ``all_gather_object``
+Objects   list concatenation                   pickled and gathered like Cat rows, when the
+                                               state says ``sync=True`` or the metric is built
+                                               with ``sync_objects=True``
 ========  ===================================  ===============================================
 
-Counters are int64 and float sums float64 by convention; the state declares its dtype.
+Counters are int64 and float sums float64 by convention; the state declares its dtype. A
+value for an integer or bool state must hold whole numbers (0/1 for bool): 2.7 for an int64
+counter is an error, never a silent truncation to 2.
 """
 
 from __future__ import annotations
@@ -21,6 +24,25 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import torch
+
+from transcreval.errors import InputError
+
+
+def _as_state_tensor(value: Any, dtype: torch.dtype, device: torch.device | str | None, what: str) -> torch.Tensor:
+    """``value`` as a tensor of ``dtype`` on ``device``, refusing lossy float -> integer casts."""
+    if isinstance(value, torch.Tensor) and value.is_floating_point() and not dtype.is_floating_point:
+        t = value
+    elif not dtype.is_floating_point:
+        t = torch.as_tensor(value)
+    else:
+        return torch.as_tensor(value, dtype=dtype, device=device)
+    if (t.is_floating_point() or t.is_complex()) and not (
+        bool(torch.isfinite(t).all()) and bool((t == t.round()).all())
+    ):
+        raise InputError(f"{what}: a {dtype} state needs whole numbers, got non-integral values")
+    if dtype == torch.bool and t.numel() and not bool(((t == 0) | (t == 1)).all()):
+        raise InputError(f"{what}: a bool state needs 0/1 values")
+    return t.to(dtype=dtype, device=device)
 
 
 @dataclass(frozen=True)
@@ -34,17 +56,19 @@ class State:
     def initial(self, device: torch.device | str | None = None) -> Any:
         raise NotImplementedError
 
-    def coerce(self, value: Any, device: torch.device | None) -> Any:
+    def coerce(self, value: Any, device: torch.device | str | None) -> Any:
         """Turn a value produced by a metric's ``_stats`` into this state's canonical form."""
-        t = torch.as_tensor(value, dtype=self.dtype, device=device)
+        t = _as_state_tensor(value, self.dtype, device, f"{self.kind} state")
         if tuple(t.shape) != self.shape:
             raise ValueError(f"state value has shape {tuple(t.shape)}, expected {self.shape}")
         return t
 
 
 @dataclass(frozen=True)
-class _Reduced(State):
-    def fill_value(self) -> int | float:
+class ReducedState(State):
+    """A fixed-shape tensor state combined element-wise (the base of Sum, Max and Min)."""
+
+    def fill_value(self) -> int | float | bool:
         return 0
 
     def initial(self, device: torch.device | str | None = None) -> torch.Tensor:
@@ -55,16 +79,22 @@ class _Reduced(State):
 
 
 @dataclass(frozen=True)
-class Sum(_Reduced):
+class Sum(ReducedState):
     """A tensor that adds up (counts, sums of scores, n-gram statistics)."""
 
     kind: ClassVar[str] = "sum"
+
+    def __post_init__(self) -> None:
+        if self.dtype == torch.bool:
+            raise ValueError("a Sum state cannot be bool: count with int64, or use Max(torch.bool) for 'any'")
 
     def merge(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         return a + b
 
 
-def _extreme(dtype: torch.dtype, low: bool) -> int | float:
+def _extreme(dtype: torch.dtype, low: bool) -> int | float | bool:
+    if dtype == torch.bool:
+        return not low
     if dtype.is_floating_point:
         return float("-inf") if low else float("inf")
     info = torch.iinfo(dtype)
@@ -72,12 +102,12 @@ def _extreme(dtype: torch.dtype, low: bool) -> int | float:
 
 
 @dataclass(frozen=True)
-class Max(_Reduced):
-    """A tensor holding a running element-wise maximum."""
+class Max(ReducedState):
+    """A tensor holding a running element-wise maximum (``any`` for bool)."""
 
     kind: ClassVar[str] = "max"
 
-    def fill_value(self) -> int | float:
+    def fill_value(self) -> int | float | bool:
         return _extreme(self.dtype, low=True)
 
     def merge(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -85,12 +115,12 @@ class Max(_Reduced):
 
 
 @dataclass(frozen=True)
-class Min(_Reduced):
-    """A tensor holding a running element-wise minimum."""
+class Min(ReducedState):
+    """A tensor holding a running element-wise minimum (``all`` for bool)."""
 
     kind: ClassVar[str] = "min"
 
-    def fill_value(self) -> int | float:
+    def fill_value(self) -> int | float | bool:
         return _extreme(self.dtype, low=False)
 
     def merge(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -106,27 +136,37 @@ class Cat(State):
     def initial(self, device: torch.device | str | None = None) -> list[torch.Tensor]:
         return []
 
-    def coerce(self, value: Any, device: torch.device | None) -> torch.Tensor:
-        t = torch.as_tensor(value, dtype=self.dtype, device=device)
+    def coerce(self, value: Any, device: torch.device | str | None) -> torch.Tensor:
+        t = _as_state_tensor(value, self.dtype, device, "cat state")
         return t.reshape(-1, *self.shape)
 
     def empty(self, device: torch.device | str | None = None) -> torch.Tensor:
         return torch.empty((0, *self.shape), dtype=self.dtype, device=device)
 
     def join(self, parts: list[torch.Tensor], device: torch.device | str | None = None) -> torch.Tensor:
+        """All rows as one new tensor (never one of the stored parts: callers may change it)."""
         if not parts:
             return self.empty(device)
-        return parts[0] if len(parts) == 1 else torch.cat(parts)
+        return parts[0].clone() if len(parts) == 1 else torch.cat(parts)
 
 
 @dataclass(frozen=True)
 class Objects(State):
-    """Arbitrary Python objects (judge rationales, OCR strings); synced only on request."""
+    """Arbitrary picklable Python objects (judge rationales, OCR strings, id -> name tables).
 
+    Args:
+        sync: gather this state across processes on every sync (for small metadata a result
+            needs, such as the names behind hashed ids). Other Objects states travel only when
+            the metric is built with ``sync_objects=True``.
+    """
+
+    sync: bool = False
     kind: ClassVar[str] = "objects"
 
     def initial(self, device: torch.device | str | None = None) -> list[Any]:
         return []
 
-    def coerce(self, value: Any, device: torch.device | None) -> list[Any]:
+    def coerce(self, value: Any, device: torch.device | str | None) -> list[Any]:
+        if isinstance(value, (str, bytes)):
+            raise InputError("an Objects state takes a list of objects, got a single string")
         return list(value)

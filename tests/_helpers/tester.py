@@ -3,14 +3,23 @@
 ``check_metric(case, ddp_pool)`` runs, for a :class:`MetricCase`:
 
 * per batch: ``forward`` == functional == reference;
-* overall: ``compute`` == functional on all data == reference on all data;
-* ``forward`` == ``update`` + ``compute`` on a fresh metric; ``compute`` cached until update;
+* overall: ``compute`` == functional on all data == reference on all data; the same data in
+  one batch gives the same value (batch-size invariance);
+* ``forward`` == ``update`` + ``compute`` on a fresh metric;
+* ``compute`` is cached (``_from_stats`` runs once for repeated calls) and the cache is
+  invalidated by the next ``update``: the value then equals the functional twin on the longer
+  data (a metric whose update kept serving the old cache fails here);
+* a result is a copy: changing ``per_item`` in place changes neither the metric nor the next
+  result;
 * ``reset`` empties the metric (``compute`` then raises EmptyInputError) and it can refill;
-* ``clone`` is independent; a pickle round trip keeps the value; ``state_dict`` holds exactly
-  the declared states and reloads; ``merge_state`` of two halves equals the whole;
+* ``clone`` is independent both ways (updating the clone leaves the original's states and value
+  as they were, and the clone's value is the functional twin on its own data); a pickle round
+  trip keeps the value; ``state_dict`` holds exactly the declared states and reloads;
+  ``merge_state`` of two halves equals the whole;
 * under 2 and 4 gloo processes (batches interleaved rank, rank+world, ...; an uneven last
-  batch; with 4 ranks and 3 batches one rank is empty) the result equals one process:
-  exactly for integer states, within 1e-12 for float64 ones.
+  batch; with 4 ranks and 3 batches one rank is empty) the synced result equals one process
+  (exactly for integer states, within 1e-12 for float64 ones); inside ``sync_context()`` the
+  result is the same (states are not synced twice) and ``update`` is refused.
 """
 
 from __future__ import annotations
@@ -55,13 +64,17 @@ class MetricCase:
 
 
 def join_lists(batches: Sequence[tuple[Any, ...]]) -> tuple[Any, ...]:
-    """Join batches whose arguments are lists (or 1-D tensors), argument by argument."""
-    out = []
+    """Join batches whose arguments are lists (or 1-D tensors), argument by argument; an
+    argument that is the same non-list value in every batch (None, an int) is kept as is."""
+    out: list[Any] = []
     for parts in zip(*batches):
         if isinstance(parts[0], torch.Tensor):
             out.append(torch.cat(list(parts)))
-        else:
+        elif isinstance(parts[0], (list, tuple)):
             out.append([x for p in parts for x in p])
+        else:
+            assert all(p == parts[0] for p in parts), f"cannot join differing scalar arguments {parts}"
+            out.append(parts[0])
     return tuple(out)
 
 
@@ -71,18 +84,46 @@ def _close(a: float, b: float, atol: float, what: str) -> None:
 
 
 def _same_result(a: MetricResult, b: MetricResult, exact: bool, what: str) -> None:
+    assert a.defined and b.defined, f"{what}: undefined result"
     if exact:
         assert a.value == b.value, f"{what}: {a.value!r} != {b.value!r}"
     else:
         _close(float(a.value), float(b.value), 1e-12 * max(1.0, abs(float(b.value))), what)
     assert a.n == b.n, f"{what}: n {a.n} != {b.n}"
+    assert set(a.extras) == set(b.extras), f"{what}: extras keys {sorted(a.extras)} != {sorted(b.extras)}"
     if a.per_item is not None or b.per_item is not None:
-        assert a.per_item is not None and b.per_item is not None
+        assert a.per_item is not None and b.per_item is not None, f"{what}: per_item missing on one side"
         pa, pb = a.per_item.sort().values, b.per_item.sort().values
         if exact or not pa.is_floating_point():
             assert torch.equal(pa, pb), f"{what}: per-item values differ"
         else:
             assert torch.allclose(pa, pb, rtol=0, atol=1e-12), f"{what}: per-item values differ"
+
+
+def _states_equal(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    if set(a) != set(b):
+        return False
+    for k in a:
+        x, y = a[k], b[k]
+        if isinstance(x, torch.Tensor):
+            if not (isinstance(y, torch.Tensor) and x.shape == y.shape and torch.equal(x, y)):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+class _CountingFromStats:
+    """Wraps an instance's ``_from_stats`` to count how often a value is computed."""
+
+    def __init__(self, metric: Metric) -> None:
+        self.calls = 0
+        self._inner = metric._from_stats
+        metric._from_stats = self  # type: ignore[method-assign]
+
+    def __call__(self, stats: dict[str, Any]) -> MetricResult:
+        self.calls += 1
+        return self._inner(stats)
 
 
 def _ddp_task(
@@ -92,6 +133,15 @@ def _ddp_task(
     for i in range(rank, len(batches), world):
         metric.update(*batches[i])
     synced = metric.compute()
+    again = metric.compute()  # a second syncing compute is a collective too, with the same result
+    with metric.sync_context():
+        inside = metric.compute()  # states synced once on entry, never twice
+        try:
+            metric.update(*batches[0])
+        except RuntimeError:
+            refused = True
+        else:  # pragma: no cover - the harness asserts on it
+            refused = False
     local_n = sum(1 for _ in range(rank, len(batches), world))
     if local_n:
         local = metric.compute(sync=False)
@@ -102,7 +152,7 @@ def _ddp_task(
             local = None
         else:  # pragma: no cover - the harness asserts on it
             raise AssertionError("an empty rank's local compute must raise EmptyInputError")
-    return synced, local
+    return synced, again, inside, refused, local
 
 
 def check_metric(case: MetricCase, ddp_pool: Any = None) -> None:
@@ -124,16 +174,35 @@ def check_metric(case: MetricCase, ddp_pool: Any = None) -> None:
         assert k in total.extras, f"missing extra {k!r}"
     assert str(total).startswith(metric.name), "str(result) starts with the signature"
 
-    # compute is cached until the next update
-    assert metric.compute() is total
+    # batch-size invariance: all the data in one update
+    one = case.factory()
+    one.update(*whole)
+    _same_result(one.compute(), total, case.exact_value, "one batch vs several")
+
+    # compute is cached: repeated calls compute the value once
+    counter = _CountingFromStats(metric)
+    first, second = metric.compute(), metric.compute()
+    assert counter.calls == 0, "compute() recomputed a value it had cached"
+    _same_result(first, total, case.exact_value, "cached compute")
+    assert first is not second, "compute() must return a copy the caller may change"
+    # results are copies: changing one touches neither the metric nor the next result
+    if first.per_item is not None and first.per_item.numel():
+        before = second.per_item.clone()
+        first.per_item.zero_() if first.per_item.is_floating_point() else first.per_item.fill_(7)
+        assert torch.equal(metric.compute().per_item, before), "changing a result changed the metric"
+
     # forward == update + compute
     fresh = case.factory()
     fresh.update(*batches[0])
-    first = case.factory().forward(*batches[0])
-    _same_result(fresh.compute(), first, case.exact_value, "forward vs update+compute")
-    # update invalidates the cache
+    first_batch = case.factory().forward(*batches[0])
+    _same_result(fresh.compute(), first_batch, case.exact_value, "forward vs update+compute")
+    # the next update invalidates the cache: the value is the functional twin on the longer data
+    counter = _CountingFromStats(fresh)
+    fresh.compute()
     fresh.update(*batches[1])
-    assert fresh.compute() is not first
+    longer = fresh.compute()
+    assert counter.calls == 1, "compute() after update() did not recompute"
+    _close(float(longer.value), case.functional(*case.join(batches[:2])), case.atol, "compute after a new update")
 
     # reset
     fresh.reset()
@@ -143,10 +212,19 @@ def check_metric(case: MetricCase, ddp_pool: Any = None) -> None:
         fresh.update(*b)
     _same_result(fresh.compute(), total, case.exact_value, "refill after reset")
 
-    # clone is independent; pickle round trip
-    twin = metric.clone()
+    # clone is independent both ways; pickle round trip
+    original = case.factory()
+    for bt in batches:
+        original.update(*bt)
+    states_before = original.state_dict()
+    twin = original.clone()
     twin.update(*batches[0])
-    assert metric.compute() is total
+    assert _states_equal(original.state_dict(), states_before), "updating a clone changed the original"
+    twin_states = twin.state_dict()
+    original.update(*batches[1])
+    assert _states_equal(twin.state_dict(), twin_states), "updating the original changed its clone"
+    _close(float(twin.compute().value), case.functional(*case.join([*batches, batches[0]])), case.atol, "clone")
+    _close(float(original.compute().value), case.functional(*case.join([*batches, batches[1]])), case.atol, "original")
     _same_result(pickle.loads(pickle.dumps(metric)).compute(), total, case.exact_value, "pickle round trip")
 
     # state_dict holds exactly the declared states, and reloads
@@ -170,8 +248,11 @@ def check_metric(case: MetricCase, ddp_pool: Any = None) -> None:
     if ddp_pool is not None:
         for world in (2, 4):
             outs = ddp_pool.run(_ddp_task, world, case.factory, batches)
-            for rank, (synced, local) in enumerate(outs):
+            for rank, (synced, again, inside, refused, local) in enumerate(outs):
                 _same_result(synced, total, case.exact_value, f"world {world}, rank {rank}")
+                _same_result(again, total, case.exact_value, f"world {world}, rank {rank}, second compute")
+                _same_result(inside, total, case.exact_value, f"world {world}, rank {rank}, inside sync_context")
+                assert refused, f"world {world}, rank {rank}: update() inside sync_context() was not refused"
                 mine = [batches[i] for i in range(rank, len(batches), world)]
                 if mine:
                     ref_local = case.factory()

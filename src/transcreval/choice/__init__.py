@@ -1,6 +1,1 @@
-"""Multiple-choice and judge-verdict metric classes."""
-
-from transcreval.choice.judged import FontRichness, PointScore, StyleScore
-from transcreval.choice.k_option import KOptionScore
-
-__all__ = ["FontRichness", "KOptionScore", "PointScore", "StyleScore"]
+"""Metric classes of the choice domain; their functional twins are in ``transcreval.functional.choice``."""

@@ -7,19 +7,28 @@ from typing import Any, ClassVar
 
 import torch
 
-from transcreval.functional.choice import DEFAULT_MAX_K, k_option_from_table, k_option_table
+from transcreval.common import check_positive_int
+from transcreval.errors import InputError
+from transcreval.functional.choice.k_option import (
+    DEFAULT_MAX_K,
+    k_option_correct,
+    k_option_from_table,
+    k_option_table,
+)
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
 from transcreval.states import Sum
 
 
 class KOptionScore(Metric):
-    """Chance-normalised multiple-choice accuracy ``max(0, (k a - 1)/(k - 1))``, in [0, 1].
+    """Chance-normalised multiple-choice accuracy ``max(0, (k a - 1)/(k - 1))`` (PosterIQ
+    Supp. B), in [0, 1], higher is better.
 
-    ``update(correct, k)`` takes per-item correctness and the number of options (one int, or
-    one per item). Items are grouped by ``k`` and the per-k scores averaged with equal weight;
-    ``result.extras["per_k"]`` lists them. ``clamp=False`` reproduces PosterIQ's code, which
-    lets below-chance accuracy go negative.
+    ``update(preds, target=None, k=None)``: the chosen options and the correct ones (or
+    per-item correctness in ``preds`` with no ``target``), and the number of options (one int,
+    or one per item; default: the constructor's ``k``). Items are grouped by ``k`` and the
+    per-k scores averaged with equal weight; ``result.extras["per_k"]`` lists them.
+    ``clamp=False`` reproduces PosterIQ's code, which lets below-chance accuracy go negative.
 
     Args:
         k: default number of options when ``update`` gets none.
@@ -32,14 +41,25 @@ class KOptionScore(Metric):
 
     def __init__(self, k: int | None = None, *, clamp: bool = True, max_k: int = DEFAULT_MAX_K, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        check_positive_int("max_k", max_k)
+        if k is not None:
+            check_positive_int("k", k)
+            if not 2 <= k <= max_k:
+                raise InputError(f"k must lie in 2..max_k={max_k}, got {k}")
+        if not isinstance(clamp, bool):
+            raise InputError(f"clamp must be True or False, got {clamp!r}")
         self.k, self.clamp, self.max_k = k, clamp, max_k
         self.add_state("table", Sum(torch.int64, (max_k + 1, 2)))
 
-    def _stats(self, correct: Any, k: int | Sequence[int] | torch.Tensor | None = None) -> dict[str, Any]:
+    def _stats(
+        self, preds: Any, target: Any = None, k: int | Sequence[int] | torch.Tensor | None = None
+    ) -> dict[str, Any]:
+        """``preds``: chosen options (or correctness when ``target`` is None); ``target``: correct
+        options; ``k``: options per item (default: the constructor's)."""
         kk = self.k if k is None else k
         if kk is None:
-            raise TypeError("KOptionScore.update needs k (the number of options), or set k in the constructor")
-        return {"table": k_option_table(correct, kk, self.max_k)}
+            raise InputError("KOptionScore.update needs k (the number of options), or set k in the constructor")
+        return {"table": k_option_table(k_option_correct(preds, target), kk, self.max_k)}
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         table = stats["table"]

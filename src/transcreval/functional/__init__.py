@@ -1,44 +1,36 @@
-"""Pure functions, one module per metric family; each metric class is built on the same pieces."""
+"""Pure functions: every metric's functional twin, at the path that mirrors its class.
 
-from transcreval.functional.agreement import (
-    StatResult,
-    kendall_tau_b,
-    quadratic_weighted_kappa,
-    segment_kendall_tau,
-    separability_auc,
-    spearman_rho,
-    threshold_sweep,
-)
-from transcreval.functional.choice import k_option_score
-from transcreval.functional.chrf import corpus_chrf, sentence_chrf, title_chrf
-from transcreval.functional.phash import (
-    edit_intensity_split,
-    hamming_distance,
-    phash,
-    phash_bits,
-    phash_distance,
-    phash_hex,
-)
-from transcreval.functional.posteriq import (
-    area_ratio,
-    box_recall_rate,
-    center_bias,
-    font_richness,
-    font_size_stability,
-    match_accuracy,
-    ocr_robustness_gap,
-    overall_rating_similarity,
-    patch_iou,
-    point_score,
-    point_score_per_point,
-    posteriq_summary,
-    style_score,
-    text_localization_iou,
-    word_recall,
-)
+``transcreval.text.chrf.TitleChrF`` <-> ``transcreval.functional.text.chrf.title_chrf``; every
+name is also importable from here (``from transcreval.functional import title_chrf``). Names
+load lazily, so importing this package imports no metric module.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from transcreval.registry import list_metrics as _list_metrics
+
+_HELPERS: dict[str, str] = {
+    "phash": "image.phash",
+    "phash_bits": "image.phash",
+    "phash_hex": "image.phash",
+    "hamming_distance": "image.phash",
+    "edit_intensity_split": "image.phash",
+    "sentence_chrf": "text.chrf",
+    "corpus_chrf": "text.chrf",
+    "point_score_per_point": "choice.point_score",
+    "kendall_tau_b": "stats.kendall",
+    "threshold_sweep": "stats.separability",
+}
+_LAZY: dict[str, str] = {
+    **{m.functional: m.functional_module for m in _list_metrics()},
+    **{k: f"transcreval.functional.{v}" for k, v in _HELPERS.items()},
+    "posteriq_summary": "transcreval.protocols.posteriq",
+}
 
 __all__ = [
-    "StatResult",
     "area_ratio",
     "box_recall_rate",
     "center_bias",
@@ -71,3 +63,39 @@ __all__ = [
     "title_chrf",
     "word_recall",
 ]
+
+if TYPE_CHECKING:
+    from transcreval.functional.choice.font_richness import font_richness
+    from transcreval.functional.choice.k_option import k_option_score
+    from transcreval.functional.choice.point_score import point_score, point_score_per_point
+    from transcreval.functional.choice.style_score import style_score
+    from transcreval.functional.image.phash import (
+        edit_intensity_split,
+        hamming_distance,
+        phash,
+        phash_bits,
+        phash_distance,
+        phash_hex,
+    )
+    from transcreval.functional.layout.boxes import area_ratio, box_recall_rate, center_bias, text_localization_iou
+    from transcreval.functional.layout.patches import match_accuracy, patch_iou
+    from transcreval.functional.stats.kappa import quadratic_weighted_kappa
+    from transcreval.functional.stats.kendall import kendall_tau_b, segment_kendall_tau
+    from transcreval.functional.stats.rating_similarity import overall_rating_similarity
+    from transcreval.functional.stats.separability import separability_auc, threshold_sweep
+    from transcreval.functional.stats.spearman import spearman_rho
+    from transcreval.functional.text.chrf import corpus_chrf, sentence_chrf, title_chrf
+    from transcreval.functional.text.word_recall import font_size_stability, ocr_robustness_gap, word_recall
+    from transcreval.protocols.posteriq import posteriq_summary
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'transcreval.functional' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return list(__all__)

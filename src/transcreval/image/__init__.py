@@ -1,5 +1,1 @@
-"""Image metric classes."""
-
-from transcreval.image.phash import PHashDistance
-
-__all__ = ["PHashDistance"]
+"""Metric classes of the image domain; their functional twins are in ``transcreval.functional.image``."""

@@ -7,30 +7,34 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.errors import EmptyInputError, InputError
-from transcreval.functional.phash import phash_distance
+from transcreval.functional.image.phash import check_phash_options, edit_intensity_counts, phash_distance
+from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
 from transcreval.states import Cat, Sum
 
 
 class PHashDistance(Metric):
-    """Mean Hamming distance between the pHashes of image pairs (0..64, lower = more alike).
+    """Mean Hamming distance between the pHashes of image pairs (MPTc-Bench §3.2), 0..64, lower
+    means more alike.
 
-    ``update(a, b)`` takes paired images (or precomputed int64 hashes), e.g. source posters
-    and system outputs. The result's ``per_item`` holds every pair's distance, and ``extras``
-    counts the pairs in MPTc-Bench's bands: "surface" (``d <= surface_max``), "deep"
-    (``d >= deep_min``) and "intermediate" (strict inequalities with ``inclusive=False``).
-    Hashes equal ``imagehash.phash`` bit for bit.
+    ``update(preds, target)`` takes paired images (or precomputed int64 hashes), e.g. the
+    system outputs and the source posters. The result's ``per_item`` holds every pair's
+    distance, and ``extras`` counts the pairs in MPTc-Bench's bands: "surface"
+    (``d <= surface_max``), "deep" (``d >= deep_min``) and "intermediate" (strict inequalities
+    with ``inclusive=False``). Hashes equal ``imagehash.phash`` bit for bit; the signature
+    records the Pillow and scipy versions (their resize and DCT define the bits).
 
     Args:
-        hash_size, highfreq_factor, input_range, channels, exif_transpose, num_threads:
-            passed to :func:`transcreval.functional.phash`.
+        hash_size, highfreq_factor, input_range, channels, exif_transpose, num_threads,
+            max_pixels: passed to :func:`transcreval.functional.phash`.
         surface_max, deep_min, inclusive: the band thresholds (12, 30, inclusive).
         **kwargs: :class:`~transcreval.metric.Metric` options.
     """
 
     higher_is_better: ClassVar[bool] = False
     value_range: ClassVar[tuple[float, float]] = (0.0, 64.0)
+    version_packages: ClassVar[tuple[str, ...]] = ("pillow", "scipy")
 
     def __init__(
         self,
@@ -40,25 +44,29 @@ class PHashDistance(Metric):
         surface_max: float = 12,
         deep_min: float = 30,
         inclusive: bool = True,
-        input_range: tuple[float, float] | None = None,
-        channels: str | None = None,
+        input_range: Range = None,
+        channels: Channels = None,
         exif_transpose: bool = False,
         num_threads: int | None = None,
+        max_pixels: int = DEFAULT_MAX_PIXELS,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        if hash_size > 8:
-            raise InputError("PHashDistance supports hash_size <= 8 (hashes are stored as int64)")
-        if surface_max >= deep_min:
-            raise InputError(f"surface_max ({surface_max}) must be below deep_min ({deep_min})")
-        self.hash_options = {
+        self.hash_options: dict[str, Any] = {
             "hash_size": hash_size,
             "highfreq_factor": highfreq_factor,
             "input_range": input_range,
             "channels": channels,
             "exif_transpose": exif_transpose,
             "num_threads": num_threads,
+            "max_pixels": max_pixels,
         }
+        check_phash_options(**self.hash_options)
+        if hash_size > 8:
+            raise InputError("PHashDistance supports hash_size <= 8 (hashes are stored as int64)")
+        if not isinstance(inclusive, bool):
+            raise InputError(f"inclusive must be True or False, got {inclusive!r}")
+        edit_intensity_counts([], surface_max, deep_min, inclusive)  # validates the thresholds
         self.surface_max, self.deep_min, self.inclusive = surface_max, deep_min, inclusive
         self.add_state("distance_sum", Sum(torch.int64))
         self.add_state("count", Sum(torch.int64))
@@ -66,12 +74,10 @@ class PHashDistance(Metric):
         self.add_state("deep", Sum(torch.int64))
         self.add_state("distances", Cat(torch.int64))
 
-    def _stats(self, a: Any, b: Any) -> dict[str, Any]:
-        d = phash_distance(a, b, **self.hash_options)
-        if self.inclusive:
-            surface, deep = d <= self.surface_max, d >= self.deep_min
-        else:
-            surface, deep = d < self.surface_max, d > self.deep_min
+    def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
+        """``preds``/``target``: paired images (paths, PIL, arrays, tensors) or int64 hashes."""
+        d = phash_distance(preds, target, **self.hash_options)
+        surface, deep = edit_intensity_counts(d, self.surface_max, self.deep_min, self.inclusive)
         return {
             "distance_sum": d.sum(),
             "count": d.numel(),
@@ -83,7 +89,7 @@ class PHashDistance(Metric):
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         n = int(stats["count"])
         if n == 0:
-            raise EmptyInputError(f"{self.name} has no pairs: call update(a, b) first")
+            raise EmptyInputError(f"{self.name} has no pairs: call update(preds, target) first")
         surface, deep = int(stats["surface"]), int(stats["deep"])
         return MetricResult(
             value=int(stats["distance_sum"]) / n,

@@ -3,40 +3,46 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from transcreval.aggregate_metric import AggregateMetric
+from transcreval.common import Mode
 from transcreval.errors import InputError
-from transcreval.functional.posteriq import (
-    Aggregate,
-    Mode,
-    _area_ratio_agg,
-    _box_recall_agg,
-    _center_bias_agg,
-    _check_mode,
-    _text_localization_agg,
+from transcreval.functional.layout.boxes import (
+    Coords,
+    area_ratio_stats,
+    box_recall_rate_stats,
+    center_bias_stats,
+    check_box_options,
+    text_localization_iou_stats,
 )
-
-Coords = Literal["normalized", "pixel"]
 
 
 class _BoxMetric(AggregateMetric):
-    def __init__(self, *, mode: Mode = "paper", coords: Coords = "normalized", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        mode: Mode = "paper",
+        coords: Coords = "normalized",
+        target_coords: Coords = "normalized",
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
-        _check_mode(mode)
-        if coords not in ("normalized", "pixel"):
-            raise InputError(f"coords must be 'normalized' or 'pixel', got {coords!r}")
-        self.mode, self.coords = mode, coords
+        check_box_options(mode, coords, target_coords)
+        self.mode, self.coords, self.target_coords = mode, coords, target_coords
+
+    def _options(self) -> dict[str, Any]:
+        return {"mode": self.mode, "coords": self.coords, "target_coords": self.target_coords}
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"mode": self.mode, "coords": self.coords}
+        return {"mode": self.mode, "coords": self.coords, "target": self.target_coords}
 
 
 class TextLocalizationIoU(_BoxMetric):
-    """Top-n text-localisation IoU, in [0, 1] (see :func:`~transcreval.functional.text_localization_iou`).
+    """Top-n text-localisation IoU (PosterIQ Eq. 4), in [0, 1], higher is better.
 
-    ``update(pred_boxes, gt_boxes, image_sizes=None)``; the paper mode averages per image, the
-    code mode pools matched boxes.
+    See :func:`~transcreval.functional.text_localization_iou`; the paper mode averages per
+    image, the code mode pools matched boxes.
     """
 
     def __init__(self, top_n: int, **kwargs: Any) -> None:
@@ -45,36 +51,37 @@ class TextLocalizationIoU(_BoxMetric):
             raise InputError(f"top_n must be a positive integer, got {top_n!r}")
         self.top_n = top_n
 
-    def _aggregate(self, pred_boxes: Sequence[Any], gt_boxes: Sequence[Any], image_sizes: Any = None) -> Aggregate:
-        return _text_localization_agg(pred_boxes, gt_boxes, self.top_n, self.mode, self.coords, image_sizes)
+    def _stats(self, preds: Sequence[Any], target: Sequence[Any], image_sizes: Any = None) -> dict[str, Any]:
+        """``preds[i]``: predicted boxes or the raw answer of image ``i``; ``target[i]``: its
+        ground-truth boxes in query order; ``image_sizes[i]``: ``(W, H)`` for pixel boxes."""
+        return text_localization_iou_stats(preds, target, top_n=self.top_n, image_sizes=image_sizes, **self._options())
 
     def _signature_options(self) -> dict[str, Any]:
         return {"top_n": self.top_n, **super()._signature_options()}
 
 
 class BoxRecallRate(AggregateMetric):
-    """Mean of ``min(1, n_pred / n_query)`` (PosterIQ Eq. 5), in [0, 1]. ``update(n_pred, n_query)``."""
+    """Mean of ``min(1, n_pred / n_query)`` (PosterIQ Eq. 5), in [0, 1], higher is better."""
 
-    def _aggregate(self, n_pred: Sequence[int], n_query: Sequence[int]) -> Aggregate:
-        return _box_recall_agg(n_pred, n_query)
+    def _stats(self, preds: Sequence[int], target: Sequence[int]) -> dict[str, Any]:
+        """``preds``: boxes returned per item; ``target``: boxes asked for."""
+        return box_recall_rate_stats(preds, target)
 
 
 class CenterBias(_BoxMetric):
-    """Mean distance of normalised box centres (PosterIQ Eq. 6), lower is better.
-
-    ``update(pred_boxes, gt_boxes, image_sizes=None)``."""
+    """Mean distance of normalised box centres (PosterIQ Eq. 6), in [0, sqrt(2)], lower is better."""
 
     higher_is_better: ClassVar[bool] = False
     value_range: ClassVar[tuple[float, float]] = (0.0, 2**0.5)
 
-    def _aggregate(self, pred_boxes: Sequence[Any], gt_boxes: Sequence[Any], image_sizes: Any = None) -> Aggregate:
-        return _center_bias_agg(pred_boxes, gt_boxes, self.mode, self.coords, image_sizes)
+    def _stats(self, preds: Sequence[Any], target: Sequence[Any], image_sizes: Any = None) -> dict[str, Any]:
+        """``preds[i]``/``target[i]``: the predicted and ground-truth boxes of image ``i``, paired by position."""
+        return center_bias_stats(preds, target, image_sizes=image_sizes, **self._options())
 
 
 class AreaRatio(_BoxMetric):
-    """Mean of ``min(A_pred, A_gt) / max(A_pred, A_gt)`` (PosterIQ Eq. 7), in [0, 1].
+    """Mean of ``min(A_pred, A_gt) / max(A_pred, A_gt)`` (PosterIQ Eq. 7), in [0, 1], higher is better."""
 
-    ``update(pred_boxes, gt_boxes, image_sizes=None)``."""
-
-    def _aggregate(self, pred_boxes: Sequence[Any], gt_boxes: Sequence[Any], image_sizes: Any = None) -> Aggregate:
-        return _area_ratio_agg(pred_boxes, gt_boxes, self.mode, self.coords, image_sizes)
+    def _stats(self, preds: Sequence[Any], target: Sequence[Any], image_sizes: Any = None) -> dict[str, Any]:
+        """``preds[i]``/``target[i]``: the predicted and ground-truth boxes of image ``i``, paired by position."""
+        return area_ratio_stats(preds, target, image_sizes=image_sizes, **self._options())

@@ -6,13 +6,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from transcreval.aggregate_metric import AggregateMetric
-from transcreval.functional.posteriq import Aggregate, Mode, _check_mode, _patch_agg
+from transcreval.common import Mode, check_mode, check_positive_int
+from transcreval.functional.layout.patches import match_accuracy_stats, patch_iou_stats
 
 
 class _PatchMetric(AggregateMetric):
     def __init__(self, *, mode: Mode = "paper", n_patches: int = 49, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        _check_mode(mode)
+        check_mode(mode)
+        check_positive_int("n_patches", n_patches)
         self.mode, self.n_patches = mode, n_patches
 
     def _signature_options(self) -> dict[str, Any]:
@@ -20,16 +22,17 @@ class _PatchMetric(AggregateMetric):
 
 
 class PatchIoU(_PatchMetric):
-    """Mean set IoU of predicted vs ground-truth patch ids, in [0, 1]. ``update(pred_ids, gt_ids)``."""
+    """Mean set IoU of predicted vs ground-truth patch ids (PosterIQ Eq. 8), in [0, 1], higher is better."""
 
-    def _aggregate(self, pred_ids: Sequence[Any], gt_ids: Sequence[Sequence[int]]) -> Aggregate:
-        return _patch_agg(pred_ids, gt_ids, self.mode, self.n_patches)[0]
+    def _stats(self, preds: Sequence[Any], target: Sequence[Sequence[int]]) -> dict[str, Any]:
+        """``preds[i]``: predicted patch ids (or the raw answer); ``target[i]``: the true empty patches."""
+        return patch_iou_stats(preds, target, mode=self.mode, n_patches=self.n_patches)
 
 
 class MatchAccuracy(_PatchMetric):
-    """Fraction of answers with the requested number of patches, in [0, 1].
+    """Fraction of answers with the requested number of patches (PosterIQ Eq. 9), in [0, 1],
+    higher is better; paper: distinct ids, code: list length."""
 
-    ``update(pred_ids, n_requested)``; paper: distinct ids, code: list length."""
-
-    def _aggregate(self, pred_ids: Sequence[Any], n_requested: Sequence[int]) -> Aggregate:
-        return _patch_agg(pred_ids, n_requested, self.mode, self.n_patches, count_only=True)[1]
+    def _stats(self, preds: Sequence[Any], target: Sequence[int]) -> dict[str, Any]:
+        """``preds[i]``: predicted patch ids (or the raw answer); ``target[i]``: how many were asked for."""
+        return match_accuracy_stats(preds, target, mode=self.mode, n_patches=self.n_patches)

@@ -1,11 +1,1 @@
-"""Agreement and meta-evaluation statistic classes."""
-
-from transcreval.stats.agreement import (
-    OverallRatingSimilarity,
-    QuadraticWeightedKappa,
-    SegmentKendallTau,
-    SeparabilityAUC,
-    SpearmanRho,
-)
-
-__all__ = ["OverallRatingSimilarity", "QuadraticWeightedKappa", "SegmentKendallTau", "SeparabilityAUC", "SpearmanRho"]
+"""Metric classes of the stats domain; their functional twins are in ``transcreval.functional.stats``."""

@@ -1,6 +1,1 @@
-"""Text-fidelity metric classes."""
-
-from transcreval.text.chrf import PlanChrF, TitleChrF
-from transcreval.text.word_recall import FontSizeStability, OCRRobustnessGap, WordRecall
-
-__all__ = ["FontSizeStability", "OCRRobustnessGap", "PlanChrF", "TitleChrF", "WordRecall"]
+"""Metric classes of the text domain; their functional twins are in ``transcreval.functional.text``."""

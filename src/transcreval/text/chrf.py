@@ -6,8 +6,9 @@ from typing import Any, ClassVar
 
 import torch
 
-from transcreval.errors import EmptyInputError
-from transcreval.functional.chrf import RefLayout, _check_orders, chrf_from_statistics, chrf_statistics
+from transcreval.common import check_choice
+from transcreval.errors import InputError
+from transcreval.functional.text.chrf import RefLayout, check_chrf_options, title_chrf_from_stats, title_chrf_stats
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
 from transcreval.states import Cat, Sum
@@ -16,8 +17,8 @@ from transcreval.states import Cat, Sum
 class TitleChrF(Metric):
     """Mean sentence chrF between system titles and reference titles (MPTc-Bench §5.1).
 
-    ``update(hyps, refs)`` takes the titles read from the system outputs and, per example, the
-    title of the human target-market poster (one string, or a list of references). The value
+    ``update(preds, target)`` takes the titles read from the system outputs and, per example,
+    the title of the human target-market poster (one string, or a list of references). The value
     is the mean over examples of sacrebleu's sentence chrF, 0-100, higher is better.
     ``result.extras["corpus"]`` holds the corpus-level chrF (statistics summed before the
     formula) and ``result.per_item`` the sentence scores.
@@ -48,7 +49,7 @@ class TitleChrF(Metric):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        _check_orders(char_order, word_order, beta)
+        check_chrf_options(char_order, word_order, beta)
         self.options: dict[str, Any] = {
             "char_order": char_order,
             "word_order": word_order,
@@ -57,35 +58,22 @@ class TitleChrF(Metric):
             "whitespace": whitespace,
             "eps_smoothing": eps_smoothing,
         }
+        check_choice("ref_layout", ref_layout, (None, "sample", "stream"))
+        for name in ("lowercase", "whitespace", "eps_smoothing"):
+            if not isinstance(self.options[name], bool):
+                raise InputError(f"{name} must be True or False, got {self.options[name]!r}")
         self.ref_layout = ref_layout
         self.add_state("ngram_stats", Sum(torch.int64, (3 * (char_order + word_order),)))
         self.add_state("score_sum", Sum(torch.float64))
         self.add_state("count", Sum(torch.int64))
         self.add_state("scores", Cat(torch.float64))
 
-    def _stats(self, hyps: Any, refs: Any) -> dict[str, Any]:
-        stats, scores = chrf_statistics(hyps, refs, ref_layout=self.ref_layout, **self.options)
-        return {
-            "ngram_stats": stats.sum(0),
-            "score_sum": scores.sum(),
-            "count": scores.numel(),
-            "scores": scores,
-        }
+    def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
+        """``preds``: system titles; ``target``: reference title(s) per example."""
+        return title_chrf_stats(preds, target, ref_layout=self.ref_layout, **self.options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        n = int(stats["count"])
-        if n == 0:
-            raise EmptyInputError(f"{self.name} has no examples: call update(hyps, refs) first")
-        corpus = chrf_from_statistics(
-            stats["ngram_stats"].tolist(), self.options["beta"], self.options["eps_smoothing"]
-        )
-        return MetricResult(
-            value=float(stats["score_sum"]) / n,
-            n=n,
-            signature=self.signature,
-            per_item=stats["scores"],
-            extras={"corpus": corpus},
-        )
+        return title_chrf_from_stats(stats, self.signature, self.options["beta"], self.options["eps_smoothing"])
 
     def _signature_options(self) -> dict[str, Any]:
         o = self.options

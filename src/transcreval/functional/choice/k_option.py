@@ -6,7 +6,7 @@ rescales that to 0 and perfect answers to 1:
     score = max(0, (k a - 1) / (k - 1))      range [0, 1], higher is better
 
 ``clamp=False`` drops the ``max(0, .)``, as PosterIQ's public code does (below-chance answers
-give negative scores; see research/seed-code.md §1.3). When items have different ``k`` they
+give negative scores; docs/posteriq-paper-vs-code.md). When items have different ``k`` they
 are grouped by ``k``, each group is scored on its own, and the groups' scores are averaged
 with equal weight (a "per-task" average: each k stands for one task).
 """
@@ -20,15 +20,23 @@ import torch
 
 from transcreval.errors import EmptyInputError, InputError
 
-__all__ = ["k_option_from_table", "k_option_score", "k_option_table"]
+__all__ = ["k_option_correct", "k_option_from_table", "k_option_score", "k_option_table"]
 
 DEFAULT_MAX_K = 64
 
 
 def _as_vector(x: Any, what: str) -> torch.Tensor:
-    if isinstance(x, str):
-        raise InputError(f"{what} must be a sequence or tensor, got a string")
-    t = torch.as_tensor(x) if not isinstance(x, torch.Tensor) else x
+    if isinstance(x, (str, bytes)):
+        raise InputError(f"{what} must be a list or tensor (one entry per item), got a single string")
+    if isinstance(x, torch.Tensor):
+        t = x
+    else:
+        try:
+            t = torch.as_tensor(x)
+        except (TypeError, ValueError, RuntimeError) as e:
+            raise InputError(f"{what} must hold numbers or booleans, one per item ({e})") from None
+    if t.device.type == "meta":
+        raise InputError(f"{what} is a meta tensor (no data): pass real values")
     if t.ndim == 0:
         t = t.reshape(1)
     if t.ndim != 1:
@@ -36,9 +44,36 @@ def _as_vector(x: Any, what: str) -> torch.Tensor:
     return t
 
 
+def _norm_answer(a: Any) -> Any:
+    return a.strip().upper() if isinstance(a, str) else a
+
+
+def k_option_correct(preds: Any, target: Any | None) -> torch.Tensor:
+    """Per-item correctness: ``preds == target`` (letters compared after strip/upper-case; an
+    answer of None is wrong), or ``preds`` itself (bools / 0-1) when ``target`` is None."""
+    if target is None:
+        if isinstance(preds, (list, tuple)) and any(v is None or isinstance(v, str) for v in preds):
+            raise InputError(
+                "preds must hold per-item correctness (booleans or 0/1) when target is None; to score chosen "
+                "options, pass the correct options as target"
+            )
+        return _as_vector(preds, "preds")
+    if isinstance(preds, (str, bytes)) or isinstance(target, (str, bytes)):
+        raise InputError("preds and target must be lists (one answer per item), got a single string")
+    p = list(preds.tolist()) if hasattr(preds, "tolist") else list(preds)
+    t = list(target.tolist()) if hasattr(target, "tolist") else list(target)
+    if len(p) != len(t):
+        raise InputError(f"mismatched lengths: {len(p)} answers (preds) but {len(t)} correct options (target)")
+    if any(v is None for v in t):
+        raise InputError("target (the correct options) contains None")
+    return torch.tensor([a is not None and _norm_answer(a) == _norm_answer(b) for a, b in zip(p, t)], dtype=torch.bool)
+
+
 def k_option_table(correct: Any, k: int | Sequence[int] | torch.Tensor, max_k: int = DEFAULT_MAX_K) -> torch.Tensor:
     """Sufficient statistics: an int64 table ``(max_k + 1, 2)`` of [correct, total] per ``k``."""
     c = _as_vector(correct, "correct")
+    if c.is_complex():
+        raise InputError("correct must hold booleans or 0/1 values, got complex numbers")
     if c.is_floating_point():
         if bool(torch.isnan(c).any()):
             raise InputError("correct contains NaN: mark unanswerable items as wrong (0) or drop them")
@@ -46,12 +81,13 @@ def k_option_table(correct: Any, k: int | Sequence[int] | torch.Tensor, max_k: i
             raise InputError("correct must hold booleans or 0/1 values")
     elif c.dtype != torch.bool and not bool(((c == 0) | (c == 1)).all()):
         raise InputError("correct must hold booleans or 0/1 values")
+    c = c.cpu()
     if isinstance(k, bool):
         raise InputError(f"k must be an integer (or integers), got {k!r}")
     if isinstance(k, int):
         ks = torch.full((c.numel(),), k, dtype=torch.int64)
     else:
-        kt = _as_vector(k, "k")
+        kt = _as_vector(k, "k").cpu()
         if kt.is_floating_point() or kt.is_complex() or kt.dtype == torch.bool:
             raise InputError(f"k must be an integer (or integers), got dtype {kt.dtype}")
         ks = kt.to(torch.int64)
@@ -80,14 +116,22 @@ def k_option_from_table(table: torch.Tensor, clamp: bool = True) -> tuple[float,
 
 
 def k_option_score(
-    correct: Any, k: int | Sequence[int] | torch.Tensor, clamp: bool = True, max_k: int = DEFAULT_MAX_K
+    preds: Any,
+    target: Any | None = None,
+    *,
+    k: int | Sequence[int] | torch.Tensor,
+    clamp: bool = True,
+    max_k: int = DEFAULT_MAX_K,
 ) -> float:
-    """Chance-normalised accuracy ``max(0, (k a - 1)/(k - 1))`` (PosterIQ), in [0, 1].
+    """Chance-normalised accuracy ``max(0, (k a - 1)/(k - 1))`` (PosterIQ Supp. B), in [0, 1],
+    higher is better.
 
     Args:
-        correct: per-item correctness (bools or 0/1).
+        preds: the chosen options (letters or indices; None = no answer, wrong), or per-item
+            correctness (bools / 0-1) when ``target`` is None.
+        target: the correct options, one per item.
         k: the number of options, one int for all items or one per item.
         clamp: ``False`` reproduces PosterIQ's code (negative below chance).
         max_k: the largest ``k`` accepted (the size of the class's state table).
     """
-    return k_option_from_table(k_option_table(correct, k, max_k), clamp)[0]
+    return k_option_from_table(k_option_table(k_option_correct(preds, target), k, max_k), clamp)[0]

@@ -1,4 +1,4 @@
-"""An exact, batched re-implementation of PIL's 8-bit LANCZOS downscaling to a square.
+"""An exact, batched re-implementation of PIL's 8-bit LANCZOS resize to a square.
 
 imagehash's pHash resizes with ``PIL.Image.resize(..., LANCZOS)``; to give the same bits for
 many images at once (and on a GPU) we reproduce PIL's fixed-point arithmetic exactly:
@@ -8,7 +8,8 @@ many images at once (and on a GPU) we reproduce PIL's fixed-point arithmetic exa
 * each pass sums ``pixel * weight`` in integers, adds 2**21 and keeps the top bits clipped to
   0..255 (so the intermediate image is rounded to uint8 between the passes);
 * the horizontal pass runs first, except that Pillow 13 runs the vertical pass first when
-  ``(h - out) > 2 * (w - out)``.
+  ``max(h - out, 0) > 2 * max(w - out, 0)`` (it removes more than twice as many rows as
+  columns; an upsampled side removes none).
 
 Each pass is a matrix product with the integer weight matrix, computed exactly:
 
@@ -165,7 +166,10 @@ def _vertical(x: torch.Tensor, out: int) -> torch.Tensor:
 
 
 def _vertical_first_pillow13(h: int, w: int, out: int) -> bool:
-    return (h - out) > 2 * (w - out)
+    # Pillow 13 runs the vertical pass first when it removes more than twice as many rows as
+    # the horizontal pass removes columns; a side that is upsampled removes nothing (0), not a
+    # negative amount (reading it as negative sent images under 32 px down the wrong order).
+    return (max(h, out) - out) > 2 * (max(w, out) - out)
 
 
 _ORDER_RULES = {
@@ -203,7 +207,10 @@ def pass_order_rule() -> str:
     with _rule_lock:
         if not _rule:
             rng = np.random.default_rng(12345)
-            probes = [(70, 40), (49, 40), (48, 40), (140, 60), (300, 100), (40, 70), (97, 64), (96, 64), (33, 90)]
+            probes = [
+                *((70, 40), (49, 40), (48, 40), (140, 60), (300, 100), (40, 70), (97, 64), (96, 64), (33, 90)),
+                *((2, 2), (7, 3), (17, 9), (40, 10), (33, 2), (3, 33), (31, 31), (1, 64)),  # upsampled sides
+            ]
             found = "pil"
             for name, rule in _ORDER_RULES.items():
                 ok = True

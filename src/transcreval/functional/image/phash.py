@@ -14,6 +14,7 @@ similar images. MPTc-Bench calls a pair "surface" (text-level edit) when the dis
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -23,19 +24,54 @@ import numpy as np
 import torch
 
 from transcreval.errors import EmptyInputError, InputError
-from transcreval.functional._pil_resample import resize_square
-from transcreval.io import Channels, Range, split_batch, to_gray_uint8
+from transcreval.functional.image.pil_resample import resize_square
+from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range, split_batch, to_gray_uint8
 
 _CHUNK_PIXELS = 1_600_000  # pixels per worker chunk: ~4 posters of 512x768 (cache friendly)
 
-__all__ = ["edit_intensity_split", "hamming_distance", "phash", "phash_bits", "phash_distance", "phash_hex"]
+__all__ = [
+    "check_phash_options",
+    "edit_intensity_counts",
+    "edit_intensity_split",
+    "hamming_distance",
+    "phash",
+    "phash_bits",
+    "phash_distance",
+    "phash_hex",
+]
 
 
-def _check_sizes(hash_size: int, highfreq_factor: int) -> None:
-    if not isinstance(hash_size, int) or hash_size < 2:
+def check_phash_options(
+    hash_size: Any = 8,
+    highfreq_factor: Any = 4,
+    input_range: Any = None,
+    channels: Any = None,
+    exif_transpose: Any = False,
+    num_threads: Any = None,
+    max_pixels: Any = DEFAULT_MAX_PIXELS,
+) -> None:
+    """Validate pHash options (raises InputError naming the option)."""
+    if not isinstance(hash_size, int) or isinstance(hash_size, bool) or hash_size < 2:
         raise InputError(f"hash_size must be an integer >= 2, got {hash_size!r}")
-    if not isinstance(highfreq_factor, int) or highfreq_factor < 1:
+    if not isinstance(highfreq_factor, int) or isinstance(highfreq_factor, bool) or highfreq_factor < 1:
         raise InputError(f"highfreq_factor must be a positive integer, got {highfreq_factor!r}")
+    if input_range is not None:
+        try:
+            lo, hi = (float(v) for v in input_range)
+        except (TypeError, ValueError):
+            raise InputError(f"input_range must be a (low, high) pair of numbers, got {input_range!r}") from None
+        if not lo < hi:
+            raise InputError(f"input_range must have low < high, got {input_range!r}")
+    if channels not in (None, "first", "last"):
+        raise InputError(f"channels must be None, 'first' or 'last', got {channels!r}")
+    if not isinstance(exif_transpose, bool):
+        raise InputError(f"exif_transpose must be True or False, got {exif_transpose!r}")
+    if num_threads is not None and (
+        not isinstance(num_threads, int) or isinstance(num_threads, bool) or num_threads < 1
+    ):
+        raise InputError(f"num_threads must be a positive integer or None, got {num_threads!r}")
+    if not isinstance(max_pixels, int) or isinstance(max_pixels, bool) or max_pixels < 1:
+        raise InputError(f"max_pixels must be a positive integer, got {max_pixels!r}")
 
 
 def _resize_chunk(items: list[Any], size: int, kw: dict[str, Any]) -> np.ndarray:
@@ -102,20 +138,19 @@ def phash_bits(
     channels: Channels = None,
     exif_transpose: bool = False,
     num_threads: int | None = None,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
 ) -> torch.Tensor:
     """The pHash bits of each image: a bool tensor ``(N, hash_size * hash_size)``, row-major.
 
     See :func:`phash` for the arguments.
     """
-    _check_sizes(hash_size, highfreq_factor)
+    check_phash_options(hash_size, highfreq_factor, input_range, channels, exif_transpose, num_threads, max_pixels)
     import scipy.fftpack
 
     items = split_batch(images)
     size = hash_size * highfreq_factor
-    kw = {"input_range": input_range, "channels": channels, "exif_transpose": exif_transpose}
+    kw = {"input_range": input_range, "channels": channels, "exif_transpose": exif_transpose, "max_pixels": max_pixels}
     threads = num_threads if num_threads is not None else min(4, os.cpu_count() or 1)
-    if threads < 1:
-        raise InputError(f"num_threads must be >= 1, got {threads}")
     small = _small_images(items, size, kw, threads)
     dct = scipy.fftpack.dct(scipy.fftpack.dct(small, axis=1), axis=2)
     low = dct[:, :hash_size, :hash_size]
@@ -144,6 +179,7 @@ def phash(
     channels: Channels = None,
     exif_transpose: bool = False,
     num_threads: int | None = None,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
 ) -> torch.Tensor:
     """64-bit perceptual hashes, identical to ``imagehash.phash``, as an int64 tensor ``(N,)``.
 
@@ -160,6 +196,7 @@ def phash(
         channels: ``"first"``/``"last"`` when an array's channel dimension is ambiguous.
         exif_transpose: apply EXIF orientation to decoded files (imagehash does not).
         num_threads: worker threads for decoding/grayscale/resize (default ``min(4, cores)``).
+        max_pixels: refuse image files larger than this many pixels (decompression bombs).
 
     Raises:
         InputError: empty batch, bad shape/dtype/range, undecodable file.
@@ -173,6 +210,7 @@ def phash(
             channels=channels,
             exif_transpose=exif_transpose,
             num_threads=num_threads,
+            max_pixels=max_pixels,
         )
     )
 
@@ -205,36 +243,110 @@ def hamming_distance(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return _popcount64(torch.bitwise_xor(a.to(torch.int64), b.to(torch.int64)))
 
 
-def _as_hashes(x: Any, kw: dict[str, Any]) -> torch.Tensor:
-    if isinstance(x, torch.Tensor) and x.ndim == 1 and x.dtype == torch.int64:
-        return x
-    if isinstance(x, np.ndarray) and x.ndim == 1 and x.dtype in (np.int64, np.uint64):
-        return torch.from_numpy(x.view(np.int64).copy())
-    if (
-        isinstance(x, Sequence)
-        and not isinstance(x, (str, bytes))
-        and len(x) > 0
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in x)
-    ):
-        return torch.tensor([v - (1 << 64) if v >= (1 << 63) else v for v in x], dtype=torch.int64)
+def _as_hashes(x: Any, what: str, kw: dict[str, Any]) -> torch.Tensor:
+    """Precomputed int64 hashes as they are, or the pHashes of images."""
+    if isinstance(x, torch.Tensor):
+        if x.device.type == "meta":
+            raise InputError(f"{what} is a meta tensor (no data): pass images or int64 hashes with values")
+        if x.ndim == 1:
+            if x.dtype != torch.int64:
+                raise InputError(
+                    f"{what}: a 1-D tensor is read as precomputed hashes, which are int64 (from phash()); got "
+                    f"{x.dtype}. Images are 2-D (HW), 3-D (CHW/HWC) or 4-D (NCHW) tensors"
+                )
+            return x
+    if isinstance(x, np.ndarray):
+        if x.dtype == object:
+            raise InputError(f"{what}: an object array cannot be read; pass a list of images or an int64 hash array")
+        if x.ndim == 1:
+            if x.dtype not in (np.int64, np.uint64):
+                raise InputError(
+                    f"{what}: a 1-D array is read as precomputed hashes, which are int64/uint64 (from phash()); "
+                    f"got {x.dtype}. Images are 2-D (HW), 3-D (HWC/CHW) or 4-D (NHWC) arrays"
+                )
+            return torch.from_numpy(x.view(np.int64).copy())
+    if isinstance(x, Sequence) and not isinstance(x, (str, bytes)) and len(x) > 0:
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in x):
+            if any(v < -(1 << 63) or v >= (1 << 64) for v in x):
+                raise InputError(f"{what}: hashes must fit in 64 bits")
+            return torch.tensor([v - (1 << 64) if v >= (1 << 63) else v for v in x], dtype=torch.int64)
+        if any(isinstance(v, (float, bool)) for v in x):
+            raise InputError(f"{what}: a list of numbers is read as hashes, which are integers; got {x[:3]!r}...")
     return phash(x, **kw)
 
 
-def phash_distance(a: Any, b: Any, **kwargs: Any) -> torch.Tensor:
-    """Hamming distance between the pHashes of paired images, int64 ``(N,)`` in 0..64.
+def phash_distance(
+    preds: Any,
+    target: Any,
+    *,
+    hash_size: int = 8,
+    highfreq_factor: int = 4,
+    input_range: Range = None,
+    channels: Channels = None,
+    exif_transpose: bool = False,
+    num_threads: int | None = None,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+) -> torch.Tensor:
+    """Hamming distance between the pHashes of paired images, int64 ``(N,)`` in 0..64, lower
+    means more alike (MPTc-Bench §3.2).
 
-    ``a`` and ``b`` are each either images (any form :func:`phash` takes) or precomputed hashes
-    (an int64 tensor/array or a list of ints). Equals ``imagehash.phash(x) - imagehash.phash(y)``.
+    ``preds`` (e.g. the system outputs) and ``target`` (e.g. the source posters) are each
+    images (any form :func:`phash` takes) or precomputed hashes (an int64 tensor/array or a
+    list of ints). Equals ``imagehash.phash(x) - imagehash.phash(y)``. The other arguments are
+    :func:`phash`'s.
     """
-    ha, hb = _as_hashes(a, kwargs), _as_hashes(b, kwargs)
+    kw = {
+        "hash_size": hash_size,
+        "highfreq_factor": highfreq_factor,
+        "input_range": input_range,
+        "channels": channels,
+        "exif_transpose": exif_transpose,
+        "num_threads": num_threads,
+        "max_pixels": max_pixels,
+    }
+    check_phash_options(**kw)
+    ha, hb = _as_hashes(preds, "preds", kw), _as_hashes(target, "target", kw)
     if ha.numel() == 0:
         raise EmptyInputError("empty batch: pass at least one image pair")
     if ha.shape != hb.shape:
-        raise InputError(f"mismatched batch lengths: {ha.numel()} images/hashes in a, {hb.numel()} in b")
+        raise InputError(f"mismatched batch lengths: {ha.numel()} images/hashes in preds, {hb.numel()} in target")
     return hamming_distance(ha, hb)
 
 
 Band = Literal["surface", "intermediate", "deep"]
+
+
+def _check_bands(surface_max: float, deep_min: float) -> None:
+    for name, v in (("surface_max", surface_max), ("deep_min", deep_min)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise InputError(f"{name} must be a finite number, got {v!r}")
+    if surface_max >= deep_min:
+        raise InputError(f"surface_max ({surface_max}) must be below deep_min ({deep_min})")
+
+
+def _distances(distances: Any) -> torch.Tensor:
+    try:
+        d = torch.as_tensor(distances).reshape(-1)
+    except (TypeError, ValueError, RuntimeError) as e:
+        raise InputError(f"distances must be numbers, one per pair ({e})") from None
+    if d.dtype == torch.bool or d.is_complex():
+        raise InputError(f"distances must be numbers, got {d.dtype}")
+    if d.is_floating_point() and not bool(torch.isfinite(d).all()):
+        raise InputError("distances contain NaN or infinite values")
+    if d.numel() and bool((d < 0).any()):
+        raise InputError(f"distances must be >= 0 (pHash distances are 0..64), got {d[d < 0][:3].tolist()}")
+    return d
+
+
+def edit_intensity_counts(
+    distances: Any, surface_max: float = 12, deep_min: float = 30, inclusive: bool = True
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Boolean masks (surface, deep) of pHash distances; see :func:`edit_intensity_split`."""
+    _check_bands(surface_max, deep_min)
+    d = _distances(distances)
+    if inclusive:
+        return d <= surface_max, d >= deep_min
+    return d < surface_max, d > deep_min
 
 
 def edit_intensity_split(
@@ -244,15 +356,8 @@ def edit_intensity_split(
 
     With ``inclusive=True`` (default, as MPTc App. B.2 writes it): surface if ``d <= surface_max``,
     deep if ``d >= deep_min``. With ``inclusive=False`` (as §3.2 writes it): ``d < surface_max``
-    and ``d > deep_min``. "intermediate" pairs are the ones the benchmark discards.
+    and ``d > deep_min``. "intermediate" pairs are the ones the benchmark discards. Negative or
+    non-finite distances are an error.
     """
-    if surface_max >= deep_min:
-        raise InputError(f"surface_max ({surface_max}) must be below deep_min ({deep_min})")
-    d = torch.as_tensor(distances).reshape(-1)
-    if d.is_floating_point() and bool(torch.isnan(d).any()):
-        raise InputError("distances contain NaN")
-    if inclusive:
-        surf, deep = d <= surface_max, d >= deep_min
-    else:
-        surf, deep = d < surface_max, d > deep_min
+    surf, deep = edit_intensity_counts(distances, surface_max, deep_min, inclusive)
     return ["surface" if s else "deep" if dp else "intermediate" for s, dp in zip(surf.tolist(), deep.tolist())]

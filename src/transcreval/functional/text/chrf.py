@@ -36,8 +36,19 @@ from typing import Any, Literal
 import torch
 
 from transcreval.errors import EmptyInputError, InputError
+from transcreval.result import MetricResult, Signature
 
-__all__ = ["chrf_from_statistics", "chrf_statistics", "corpus_chrf", "sentence_chrf", "title_chrf"]
+__all__ = [
+    "check_chrf_options",
+    "chrf_from_statistics",
+    "chrf_statistics",
+    "corpus_chrf",
+    "normalize_references",
+    "sentence_chrf",
+    "title_chrf",
+    "title_chrf_from_stats",
+    "title_chrf_stats",
+]
 
 _PUNCTS = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _EPS = 1e-16
@@ -135,7 +146,7 @@ def chrf_from_statistics(stats: Sequence[int], beta: float = 2.0, eps_smoothing:
 
 def _check_texts(texts: Any, what: str) -> list[str]:
     if isinstance(texts, str):
-        raise InputError(f"{what} must be a list of strings, got a bare string: wrap it as [{what[:-1] or what}]")
+        raise InputError(f"{what} must be a list of strings, got a bare string: wrap it in a list")
     if not isinstance(texts, Sequence):
         raise InputError(f"{what} must be a list of strings, got {type(texts).__name__}")
     out = list(texts)
@@ -155,11 +166,9 @@ def normalize_references(refs: Any, n_hyps: int, ref_layout: RefLayout = None) -
     list mean "no reference here" (variable reference counts, as in sacrebleu).
     """
     if isinstance(refs, str):
-        raise InputError(
-            "refs must be a list (one reference, or a list of references, per hypothesis), got a bare string"
-        )
+        raise InputError("target must be a list (one reference, or a list of references, per text), got a bare string")
     if not isinstance(refs, Sequence):
-        raise InputError(f"refs must be a list, got {type(refs).__name__}")
+        raise InputError(f"target must be a list of references, got {type(refs).__name__}")
     refs = list(refs)
     if ref_layout not in (None, "sample", "stream"):
         raise InputError(f"ref_layout must be 'sample', 'stream' or None, got {ref_layout!r}")
@@ -170,7 +179,9 @@ def normalize_references(refs: Any, n_hyps: int, ref_layout: RefLayout = None) -
     nested = []
     for i, r in enumerate(refs):
         if isinstance(r, str) or not isinstance(r, Sequence):
-            raise InputError(f"refs[{i}] must be a list of strings when references are nested, got {type(r).__name__}")
+            raise InputError(
+                f"target[{i}] must be a list of strings when references are nested, got {type(r).__name__}"
+            )
         nested.append(list(r))
     sample_ok = len(nested) == n_hyps
     stream_ok = len(nested) > 0 and all(len(s) == n_hyps for s in nested)
@@ -214,8 +225,8 @@ def normalize_references(refs: Any, n_hyps: int, ref_layout: RefLayout = None) -
 
 
 def chrf_statistics(
-    hyps: Sequence[str],
-    refs: Any,
+    preds: Sequence[str],
+    target: Any,
     *,
     char_order: int = 6,
     word_order: int = 0,
@@ -225,14 +236,14 @@ def chrf_statistics(
     eps_smoothing: bool = False,
     ref_layout: RefLayout = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-segment statistics and sentence scores.
+    """Per-segment statistics and sentence scores of system texts ``preds`` against ``target``.
 
     Returns ``(stats, scores)``: an int64 tensor ``(N, 3 * (char_order + word_order))`` and a
     float64 tensor ``(N,)`` of sentence chrF.
     """
-    _check_orders(char_order, word_order, beta)
-    hyp_list = _check_texts(hyps, "hyps")
-    ref_lists = normalize_references(refs, len(hyp_list), ref_layout)
+    check_chrf_options(char_order, word_order, beta)
+    hyp_list = _check_texts(preds, "preds")
+    ref_lists = normalize_references(target, len(hyp_list), ref_layout)
     width = 3 * (char_order + word_order)
     rows: list[list[int]] = []
     scores: list[float] = []
@@ -260,37 +271,64 @@ def chrf_statistics(
     return stats, torch.tensor(scores, dtype=torch.float64)
 
 
-def _check_orders(char_order: int, word_order: int, beta: float) -> None:
+def check_chrf_options(char_order: int, word_order: int, beta: float) -> None:
+    """Validate chrF's n-gram orders and beta (raises InputError)."""
     if not isinstance(char_order, int) or char_order < 0 or not isinstance(word_order, int) or word_order < 0:
         raise InputError(f"char_order and word_order must be non-negative integers, got {char_order!r}, {word_order!r}")
     if char_order + word_order == 0:
         raise InputError("char_order + word_order must be at least 1")
-    if not beta > 0:
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta > 0:
         raise InputError(f"beta must be positive, got {beta!r}")
 
 
-def sentence_chrf(hyps: Sequence[str], refs: Any, **options: Any) -> torch.Tensor:
-    """Sentence-level chrF (0-100) of each hypothesis, a float64 tensor ``(N,)``.
+def sentence_chrf(preds: Sequence[str], target: Any, **options: Any) -> torch.Tensor:
+    """Sentence-level chrF (0-100) of each system text, a float64 tensor ``(N,)``.
 
-    Equals ``CHRF(...).sentence_score(hyp, refs_i).score`` for each pair. ``refs``: one string
-    per hypothesis, or a list of references per hypothesis (see :func:`normalize_references`).
+    Equals ``CHRF(...).sentence_score(pred, refs_i).score`` for each pair. ``target``: one
+    string per text, or a list of references per text (see :func:`normalize_references`).
     Options: ``char_order=6, word_order=0, beta=2, lowercase=False, whitespace=False,
     eps_smoothing=False, ref_layout=None``.
     """
-    return chrf_statistics(hyps, refs, **options)[1]
+    return chrf_statistics(preds, target, **options)[1]
 
 
-def title_chrf(hyps: Sequence[str], refs: Any, **options: Any) -> float:
-    """Mean sentence chrF over examples (0-100, higher is better): MPTc-Bench's title chrF."""
-    scores = sentence_chrf(hyps, refs, **options)
-    if scores.numel() == 0:
-        raise EmptyInputError("title_chrf needs at least one (hypothesis, reference) pair")
-    return float(scores.mean())
+def title_chrf_stats(preds: Sequence[str], target: Any, **options: Any) -> dict[str, Any]:
+    """A batch's statistics: summed n-gram counts, sum and count of sentence scores, the scores."""
+    stats, scores = chrf_statistics(preds, target, **options)
+    return {"ngram_stats": stats.sum(0), "score_sum": scores.sum(), "count": scores.numel(), "scores": scores}
 
 
-def corpus_chrf(hyps: Sequence[str], refs: Any, **options: Any) -> float:
+def title_chrf_from_stats(
+    stats: dict[str, Any], signature: Signature, beta: float = 2.0, eps_smoothing: bool = False
+) -> MetricResult:
+    """Mean sentence chrF; ``per_item`` the sentence scores, ``extras["corpus"]`` corpus chrF."""
+    n = int(stats["count"])
+    if n == 0:
+        raise EmptyInputError("title chrF needs at least one (text, reference) pair")
+    corpus = chrf_from_statistics([int(v) for v in stats["ngram_stats"]], beta, eps_smoothing)
+    return MetricResult(
+        value=float(stats["score_sum"]) / n,
+        n=n,
+        signature=signature,
+        per_item=stats["scores"],
+        extras={"corpus": corpus},
+    )
+
+
+def title_chrf(preds: Sequence[str], target: Any, **options: Any) -> float:
+    """Mean sentence chrF over examples (0-100, higher is better): MPTc-Bench's title chrF (§5.1).
+
+    ``preds``: the titles read from the system outputs; ``target``: per example, the title of
+    the human target-market poster (a string, or a list of references).
+    """
+    stats = title_chrf_stats(preds, target, **options)
+    beta, eps = options.get("beta", 2.0), options.get("eps_smoothing", False)
+    return title_chrf_from_stats(stats, Signature.make("title_chrf"), beta, eps).value
+
+
+def corpus_chrf(preds: Sequence[str], target: Any, **options: Any) -> float:
     """Corpus-level chrF (0-100): the formula on summed statistics; equals sacrebleu's ``corpus_score``."""
-    stats, _ = chrf_statistics(hyps, refs, **options)
+    stats, _ = chrf_statistics(preds, target, **options)
     if stats.shape[0] == 0:
-        raise EmptyInputError("corpus_chrf needs at least one (hypothesis, reference) pair")
+        raise EmptyInputError("corpus_chrf needs at least one (text, reference) pair")
     return chrf_from_statistics(stats.sum(0).tolist(), options.get("beta", 2.0), options.get("eps_smoothing", False))

@@ -1,0 +1,125 @@
+"""Building blocks shared by the functional twins and the metric classes.
+
+Input checks (lists, equal lengths, numeric vectors, option values) and the per-item mean
+with a count of unreadable items that most PosterIQ metrics report. Everything here is public:
+modules import these names, never another module's private helpers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from transcreval.errors import EmptyInputError, InputError
+
+Mode = Literal["paper", "posteriq-code"]
+MODES: tuple[str, ...] = ("paper", "posteriq-code")
+
+__all__ = [
+    "MODES",
+    "Aggregate",
+    "Mode",
+    "as_list",
+    "check_choice",
+    "check_mode",
+    "check_positive_int",
+    "float_vector",
+    "mean_from_stats",
+    "paired_vectors",
+    "same_length",
+]
+
+
+def check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
+    """Raise InputError unless ``value`` is one of ``choices`` (an option checked when a metric is built)."""
+    if value not in choices:
+        raise InputError(f"{name} must be one of {', '.join(repr(c) for c in choices)}; got {value!r}")
+
+
+def check_mode(mode: Any) -> None:
+    """``mode`` is "paper" (the paper's text) or "posteriq-code" (PosterIQ's public code)."""
+    check_choice("mode", mode, MODES)
+
+
+def check_positive_int(name: str, value: Any) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise InputError(f"{name} must be a positive integer, got {value!r}")
+
+
+def as_list(x: Any, what: str) -> list[Any]:
+    """A per-item list: a sequence (not a string) or a 1-D array/tensor."""
+    if isinstance(x, (str, bytes)):
+        raise InputError(f"{what} must be a list with one entry per item, got a single string")
+    if hasattr(x, "ndim") and hasattr(x, "tolist"):  # numpy arrays, torch tensors
+        if x.ndim != 1:
+            raise InputError(f"{what} must be one-dimensional (one entry per item), got shape {tuple(x.shape)}")
+        return list(x.tolist())
+    if not isinstance(x, Sequence):
+        raise InputError(f"{what} must be a list with one entry per item, got {type(x).__name__}")
+    return list(x)
+
+
+def same_length(a: Sequence[Any], b: Sequence[Any], what: str) -> None:
+    if len(a) != len(b):
+        raise InputError(f"mismatched lengths in {what}: {len(a)} vs {len(b)}")
+
+
+def float_vector(x: Any, what: str) -> np.ndarray:
+    """``x`` as a new 1-D float64 numpy array (never a view of the caller's buffer)."""
+    if isinstance(x, (str, bytes)):
+        raise InputError(f"{what} must be a sequence of numbers, got a string")
+    if hasattr(x, "detach") and hasattr(x, "cpu"):  # torch tensors, on any device
+        x = x.detach().cpu().numpy()
+    try:
+        a = np.array(x, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as e:
+        raise InputError(f"{what} must hold numbers ({e})") from e
+    return a
+
+
+def paired_vectors(x: Any, y: Any, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    """Two equally long finite float64 vectors."""
+    a, b = float_vector(x, names[0]), float_vector(y, names[1])
+    if a.shape != b.shape:
+        raise InputError(f"mismatched lengths: {names[0]} has {a.size} values, {names[1]} {b.size}")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise InputError(f"{names[0]}/{names[1]} contain NaN or infinite values: drop unparsable items first")
+    return a, b
+
+
+@dataclass
+class Aggregate:
+    """A mean being built: ``total / count``, the per-item values, and the unreadable items."""
+
+    total: float = 0.0
+    count: int = 0
+    unparsable: int = 0
+    per_item: list[float] = field(default_factory=list)
+
+    def add(self, value: float) -> None:
+        if not math.isfinite(value):
+            raise ValueError(f"per-item value {value!r} is not finite")
+        self.total += value
+        self.count += 1
+        self.per_item.append(value)
+
+    def as_stats(self) -> dict[str, Any]:
+        """The statistics of :class:`~transcreval.aggregate_metric.AggregateMetric`'s states."""
+        return {
+            "total": self.total,
+            "count": self.count,
+            "unparsable": self.unparsable,
+            "values": np.asarray(self.per_item, dtype=np.float64),
+        }
+
+
+def mean_from_stats(stats: dict[str, Any], what: str) -> float:
+    """``total / count`` of an :meth:`Aggregate.as_stats` dict (python numbers or tensors)."""
+    count, bad = int(stats["count"]), int(stats["unparsable"])
+    if count == 0:
+        raise EmptyInputError(f"{what}: no valid items ({bad} unparsable); pass items with readable answers")
+    return float(stats["total"]) / count

@@ -1,0 +1,1 @@
+"""Functional twins of the choice metrics (the mirror of ``transcreval.choice``)."""

@@ -1,0 +1,72 @@
+"""PosterIQ's font richness (Eq. 14-15): how many of a fixed set of font attributes a set of
+generated posters shows.
+
+For each attribute ``a`` of the vocabulary (37 in the paper), ``R_a`` is the fraction of
+posters the judge assigned it to; the score is the mean of ``R_a`` over the vocabulary. Paper:
+attributes are matched as whole words/phrases in a description, attributes outside the
+vocabulary are ignored. ``mode="posteriq-code"``: substring matching ("serif" also matches
+"sans-serif").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from transcreval.common import Mode, as_list, check_mode
+from transcreval.errors import EmptyInputError, InputError
+from transcreval.result import MetricResult, Signature
+
+__all__ = ["check_vocabulary", "font_richness", "font_richness_from_stats", "font_richness_stats"]
+
+
+def check_vocabulary(vocabulary: Sequence[str]) -> list[str]:
+    vocab = as_list(vocabulary, "vocabulary")
+    if not vocab or not all(isinstance(v, str) for v in vocab) or len(set(vocab)) != len(vocab):
+        raise InputError("vocabulary must be a non-empty list of distinct attribute names")
+    return vocab
+
+
+def _attributes(item: Any, vocab: Sequence[str], mode: Mode) -> set[str]:
+    if isinstance(item, str):
+        if mode == "posteriq-code":
+            return {a for a in vocab if a in item}
+        text = item.casefold()
+        return {a for a in vocab if re.search(rf"(?<![\w-]){re.escape(a.casefold())}(?![\w-])", text)}
+    return {a for a in as_list(item, "a poster's attributes") if a in set(vocab)}
+
+
+def font_richness_stats(preds: Sequence[Any], *, vocabulary: Sequence[str], mode: Mode = "paper") -> dict[str, Any]:
+    """How many posters show each vocabulary attribute, and how many posters there are."""
+    check_mode(mode)
+    vocab = check_vocabulary(vocabulary)
+    counts = [0] * len(vocab)
+    items = as_list(preds, "preds")
+    for item in items:
+        if item is None:
+            raise InputError("a poster has no attribute list or description (None)")
+        found = _attributes(item, vocab, mode)
+        for k, a in enumerate(vocab):
+            counts[k] += a in found
+    return {"attribute_counts": counts, "posters": len(items)}
+
+
+def font_richness_from_stats(stats: dict[str, Any], signature: Signature, vocabulary: Sequence[str]) -> MetricResult:
+    """Mean coverage; ``extras["coverage"]`` maps each attribute to its ``R_a``."""
+    n = int(stats["posters"])
+    if n == 0:
+        raise EmptyInputError("font richness needs at least one poster")
+    counts = [int(c) for c in stats["attribute_counts"]]
+    coverage = {a: c / n for a, c in zip(vocabulary, counts)}
+    return MetricResult(sum(counts) / (n * len(counts)), n, signature, extras={"coverage": coverage})
+
+
+def font_richness(preds: Sequence[Any], *, vocabulary: Sequence[str], mode: Mode = "paper") -> float:
+    """Font richness (PosterIQ Eq. 14-15), in [0, 1], higher is better.
+
+    ``preds[i]`` lists the attributes the judge assigned to poster ``i``, or is its raw
+    description; ``vocabulary`` is the fixed attribute list.
+    """
+    stats = font_richness_stats(preds, vocabulary=vocabulary, mode=mode)
+    return font_richness_from_stats(stats, Signature.make("font_richness"), check_vocabulary(vocabulary)).value

@@ -1,0 +1,104 @@
+"""PosterIQ's style score (Eq. 13): accuracy of the judged style against the target style.
+
+Paper: the answer is read against the fixed style list (``labels``; default PosterIQ's 17
+styles, :data:`POSTERIQ_STYLES`): an exact match after normalising case, spaces and hyphens,
+else the only label named as whole words; answers naming no label or several are counted in
+``n_unparsable`` and left out. The list is fixed for the whole evaluation, so a score never
+depends on how the items were batched.
+``mode="posteriq-code"``: ``answer.lower() == target.lower()`` exactly (no stripping); anything
+else is wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from transcreval.common import Aggregate, Mode, as_list, check_mode, mean_from_stats, same_length
+from transcreval.errors import InputError
+
+__all__ = ["POSTERIQ_STYLES", "check_labels", "read_label", "style_score", "style_score_stats"]
+
+#: PosterIQ's 17 poster styles (its style-understanding and style-generation label set)
+POSTERIQ_STYLES: tuple[str, ...] = (
+    "Acid Graphics",
+    "Cinema 4D Style",
+    "Cyberpunk Style",
+    "Diffuse Glow Style",
+    "Flat Design",
+    "Glitch Art",
+    "Illustrative Style",
+    "Japanese Style",
+    "Memphis Style",
+    "Minimalist Style",
+    "New Chinese Aesthetic",
+    "Papercut Style",
+    "Pixel Art",
+    "Pop Art",
+    "Retro Style",
+    "Typographic Minimalism",
+    "Vaporwave Style",
+)
+
+
+def _norm_label(s: str) -> str:
+    return " ".join(s.casefold().replace("_", " ").replace("-", " ").split())
+
+
+def read_label(answer: Any, labels: Sequence[str]) -> str | None:
+    """The one label an answer names (exact after normalising case/spaces/hyphens, else the only
+    label mentioned as whole words); None when none or several."""
+    if answer is None:
+        return None
+    text = _norm_label(str(answer).strip().strip(".!\"'`"))
+    by_norm = {_norm_label(lab): lab for lab in labels}
+    if text in by_norm:
+        return by_norm[text]
+    hits = {lab for n, lab in by_norm.items() if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text)}
+    # a label inside a longer matching label ("pop" in "pop art") does not count separately
+    hits = {h for h in hits if not any(h != o and _norm_label(h) in _norm_label(o) for o in hits)}
+    return hits.pop() if len(hits) == 1 else None
+
+
+def check_labels(labels: Sequence[str]) -> list[str]:
+    """``labels`` as a list of distinct strings."""
+    if labels is None:
+        raise InputError("labels must be the fixed list of style names (default: PosterIQ's 17 styles)")
+    labs = as_list(labels, "labels")
+    if not labs or not all(isinstance(x, str) for x in labs) or len(set(labs)) != len(labs):
+        raise InputError("labels must be a non-empty list of distinct style names")
+    return labs
+
+
+def style_score_stats(
+    preds: Sequence[Any], target: Sequence[str], *, labels: Sequence[str] = POSTERIQ_STYLES, mode: Mode = "paper"
+) -> dict[str, Any]:
+    """Per item 1 (right style) or 0; unreadable answers counted (paper)."""
+    check_mode(mode)
+    labs = check_labels(labels)
+    p, t = as_list(preds, "preds"), as_list(target, "target")
+    same_length(p, t, "style_score (preds vs target)")
+    agg = Aggregate()
+    for a, b in zip(p, t):
+        if not isinstance(b, str):
+            raise InputError(f"target styles must be strings, got {type(b).__name__}")
+        if mode == "posteriq-code":
+            agg.add(float(a is not None and str(a).lower() == b.lower()))
+            continue
+        if b not in labs:
+            raise InputError(f"target style {b!r} is not one of the labels (pass labels=[...] for another style list)")
+        got = read_label(a, labs)
+        if got is None:
+            agg.unparsable += 1
+        else:
+            agg.add(float(got == b))
+    return agg.as_stats()
+
+
+def style_score(
+    preds: Sequence[Any], target: Sequence[str], *, labels: Sequence[str] = POSTERIQ_STYLES, mode: Mode = "paper"
+) -> float:
+    """Style score (PosterIQ Eq. 13), in [0, 1], higher is better: the fraction of judged styles
+    (``preds``, names or raw answers) equal to the target styles."""
+    return mean_from_stats(style_score_stats(preds, target, labels=labels, mode=mode), "style_score")

@@ -1,0 +1,1 @@
+"""Functional twins of the image metrics (the mirror of ``transcreval.image``)."""

@@ -1,0 +1,1 @@
+"""Functional twins of the layout metrics (the mirror of ``transcreval.layout``)."""

@@ -1,0 +1,1 @@
+"""Functional twins of the stats metrics (the mirror of ``transcreval.stats``)."""

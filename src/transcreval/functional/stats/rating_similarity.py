@@ -1,0 +1,103 @@
+"""PosterIQ's overall-rating agreement (Eq. 11-12): the cosine of zero-mean score vectors.
+
+The human and model scores of a set of posters are centred on their means and compared by
+cosine: Pearson's r. Scores may be numbers or raw answers (read with
+:func:`transcreval.parsing.parse_score` on the 0-10 scale); pairs with an unreadable score on
+either side are dropped and counted. When either vector has zero spread the cosine is
+undefined: :class:`~transcreval.errors.UndefinedValueError` (``forward`` returns
+``defined=False``), never a made-up number. ``mode="posteriq-code"`` does what the script does:
+its score reader, a zero-spread vector used uncentred (``extras["zero_spread"]`` says so), and
+0.0 when no pair is readable.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from transcreval.common import Mode, as_list, check_mode, same_length
+from transcreval.errors import EmptyInputError, UndefinedValueError
+from transcreval.parsing import parse_score, posteriq_code_score
+from transcreval.result import MetricResult, Signature
+
+__all__ = [
+    "overall_rating_similarity",
+    "overall_rating_similarity_from_stats",
+    "overall_rating_similarity_stats",
+    "rating_cosine",
+    "read_score",
+]
+
+
+def read_score(x: Any, mode: Mode = "paper") -> float | None:
+    """A score from a number or a raw answer (None when unreadable)."""
+    if x is None:
+        return None
+    if isinstance(x, (str, bytes)):
+        if mode == "posteriq-code":
+            return posteriq_code_score(x)
+        parsed = parse_score(x, low=0.0, high=10.0)
+        return parsed.value if parsed.ok else None
+    if isinstance(x, bool):
+        return None
+    v = float(x)
+    return v if math.isfinite(v) else None
+
+
+def overall_rating_similarity_stats(
+    preds: Sequence[Any], target: Sequence[Any], *, mode: Mode = "paper"
+) -> dict[str, Any]:
+    """The readable (model, human) score pairs, and how many pairs were unreadable."""
+    check_mode(mode)
+    m, h = as_list(preds, "preds"), as_list(target, "target")
+    same_length(m, h, "overall_rating_similarity (preds vs target)")
+    ms, hs, bad = [], [], 0
+    for a, b in zip(m, h):
+        sa, sb = read_score(a, mode), read_score(b, mode)
+        if sa is None or sb is None:
+            bad += 1
+            continue
+        ms.append(sa)
+        hs.append(sb)
+    return {"preds": ms, "target": hs, "unparsable": bad}
+
+
+def rating_cosine(hs: Sequence[float], ms: Sequence[float], mode: Mode = "paper") -> tuple[float, bool]:
+    """Cosine of the zero-mean vectors, and whether a vector had zero spread."""
+    n = len(hs)
+    mh, mm = sum(hs) / n, sum(ms) / n
+    ch, cm = [v - mh for v in hs], [v - mm for v in ms]
+    flat = not any(ch) or not any(cm)
+    if mode == "posteriq-code":  # the script leaves a zero-spread vector uncentred
+        ch = ch if any(ch) else list(hs)
+        cm = cm if any(cm) else list(ms)
+    nh, nm = math.sqrt(sum(v * v for v in ch)), math.sqrt(sum(v * v for v in cm))
+    if nh == 0 or nm == 0:
+        return 0.0, True
+    return sum(a * b for a, b in zip(ch, cm)) / (nh * nm), flat
+
+
+def overall_rating_similarity_from_stats(
+    stats: dict[str, Any], signature: Signature, mode: Mode = "paper"
+) -> MetricResult:
+    ms = [float(v) for v in stats["preds"]]
+    hs = [float(v) for v in stats["target"]]
+    bad = int(stats["unparsable"])
+    if not hs:
+        if mode == "posteriq-code":  # the script returns 0.0 when nothing is left
+            return MetricResult(0.0, 0, signature, extras={"n_unparsable": bad, "zero_spread": True})
+        raise EmptyInputError(f"overall rating similarity: no valid pairs ({bad} unparsable)")
+    value, flat = rating_cosine(hs, ms, mode)
+    if flat and mode == "paper":
+        raise UndefinedValueError(
+            "overall rating similarity is undefined: the human or the model scores have zero spread (all equal)"
+        )
+    return MetricResult(value, len(hs), signature, extras={"n_unparsable": bad, "zero_spread": flat})
+
+
+def overall_rating_similarity(preds: Sequence[Any], target: Sequence[Any], *, mode: Mode = "paper") -> float:
+    """Overall-rating agreement (PosterIQ Eq. 11-12): cosine of the zero-mean model (``preds``)
+    and human (``target``) score vectors (= Pearson r), in [-1, 1], higher is better."""
+    stats = overall_rating_similarity_stats(preds, target, mode=mode)
+    return overall_rating_similarity_from_stats(stats, Signature.make("overall_rating_similarity"), mode).value

@@ -1,0 +1,1 @@
+"""Functional twins of the text metrics (the mirror of ``transcreval.text``)."""
