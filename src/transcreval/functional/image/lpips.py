@@ -28,6 +28,7 @@ The head runs in float32 (float64 when the trunk does).
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
@@ -168,7 +169,7 @@ def as_image_batch(images: Any, input_range: Any, what: str) -> torch.Tensor | l
             raise InputError(f"{what}: {e}") from None
 
     key = ("rgb-float", None if input_range is None else tuple(float(v) for v in input_range))
-    return shared_input(images, key, convert)  # type: ignore[no-any-return]
+    return shared_input(images, key, convert)  # type: ignore[no-any-return,unused-ignore]
 
 
 def iter_pair_layers(
@@ -202,12 +203,18 @@ def iter_pair_layers(
             xa, xb = a, b  # one group: the (shared) batch tensors themselves
         else:  # sizes differ within the batch: one stacked tensor per size, shared like the inputs
             key = ("rgb-float-group", tuple(idx), None if input_range is None else tuple(map(float, input_range)))
-            xa = shared_input(preds, key, lambda _, idx=idx: torch.stack([a[i] for i in idx]))
-            xb = shared_input(target, key, lambda _, idx=idx: torch.stack([b[i] for i in idx]))
+            xa = shared_input(preds, key, functools.partial(_stack_group, a, idx))
+            xb = shared_input(target, key, functools.partial(_stack_group, b, idx))
         net = network.on(device if device is not None else xa.device)
         fa = net.extractor(xa, batch_size=batch_size, cache=feature_cache)
         fb = net.extractor(xb, batch_size=batch_size, cache=feature_cache)
         yield idx, layer_distances(list(fa.values()), list(fb.values()), net.lins), (shape[1], shape[2]), len(a)
+
+
+def _stack_group(items: Sequence[torch.Tensor], idx: list[int], _raw: Any) -> torch.Tensor:
+    import torch
+
+    return torch.stack([items[i] for i in idx])
 
 
 def per_pair(values: list[tuple[list[int], torch.Tensor]], n: int) -> torch.Tensor:
