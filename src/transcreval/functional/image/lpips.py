@@ -211,7 +211,7 @@ def iter_pair_layers(
         yield idx, layer_distances(list(fa.values()), list(fb.values()), net.lins), (shape[1], shape[2]), len(a)
 
 
-def _stack_group(items: Sequence[torch.Tensor], idx: list[int], _raw: Any) -> torch.Tensor:
+def _stack_group(items: torch.Tensor | Sequence[torch.Tensor], idx: list[int], _raw: Any) -> torch.Tensor:
     import torch
 
     return torch.stack([items[i] for i in idx])
