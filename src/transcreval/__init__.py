@@ -47,16 +47,24 @@ _SUBMODULES = (
 
 __all__ = [
     "LPIPS",
+    "AlignmentScore",
     "AreaRatio",
     "BackgroundPreservation",
     "BoxRecallRate",
+    "CSIOverlap",
     "CenterBias",
     "EmptyInputError",
     "FontRichness",
     "FontSizeStability",
+    "HarmonizationScore",
     "ImageDecodeError",
     "InputError",
+    "JudgeScore",
+    "JudgedFontRichness",
+    "JudgedPointScore",
+    "JudgedStyleScore",
     "KOptionScore",
+    "MarketPreferenceRate",
     "MaskedLPIPS",
     "MatchAccuracy",
     "Metric",
@@ -71,6 +79,7 @@ __all__ = [
     "PlanChrF",
     "PointScore",
     "QuadraticWeightedKappa",
+    "QuizHitRate",
     "SegmentKendallTau",
     "SeparabilityAUC",
     "Signature",
@@ -78,8 +87,11 @@ __all__ = [
     "StyleScore",
     "TextLocalizationIoU",
     "TitleChrF",
+    "TitleExtraction",
     "UndefinedValueError",
+    "VLMTranscreationScore",
     "WeightsNotFoundError",
+    "WinRate",
     "WordRecall",
     "__version__",
     "get_metric",
@@ -103,6 +115,14 @@ if TYPE_CHECKING:
     from transcreval.image.lpips import LPIPS
     from transcreval.image.masked_lpips import BackgroundPreservation, MaskedLPIPS
     from transcreval.image.phash import PHashDistance
+    from transcreval.judge.csi_overlap import CSIOverlap
+    from transcreval.judge.imtbench import AlignmentScore, HarmonizationScore
+    from transcreval.judge.judge_score import JudgeScore
+    from transcreval.judge.posteriq import JudgedFontRichness, JudgedPointScore, JudgedStyleScore
+    from transcreval.judge.quiz_hit_rate import QuizHitRate
+    from transcreval.judge.title_extraction import TitleExtraction
+    from transcreval.judge.transcreation_score import VLMTranscreationScore
+    from transcreval.judge.win_rate import MarketPreferenceRate, WinRate
     from transcreval.layout.boxes import AreaRatio, BoxRecallRate, CenterBias, TextLocalizationIoU
     from transcreval.layout.patches import MatchAccuracy, PatchIoU
     from transcreval.metric import Metric

@@ -61,6 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_list.add_argument("--extra", help="the pip extra a metric needs ('core' for none)")
     p_list.add_argument("--needs", help="weights, ocr, judge, or nothing")
     p_list.add_argument("--name", help="a shell pattern on the class name, e.g. '*ChrF'")
+    from transcreval.judge import cache_cli
+
+    cache_cli.add_parser(sub)
     from transcreval.weights import cli as weights_cli
 
     weights_cli.add_parser(sub)
@@ -71,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_demo()
     if args.command == "list":
         return run_list(args)
+    if args.command == "judge-cache":
+        return cache_cli.run(args)
     if args.command == "weights":
         return weights_cli.run(args)
     parser.print_help()
