@@ -27,6 +27,7 @@ _LAZY: dict[str, str] = {
     "EmptyInputError": "transcreval.errors",
     "UndefinedValueError": "transcreval.errors",
     "MissingDependencyError": "transcreval.errors",
+    "WeightsNotFoundError": "transcreval.errors",
     **{m.name: m.module for m in _list_metrics()},
 }
 _SUBMODULES = (
@@ -46,8 +47,10 @@ _SUBMODULES = (
 )
 
 __all__ = [
+    "LPIPS",
     "AlignmentScore",
     "AreaRatio",
+    "BackgroundPreservation",
     "BoxRecallRate",
     "CSIOverlap",
     "CenterBias",
@@ -63,6 +66,7 @@ __all__ = [
     "JudgedStyleScore",
     "KOptionScore",
     "MarketPreferenceRate",
+    "MaskedLPIPS",
     "MatchAccuracy",
     "Metric",
     "MetricCollection",
@@ -88,6 +92,7 @@ __all__ = [
     "TitleExtraction",
     "UndefinedValueError",
     "VLMTranscreationScore",
+    "WeightsNotFoundError",
     "WinRate",
     "WordRecall",
     "__version__",
@@ -107,7 +112,10 @@ if TYPE_CHECKING:
         InputError,
         MissingDependencyError,
         UndefinedValueError,
+        WeightsNotFoundError,
     )
+    from transcreval.image.lpips import LPIPS
+    from transcreval.image.masked_lpips import BackgroundPreservation, MaskedLPIPS
     from transcreval.image.phash import PHashDistance
     from transcreval.judge.csi_overlap import CSIOverlap
     from transcreval.judge.imtbench import AlignmentScore, HarmonizationScore

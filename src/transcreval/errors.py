@@ -75,3 +75,33 @@ class JudgeCacheError(JudgeError):
 
 class JudgeFailure(JudgeError):
     """A judge answer failed (api_error, refused, timeout, truncated, unparsable) under on_failure="raise"."""
+
+
+class WeightsError(TranscrevalError):
+    """Base class of the errors about model files (weights)."""
+
+
+class WeightsNotFoundError(WeightsError, FileNotFoundError):
+    """A model file is in none of the places searched and could not be downloaded.
+
+    The message lists every place searched and the ``transcreval weights fetch NAME --to DIR``
+    command that fetches the file on a connected machine; ``searched`` holds the same list and
+    ``command`` the command.
+    """
+
+    def __init__(self, message: str, name: str = "", searched: tuple[str, ...] = (), command: str = "") -> None:
+        super().__init__(message)
+        self.name = name
+        self.searched = searched
+        self.command = command
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class WeightsIntegrityError(WeightsError, ValueError):
+    """A model file's size or sha256 is not the manifest's (truncated, corrupt or another version)."""
+
+
+class WeightsFormatError(WeightsError, ValueError):
+    """A model file loads, but its keys or shapes do not match the network (strict loading)."""

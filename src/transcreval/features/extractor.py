@@ -1,0 +1,390 @@
+"""Built extractors: one process-wide instance per (extractor, weights, device, dtype).
+
+:func:`get_extractor` resolves the spec's weights (explicit files or the resolver's search),
+builds the network once, and returns the shared :class:`FeatureExtractor`. Calling it runs the
+named preprocessing and the network as torch ops on the extractor's device, in batches, under
+``torch.inference_mode`` (or with autograd when the input requires grad).
+
+Sharing inside one batch: within ``with feature_scope():`` (a
+:class:`~transcreval.collection.MetricCollection` opens one around each update), an extractor
+called twice on the same input tensor runs once, and :func:`shared_input` converts each raw
+input (a list of PIL images, paths...) once for every metric that asks with the same options,
+so the second metric gets the *same* tensor and hits the first one's features. Keys are object
+identities held alive by the scope, so they cannot be confused with other objects, and the
+scope ends with the update: nothing is inferred from equal values.
+
+Across runs: pass ``cache=FeatureCache(...)`` to reuse features of images already seen.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import hashlib
+import json
+import threading
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from transcreval.errors import InputError
+from transcreval.features.preprocess import get_preprocess
+from transcreval.features.registry import ExtractorSpec, get_extractor_spec
+from transcreval.weights.resolve import ResolvedWeights, resolve, resolve_file
+
+if TYPE_CHECKING:
+    import os
+
+    import torch
+
+    from transcreval.features.cache import FeatureCache
+
+_SCOPE: contextvars.ContextVar[dict[Any, Any] | None] = contextvars.ContextVar(
+    "transcreval_feature_scope", default=None
+)
+
+
+@contextlib.contextmanager
+def feature_scope() -> Iterator[None]:
+    """Share converted inputs and extractor outputs between the metrics updated inside.
+
+    Nested scopes join the outermost one. Everything memoised is released when it exits.
+    """
+    if _SCOPE.get() is not None:
+        yield
+        return
+    token = _SCOPE.set({})
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+
+
+def shared_input(raw: Any, how: Hashable, convert: Callable[[Any], Any]) -> Any:
+    """``convert(raw)``, computed once per (raw object, ``how``) inside a :func:`feature_scope`.
+
+    ``how`` names the conversion and its options (e.g. ``("rgb", input_range)``); outside a
+    scope this is just ``convert(raw)``.
+    """
+    scope = _SCOPE.get()
+    if scope is None:
+        return convert(raw)
+    key = ("input", id(raw), how)
+    hit = scope.get(key)
+    if hit is not None and hit[0] is raw:
+        return hit[1]
+    value = convert(raw)
+    scope[key] = (raw, value)
+    return value
+
+
+@dataclass
+class ExtractorStats:
+    """Counters of one extractor instance (read them in benchmarks and tests)."""
+
+    calls: int = 0  # __call__ invocations
+    forward_passes: int = 0  # network forward calls (one per batch chunk)
+    images_computed: int = 0  # images that went through the network
+    cache_hits: int = 0  # images served by a FeatureCache
+    scope_hits: int = 0  # calls served by a feature_scope
+
+    def reset(self) -> None:
+        self.calls = self.forward_passes = self.images_computed = self.cache_hits = self.scope_hits = 0
+
+
+def image_digests(images: torch.Tensor) -> list[str]:
+    """sha256 of each image's exact content (float32 CPU bytes, shape included)."""
+    import torch
+
+    flat = images.detach().to("cpu", torch.float32).contiguous()
+    out = []
+    for img in flat:
+        h = hashlib.sha256(f"{tuple(img.shape)}|float32|".encode())
+        h.update(memoryview(img.numpy()).cast("B"))
+        out.append(h.hexdigest())
+    return out
+
+
+class FeatureExtractor:
+    """A built extractor. Get one with :func:`get_extractor`; call it on float NCHW RGB in [0, 1].
+
+    ``extractor(images, batch_size=None, cache=None) -> {output name: N x ... tensor}``
+    """
+
+    def __init__(
+        self,
+        spec: ExtractorSpec,
+        module: torch.nn.Module,
+        weights: tuple[ResolvedWeights, ...],
+        device: torch.device,
+        dtype: torch.dtype,
+        explicit: Mapping[str, str] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.module = module
+        self.weights = weights
+        self.device = device
+        self.dtype = dtype
+        self.preprocess = get_preprocess(spec.preprocess)
+        self.stats = ExtractorStats()
+        self._explicit = dict(explicit or {})
+
+    # ------------------------------------------------------------------ identity
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def key(self) -> tuple[str, tuple[str, ...], str, str]:
+        """The process-cache key: (name, weights sha256s, device, dtype)."""
+        return (self.spec.name, tuple(w.sha256 for w in self.weights), str(self.device), str(self.dtype))
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """Everything that determines the features (not the device): the feature-cache identity."""
+        return {
+            "extractor": self.spec.name,
+            "backend": self.spec.backend,
+            "weights": {w.name: w.sha256 for w in self.weights},
+            "preprocess": self.spec.preprocess,
+            "dtype": str(self.dtype).replace("torch.", ""),
+            "outputs": list(self.spec.outputs),
+        }
+
+    @property
+    def identity_digest(self) -> str:
+        return hashlib.sha256(json.dumps(self.identity, sort_keys=True).encode()).hexdigest()
+
+    @property
+    def signature(self) -> str:
+        """Short provenance string, e.g. ``lpips-alex|w:7be5be79|pp:lpips-v0.1|float32``."""
+        shas = "+".join(w.sha256[:8] for w in self.weights) or "none"
+        return f"{self.spec.name}|w:{shas}|pp:{self.spec.preprocess}|{self.identity['dtype']}"
+
+    def __repr__(self) -> str:
+        return f"FeatureExtractor({self.signature}, device={self.device})"
+
+    # instances are shared: copies and pickles refer to the process-wide instance
+    def __deepcopy__(self, memo: dict[int, Any]) -> FeatureExtractor:
+        return self
+
+    def __copy__(self) -> FeatureExtractor:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        dtype = str(self.dtype).replace("torch.", "")
+        return (get_extractor, (self.spec.name, self._explicit or None, str(self.device), dtype))
+
+    # ------------------------------------------------------------------ running
+    def _check(self, images: Any) -> torch.Tensor:
+        import torch
+
+        if not isinstance(images, torch.Tensor) or images.ndim != 4 or images.shape[1] != 3:
+            shape = tuple(images.shape) if isinstance(images, torch.Tensor) else type(images).__name__
+            raise InputError(
+                f"extractor {self.name!r} takes a float N x 3 x H x W tensor in [0, 1], got {shape}; "
+                "convert images with transcreval.io.to_rgb_float first"
+            )
+        if not images.is_floating_point():
+            raise InputError(f"extractor {self.name!r} takes float images in [0, 1], got dtype {images.dtype}")
+        if images.shape[0] == 0:
+            raise InputError(f"extractor {self.name!r}: empty batch")
+        return images
+
+    def _forward(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
+        import torch
+
+        x = self.preprocess.fn(x.to(self.device)).to(self.dtype)
+        n = int(x.shape[0])
+        # oneDNN takes another code path for a single image, whose results differ from the same
+        # image inside a batch in the last bits: run one image as a batch of two, so features
+        # (and metric values) do not depend on how the data was batched.
+        single = n == 1 and self.device.type == "cpu"
+        if single:
+            x = x.expand(2, *x.shape[1:])
+        if self.spec.channels_last:
+            x = x.contiguous(memory_format=torch.channels_last)
+        out = self.module(x)
+        self.stats.forward_passes += 1
+        self.stats.images_computed += n
+        if isinstance(out, torch.Tensor):
+            out = (out,)
+        if isinstance(out, Mapping):
+            named = {k: out[k] for k in self.spec.outputs}
+        else:
+            out = tuple(out)
+            if len(out) != len(self.spec.outputs):
+                raise RuntimeError(
+                    f"extractor {self.name!r} returned {len(out)} outputs, its spec names {self.spec.outputs}"
+                )
+            named = dict(zip(self.spec.outputs, out))
+        return {k: v[:1] for k, v in named.items()} if single else named
+
+    def _batched(self, x: torch.Tensor, batch_size: int | None) -> dict[str, torch.Tensor]:
+        import torch
+
+        n = int(x.shape[0])
+        if not batch_size or batch_size >= n:
+            return self._forward(x)
+        parts = [self._forward(x[i : i + batch_size]) for i in range(0, n, batch_size)]
+        return {k: torch.cat([p[k] for p in parts]) for k in self.spec.outputs}
+
+    def _cached(self, x: torch.Tensor, batch_size: int | None, cache: FeatureCache) -> dict[str, torch.Tensor]:
+        import torch
+
+        ident = self.identity_digest
+        keys = [cache.key(d, ident) for d in image_digests(x)]
+        found = cache.get_many(keys, device=self.device)
+        missing = [i for i, k in enumerate(keys) if k not in found]
+        self.stats.cache_hits += len(keys) - len(missing)
+        per_item: dict[int, dict[str, torch.Tensor]] = {i: found[k] for i, k in enumerate(keys) if k in found}
+        if missing:
+            index = torch.tensor(missing, device=x.device)
+            computed = self._batched(x.index_select(0, index), batch_size)
+            new = {}
+            for j, i in enumerate(missing):
+                item = {k: v[j] for k, v in computed.items()}
+                per_item[i] = item
+                new[keys[i]] = item
+            cache.put_many(new, extractor=self.name)
+        out = {
+            k: torch.stack([per_item[i][k].to(self.device, self.dtype) for i in range(len(keys))])
+            for k in self.spec.outputs
+        }
+        if self.spec.channels_last:  # the layout fresh features have, so later reductions round alike
+            out = {k: v.contiguous(memory_format=torch.channels_last) if v.ndim == 4 else v for k, v in out.items()}
+        return out
+
+    def __call__(
+        self, images: torch.Tensor, *, batch_size: int | None = None, cache: FeatureCache | None = None
+    ) -> dict[str, torch.Tensor]:
+        """Features of ``images`` (float N x 3 x H x W RGB in [0, 1]), one tensor per output.
+
+        Args:
+            batch_size: run the network on at most this many images at a time.
+            cache: a :class:`~transcreval.features.cache.FeatureCache`; images already in it skip
+                the network (not used when the input requires grad).
+        """
+        import torch
+
+        images = self._check(images)
+        self.stats.calls += 1
+        scope = _SCOPE.get()
+        version = 0 if images.is_inference() else images._version  # inference tensors have no version counter
+        memo_key = ("features", self.key, id(images), version, batch_size)
+        if scope is not None:
+            hit = scope.get(memo_key)
+            if hit is not None and hit[0] is images:
+                self.stats.scope_hits += 1
+                return dict(hit[1])
+        grad = torch.is_grad_enabled() and images.requires_grad
+        with contextlib.nullcontext() if grad else torch.inference_mode():
+            if cache is not None and not grad:
+                result = self._cached(images, batch_size, cache)
+            else:
+                result = self._batched(images, batch_size)
+        if scope is not None:
+            scope[memo_key] = (images, result)
+        return result
+
+
+# ---------------------------------------------------------------------- process-wide instances
+_BUILD_LOCK = threading.RLock()
+_INSTANCES: dict[tuple[str, tuple[str, ...], str, str], FeatureExtractor] = {}
+
+
+def _device(device: Any) -> torch.device:
+    import torch
+
+    d = torch.device(device if device is not None else "cpu")
+    if d.type == "cuda" and d.index is None:
+        d = torch.device("cuda", torch.cuda.current_device())
+    return d
+
+
+def _dtype(dtype: Any) -> torch.dtype:
+    import torch
+
+    if dtype is None:
+        return torch.float32
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    value = getattr(torch, str(dtype).replace("torch.", ""), None)
+    if not isinstance(value, torch.dtype) or not value.is_floating_point:
+        raise InputError(f"dtype {dtype!r} is not a torch floating-point dtype (float32, float16, bfloat16, float64)")
+    return value
+
+
+def resolve_weights(
+    spec: ExtractorSpec, weights: Mapping[str, str | os.PathLike[str]] | None = None
+) -> tuple[ResolvedWeights, ...]:
+    """Resolve every file ``spec`` needs; ``weights`` maps manifest names to explicit files."""
+    explicit = dict(weights or {})
+    unknown = sorted(set(explicit) - set(spec.weights))
+    if unknown:
+        raise InputError(
+            f"extractor {spec.name!r} loads {list(spec.weights)}; cannot override {unknown} "
+            "(pass {manifest name: file})"
+        )
+    out = []
+    for name in spec.weights:
+        if name in explicit:
+            out.append(resolve(name, explicit[name]))
+        else:
+            out.append(resolve(name))
+    return tuple(out)
+
+
+def get_extractor(
+    name: str,
+    weights: Mapping[str, str | os.PathLike[str]] | None = None,
+    device: Any = None,
+    dtype: Any = None,
+) -> FeatureExtractor:
+    """The process-wide extractor ``name`` on ``device`` in ``dtype`` (built on first use).
+
+    Args:
+        name: a registered extractor (``transcreval.features.extractor_names()``).
+        weights: ``{manifest name: file}`` to load explicit files instead of the resolver's.
+        device: torch device (default CPU).
+        dtype: network dtype (default float32).
+
+    Raises WeightsNotFoundError when a file is missing (before anything is built).
+    """
+    import torch
+
+    spec = get_extractor_spec(name)
+    dev, dt = _device(device), _dtype(dtype)
+    resolved = resolve_weights(spec, weights)
+    key = (spec.name, tuple(w.sha256 for w in resolved), str(dev), str(dt))
+    with _BUILD_LOCK:
+        inst = _INSTANCES.get(key)
+        if inst is None or inst.spec != spec:
+            module = spec.builder()(spec, {w.name: w for w in resolved}, dev, dt)
+            module = module.to(device=dev, dtype=dt).eval().requires_grad_(False)
+            if spec.channels_last:
+                module = module.to(memory_format=torch.channels_last)
+            explicit = {w.name: str(w.path) for w in resolved if w.source == "argument"}
+            inst = FeatureExtractor(spec, module, resolved, dev, dt, explicit)
+            _INSTANCES[key] = inst
+    return inst
+
+
+def get_extractor_from_file(name: str, path: str | os.PathLike[str], **kwargs: Any) -> FeatureExtractor:
+    """Like :func:`get_extractor`, with one file (any layout the builder accepts) for every weights entry."""
+    spec = get_extractor_spec(name)
+    resolve_file(path)  # a clear error when the file does not exist
+    return get_extractor(name, dict.fromkeys(spec.weights, path), **kwargs)
+
+
+def clear_extractors(name: str | None = None) -> None:
+    """Drop built instances (all, or those of extractor ``name``) so their memory can be freed."""
+    with _BUILD_LOCK:
+        for key in [k for k in _INSTANCES if name is None or k[0] == name]:
+            del _INSTANCES[key]
+
+
+def built_extractors() -> list[FeatureExtractor]:
+    """The instances built so far in this process."""
+    with _BUILD_LOCK:
+        return list(_INSTANCES.values())

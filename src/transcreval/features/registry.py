@@ -1,0 +1,121 @@
+"""The extractor registry: named feature networks declared by spec.
+
+An :class:`ExtractorSpec` says everything that determines an extractor's features: its name, the
+backend that builds it, the manifest weights it loads, its named preprocessing and its named
+outputs. Metrics ask for extractors by name (``get_extractor("lpips-alex")``); a collection
+shares an extractor between the metrics that name the same one (never by comparing values).
+
+Register your own::
+
+    def build(spec, weights, device, dtype):        # weights: {manifest name: ResolvedWeights}
+        net = MyNet()
+        load_strict(net, load_state_dict(weights["my-net-v1"].path), "my-net")
+        return net                                   # forward(x) -> tensor, tuple or dict
+
+    register_extractor(ExtractorSpec(
+        name="my-net", backend="builtin", weights=("my-net-v1",),
+        preprocess="identity", outputs=("embedding",), build=build,
+    ))
+
+``build`` may also be a ``"package.module:function"`` string, imported only when the extractor
+is first built (so registering costs nothing at import time).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from transcreval.errors import MissingDependencyError
+
+if TYPE_CHECKING:
+    import torch
+
+
+@dataclass(frozen=True)
+class ExtractorSpec:
+    """Declaration of a feature extractor.
+
+    Attributes:
+        name: public name, e.g. ``"lpips-alex"``.
+        backend: what builds it (``"torchvision"``, ``"open_clip"``, ``"transformers"``, ``"builtin"``...).
+        weights: manifest names of the files it loads, in the order ``build`` uses them.
+        preprocess: name of a registered :class:`~transcreval.features.preprocess.Preprocess`.
+        outputs: names of the network's outputs, in the order of a tuple output.
+        build: ``build(spec, weights, device, dtype) -> nn.Module`` or ``"module:function"``.
+        requires: ``(import name, pip extra)`` pairs checked before building (MissingDependencyError).
+        description: one line for humans.
+        channels_last: run the network in channels-last memory format (faster convolutions on
+            CPUs and tensor cores; outputs are returned contiguous either way).
+    """
+
+    name: str
+    backend: str
+    weights: tuple[str, ...]
+    preprocess: str
+    outputs: tuple[str, ...]
+    build: Callable[..., Any] | str
+    requires: tuple[tuple[str, str], ...] = ()
+    description: str = ""
+    channels_last: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.outputs:
+            raise ValueError(f"extractor {self.name!r} must name at least one output")
+        if isinstance(self.weights, str) or isinstance(self.outputs, str):
+            raise ValueError(f"extractor {self.name!r}: weights and outputs must be tuples of names")
+
+    def builder(self) -> Callable[..., torch.nn.Module]:
+        """The build function (imports a ``"module:function"`` string)."""
+        for module, extra in self.requires:
+            if importlib.util.find_spec(module) is None:
+                raise MissingDependencyError(f"extractor {self.name!r}", module, extra)
+        if callable(self.build):
+            return self.build
+        mod, _, fn = self.build.partition(":")
+        return getattr(importlib.import_module(mod), fn)  # type: ignore[no-any-return,unused-ignore]
+
+
+_LOCK = threading.Lock()
+_SPECS: dict[str, ExtractorSpec] = {}
+
+
+def register_extractor(spec: ExtractorSpec, *, overwrite: bool = False) -> ExtractorSpec:
+    """Add an extractor (``overwrite=True`` replaces one of the same name and drops its built instances)."""
+    if not isinstance(spec, ExtractorSpec):
+        raise TypeError(f"register_extractor needs an ExtractorSpec, got {type(spec).__name__}")
+    with _LOCK:
+        old = _SPECS.get(spec.name)
+        if old is not None and old != spec and not overwrite:
+            raise ValueError(f"extractor {spec.name!r} is already registered; pass overwrite=True to replace it")
+        _SPECS[spec.name] = spec
+    if old is not None and old != spec:
+        from transcreval.features.extractor import clear_extractors
+
+        clear_extractors(spec.name)
+    return spec
+
+
+def unregister_extractor(name: str) -> None:
+    """Remove an extractor and its built instances (mainly for tests)."""
+    with _LOCK:
+        _SPECS.pop(name, None)
+    from transcreval.features.extractor import clear_extractors
+
+    clear_extractors(name)
+
+
+def get_extractor_spec(name: str) -> ExtractorSpec:
+    """The spec called ``name``; a ``KeyError`` lists the known ones."""
+    try:
+        return _SPECS[name]
+    except KeyError:
+        raise KeyError(f"no feature extractor called {name!r}; known: {', '.join(sorted(_SPECS))}") from None
+
+
+def extractor_names() -> Iterator[str]:
+    return iter(sorted(_SPECS))

@@ -1,0 +1,341 @@
+"""LPIPS and masked LPIPS: the pure pieces and the functional twins.
+
+LPIPS (Zhang et al., CVPR 2018; lpips v0.1): for each trunk layer l, unit-normalise the
+activations of both images along channels, square their difference, weight the channels with
+the learned non-negative linear layer w_l, and average over space; sum over layers::
+
+    d(x, y) = sum_l mean_{h,w} sum_c w_{l,c} (x̂_{l,c,h,w} - ŷ_{l,c,h,w})^2
+
+Range [0, inf) (about 0..1 in practice), lower is more similar.
+
+Masked LPIPS (IMTBench §4, S_bg; spec §4): the same per-layer maps s_l (N x 1 x h_l x w_l),
+averaged only where the mask M (1 = pixels that count) is on:
+
+* ``mode="area"`` (default): M is area-pooled to each layer's resolution (m_l) and
+  ``d_M = sum_l sum(m_l s_l) / sum(m_l)``. With M all ones this *is* LPIPS (tested to 1e-6).
+* ``mode="upsample"``: lpips' ``spatial=True`` map (each s_l bilinearly upsampled to the image
+  size and summed) times M, averaged over M: the recipe the lpips maintainer suggests
+  (PerceptualSimilarity issue 111). Its all-ones value is close to, not equal to, LPIPS.
+
+Receptive fields extend past the mask edge, so text pixels still influence background features
+near it; shrink the mask (erode it) to reduce that leakage.
+
+Numerics: unit-normalisation puts its eps *inside* the square root (``x / sqrt(sum x^2 + eps)``,
+eps = 1e-20), so gradients are finite where lpips' ``x / (sqrt(sum x^2) + 1e-10)`` gives NaN, and
+values agree with lpips to float rounding (features with norm below 1e-9 are the only difference).
+The head runs in float32 (float64 when the trunk does).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from transcreval.errors import EmptyInputError, InputError
+from transcreval.features import shared_input
+from transcreval.features.lpips_network import NETS, LPIPSNetwork, load_lpips_network
+from transcreval.features.lpips_trunk import TRUNKS
+from transcreval.result import MetricResult, Signature
+
+if TYPE_CHECKING:
+    import torch
+
+    from transcreval.features import FeatureCache
+
+NORM_EPS = 1e-20
+MaskMode = Literal["area", "upsample"]
+# smallest height/width each trunk accepts (below it a pooling window no longer fits)
+MIN_SIZE = {"alex": 31, "vgg": 16, "squeeze": 17}
+
+
+def normalize_channels(x: torch.Tensor, eps: float = NORM_EPS) -> torch.Tensor:
+    """Unit-normalise along channels with eps inside the square root (finite gradients)."""
+    import torch
+
+    return x * torch.rsqrt((x * x).sum(dim=1, keepdim=True) + eps)
+
+
+def layer_distances(
+    feats_a: Sequence[torch.Tensor], feats_b: Sequence[torch.Tensor], lins: Sequence[torch.Tensor]
+) -> list[torch.Tensor]:
+    """Per-layer distance maps ``s_l`` (N x 1 x h_l x w_l) from two images' trunk activations and
+    the linear layers' weights (each 1 x C_l x 1 x 1)."""
+    import torch
+
+    if not (len(feats_a) == len(feats_b) == len(lins)):
+        raise InputError(f"{len(feats_a)} and {len(feats_b)} feature layers for {len(lins)} linear layers")
+    out = []
+    for a, b, w in zip(feats_a, feats_b, lins):
+        head = torch.float64 if a.dtype == torch.float64 else torch.float32
+        wl = w.to(device=a.device, dtype=head).view(1, -1, 1, 1)
+        na, nb = normalize_channels(a.to(head)), normalize_channels(b.to(head))
+        # sum_c w_c d_c, as lpips' 1x1 convolution computes it, but as a per-pixel reduction: the
+        # convolution's result depends on the batch size in the last bits, this does not.
+        if torch.is_grad_enabled() and (na.requires_grad or nb.requires_grad):
+            out.append(((na - nb) ** 2 * wl).sum(dim=1, keepdim=True))
+        else:  # in place: the maps are large (layer 1 of a 512x512 batch of 16 is ~70 MB)
+            out.append(na.sub_(nb).square_().mul_(wl).sum(dim=1, keepdim=True))
+    return out
+
+
+def lpips_from_layers(layers: Sequence[torch.Tensor]) -> torch.Tensor:
+    """LPIPS per pair (N): the sum over layers of each map's spatial mean."""
+    total = layers[0].mean(dim=(2, 3))
+    for s in layers[1:]:
+        total = total + s.mean(dim=(2, 3))
+    return total.flatten()
+
+
+def spatial_map(layers: Sequence[torch.Tensor], size: tuple[int, int]) -> torch.Tensor:
+    """lpips' ``spatial=True`` map (N x 1 x H x W): each layer map bilinearly upsampled to
+    ``size`` (align_corners=False) and summed. Its mean approximates LPIPS."""
+    import torch.nn.functional as F
+
+    total = F.interpolate(layers[0], size=size, mode="bilinear", align_corners=False)
+    for s in layers[1:]:
+        total = total + F.interpolate(s, size=size, mode="bilinear", align_corners=False)
+    return total
+
+
+def masked_from_layers(layers: Sequence[torch.Tensor], mask: torch.Tensor, mode: MaskMode = "area") -> torch.Tensor:
+    """Masked LPIPS per pair (N) from the layer maps and a float {0,1} mask N x 1 x H x W."""
+    import torch.nn.functional as F
+
+    m = mask.to(layers[0].dtype)
+    if mode == "area":
+        total = None
+        for s in layers:
+            ml = F.interpolate(m, size=s.shape[-2:], mode="area")
+            term = (ml * s).sum(dim=(2, 3)) / ml.sum(dim=(2, 3))
+            total = term if total is None else total + term
+        assert total is not None
+        return total.flatten()
+    if mode == "upsample":
+        full = spatial_map(layers, (int(m.shape[-2]), int(m.shape[-1])))
+        return ((full * m).sum(dim=(2, 3)) / m.sum(dim=(2, 3))).flatten()
+    raise InputError(f"mode must be 'area' or 'upsample', got {mode!r}")
+
+
+# --------------------------------------------------------------------------- pairs of images
+def check_pair_sizes(a: torch.Tensor, b: torch.Tensor, net: str) -> None:
+    if a.shape != b.shape:
+        raise InputError(
+            f"preds and target must have the same shape, got {tuple(a.shape)} and {tuple(b.shape)}; "
+            "resize one to the other first"
+        )
+    h, w = int(a.shape[-2]), int(a.shape[-1])
+    low = MIN_SIZE[net]
+    if h < low or w < low:
+        raise InputError(f"LPIPS-{net} needs images of at least {low}x{low} pixels, got {h}x{w}; upscale them first")
+
+
+def _fast_batch(raw: Any, input_range: Any) -> torch.Tensor | None:
+    """A float N x 3 x H x W tensor whose values are already valid, converted as
+    :func:`transcreval.io.to_rgb_float` would (same arithmetic), with one min/max pass instead of
+    a per-image loop; None for anything else (io then converts it, or names the problem)."""
+    import math
+
+    import torch
+
+    if not (isinstance(raw, torch.Tensor) and raw.ndim == 4 and raw.shape[1] == 3 and raw.shape[0] > 0):
+        return None
+    if not raw.is_floating_point() or raw.shape[-1] in (3, 4) or raw.shape[-2] in (1, 2, 3, 4):
+        return None  # integer data, or a shape io reads as channels-last: leave it to io
+    x = raw.to(torch.float64 if raw.dtype == torch.float64 else torch.float32)
+    if input_range is not None:
+        lo, hi = float(input_range[0]), float(input_range[1])
+        x = (x - lo) / (hi - lo)
+    mn, mx = (float(v) for v in torch.aminmax(x.detach()))
+    if not (math.isfinite(mn) and math.isfinite(mx) and mn >= 0.0 and mx <= 1.0):
+        return None
+    return x.to(torch.float32)
+
+
+def as_image_batch(images: Any, input_range: Any, what: str) -> torch.Tensor | list[torch.Tensor]:
+    """Images in any form :mod:`transcreval.io` accepts, as one float [0, 1] N x 3 x H x W tensor
+    (or a list of 3 x H x W tensors when sizes differ), shared with the other metrics of a
+    collection within one update."""
+    from transcreval.io import to_rgb_float
+
+    def convert(raw: Any) -> torch.Tensor | list[torch.Tensor]:
+        fast = _fast_batch(raw, input_range)
+        if fast is not None:
+            return fast
+        try:
+            return to_rgb_float(raw, input_range=input_range)
+        except InputError as e:
+            raise InputError(f"{what}: {e}") from None
+
+    key = ("rgb-float", None if input_range is None else tuple(float(v) for v in input_range))
+    return shared_input(images, key, convert)  # type: ignore[no-any-return,unused-ignore]
+
+
+def iter_pair_layers(
+    preds: Any,
+    target: Any,
+    network: LPIPSNetwork,
+    *,
+    input_range: Any = None,
+    device: Any = None,
+    batch_size: int | None = None,
+    feature_cache: FeatureCache | None = None,
+) -> Iterator[tuple[list[int], list[torch.Tensor], tuple[int, int], int]]:
+    """Per group of equally sized pairs: (pair indices, per-layer distance maps, image size,
+    number of pairs in the whole batch).
+
+    The trunk runs on ``device`` (default: where the images are), in one call for ``preds`` and
+    one for ``target`` per group (a collection's other members reuse them).
+    """
+    import torch
+
+    a = as_image_batch(preds, input_range, "preds")
+    b = as_image_batch(target, input_range, "target")
+    if len(a) != len(b):
+        raise InputError(f"{len(a)} preds for {len(b)} targets: pass one system output per reference")
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for i, (x, y) in enumerate(zip(a, b)):
+        check_pair_sizes(x, y, network.net)
+        groups.setdefault(tuple(x.shape), []).append(i)
+    for shape, idx in groups.items():
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+            xa, xb = a, b  # one group: the (shared) batch tensors themselves
+        else:  # sizes differ within the batch: one stacked tensor per size, shared like the inputs
+            key = ("rgb-float-group", tuple(idx), None if input_range is None else tuple(map(float, input_range)))
+            xa = shared_input(preds, key, functools.partial(_stack_group, a, idx))
+            xb = shared_input(target, key, functools.partial(_stack_group, b, idx))
+        net = network.on(device if device is not None else xa.device)
+        fa = net.extractor(xa, batch_size=batch_size, cache=feature_cache)
+        fb = net.extractor(xb, batch_size=batch_size, cache=feature_cache)
+        yield idx, layer_distances(list(fa.values()), list(fb.values()), net.lins), (shape[1], shape[2]), len(a)
+
+
+def _stack_group(items: torch.Tensor | Sequence[torch.Tensor], idx: list[int], _raw: Any) -> torch.Tensor:
+    import torch
+
+    return torch.stack([items[i] for i in idx])
+
+
+def per_pair(values: list[tuple[list[int], torch.Tensor]], n: int) -> torch.Tensor:
+    """Scatter per-group values back into pair order."""
+    import torch
+
+    out = torch.empty(n, dtype=values[0][1].dtype, device=values[0][1].device)
+    for idx, v in values:
+        out[torch.tensor(idx, device=out.device)] = v
+    return out
+
+
+def check_lpips_options(
+    net: Any = "alex", input_range: Any = None, batch_size: Any = None, feature_cache: Any = None
+) -> FeatureCache | None:
+    """Validate options (InputError naming the option); returns the feature cache object."""
+    from transcreval.features import FeatureCache
+
+    if net not in TRUNKS:
+        raise InputError(f"net must be one of {', '.join(map(repr, NETS))}, got {net!r}")
+    if input_range is not None:
+        try:
+            lo, hi = (float(v) for v in input_range)
+        except (TypeError, ValueError):
+            raise InputError(f"input_range must be a (low, high) pair of numbers, got {input_range!r}") from None
+        if not lo < hi:
+            raise InputError(f"input_range must have low < high, got {input_range!r}")
+    if batch_size is not None and (not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1):
+        raise InputError(f"batch_size must be a positive integer or None, got {batch_size!r}")
+    if feature_cache is None or isinstance(feature_cache, FeatureCache):
+        return feature_cache
+    if isinstance(feature_cache, (str, os.PathLike)):
+        return FeatureCache(feature_cache)
+    raise InputError(f"feature_cache must be a FeatureCache, a path or None, got {type(feature_cache).__name__}")
+
+
+# --------------------------------------------------------------------------- LPIPS
+def lpips_values(
+    preds: Any, target: Any, network: LPIPSNetwork, *, return_map: bool = False, **options: Any
+) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+    """LPIPS per pair (N), and with ``return_map`` the spatial maps (one N_g x 1 x H x W per size group)."""
+    values, maps = [], []
+    n = 0
+    for idx, layers, size, _ in iter_pair_layers(preds, target, network, **options):
+        values.append((idx, lpips_from_layers(layers)))
+        n += len(idx)
+        if return_map:
+            maps.append(spatial_map(layers, size))
+    out = per_pair(values, n)
+    return (out, maps) if return_map else out
+
+
+def mean_stats(values: torch.Tensor) -> dict[str, Any]:
+    """Sum, count and per-pair values (float64) of per-pair distances."""
+    import torch
+
+    v = values.detach().to(torch.float64)
+    if not bool(torch.isfinite(v).all()):
+        raise InputError("a per-pair value is not finite; check the images for extreme values")
+    return {"total": v.sum(), "count": v.numel(), "values": v}
+
+
+def lpips_stats(preds: Any, target: Any, network: LPIPSNetwork, **options: Any) -> dict[str, Any]:
+    """The sufficient statistics of a batch: sum, count and per-pair LPIPS."""
+    values = lpips_values(preds, target, network, **options)
+    assert not isinstance(values, tuple)
+    return mean_stats(values)
+
+
+def mean_from_stats(stats: Mapping[str, Any], signature: Signature, what: str, extras: dict[str, Any]) -> MetricResult:
+    n = int(stats["count"])
+    if n == 0:
+        raise EmptyInputError(f"{what} has no pairs: call update(preds, target) first")
+    return MetricResult(
+        value=float(stats["total"]) / n, n=n, signature=signature, per_item=stats["values"], extras=extras
+    )
+
+
+def lpips(
+    preds: Any,
+    target: Any,
+    *,
+    net: str = "alex",
+    weights: Any = None,
+    input_range: Any = None,
+    device: Any = None,
+    dtype: Any = None,
+    batch_size: int | None = None,
+    feature_cache: Any = None,
+    return_map: bool = False,
+) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
+    """LPIPS distance per pair, float ``(N,)``, lower means more similar (Zhang et al. 2018).
+
+    Equals ``lpips.LPIPS(net=net)(preds, target, normalize=True)`` on the same weights (to 1e-5;
+    measured differences are float rounding). Differentiable when ``preds``/``target`` are
+    tensors that require grad (finite gradients, also at identical images).
+
+    Args:
+        preds, target: paired images (paths, PIL, arrays, tensors), [0, 1] floats by default;
+            ``input_range=(-1, 1)`` for lpips-style inputs. Pairs must have equal sizes.
+        net: "alex" (default), "vgg" or "squeeze".
+        weights: see :func:`load_lpips_network`.
+        device, dtype: where and in which dtype the trunk runs (default: the images' device, float32).
+        batch_size: run the trunk on at most this many images at a time.
+        feature_cache: a :class:`~transcreval.features.FeatureCache` (or its path) to reuse the
+            trunk features of images seen before.
+        return_map: also return lpips' ``spatial=True`` map (N x 1 x H x W; a list when sizes differ).
+    """
+    cache = check_lpips_options(net, input_range, batch_size, feature_cache)
+    network = load_lpips_network(net, weights, device, dtype)
+    out = lpips_values(
+        preds,
+        target,
+        network,
+        return_map=return_map,
+        input_range=input_range,
+        device=device,
+        batch_size=batch_size,
+        feature_cache=cache,
+    )
+    if isinstance(out, tuple):
+        values, maps = out
+        return values, (maps[0] if len(maps) == 1 else maps)
+    return out

@@ -1,0 +1,133 @@
+"""``transcreval weights list | where NAME | fetch NAME... [--to DIR] | verify [DIR]``.
+
+* ``list``: every manifest file, its size, who uses it, and where it is found (by file name and
+  size; ``verify`` checks digests);
+* ``where NAME``: the file the resolver would use (never downloads), or every place searched;
+* ``fetch NAME... [--to DIR]``: put verified copies into DIR (default: the user cache), copying
+  a local copy when there is one, downloading otherwise (``all`` fetches every file);
+* ``verify [DIR]``: sha256 of every manifest file in DIR (default: every place the resolver
+  searches); exit status 1 when one is bad.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from transcreval.errors import WeightsError
+from transcreval.weights.manifest import entries, get_entry
+from transcreval.weights.resolve import candidates, check_file, fetch, fetch_command, locate, sha256_file
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``weights`` and its subcommands on an argparse subparsers object."""
+    p = sub.add_parser("weights", help="list, locate, fetch and verify model files")
+    wsub = p.add_subparsers(dest="weights_command")
+    wsub.add_parser("list", help="every model file in the manifest and where it is found")
+    w = wsub.add_parser("where", help="the file the resolver would use for NAME (never downloads)")
+    w.add_argument("name")
+    f = wsub.add_parser("fetch", help="put verified copies of NAME... into DIR (default: the user cache)")
+    f.add_argument("names", nargs="+", metavar="NAME", help="manifest names, or 'all'")
+    f.add_argument("--to", metavar="DIR", default=None)
+    v = wsub.add_parser("verify", help="check the sha256 of every manifest file in DIR (default: everywhere)")
+    v.add_argument("dir", nargs="?", default=None)
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "?"
+    return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.1f} KB"
+
+
+def _table(rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    return "\n".join([fmt(header), "  ".join("-" * w for w in widths), *(fmt(r) for r in rows)])
+
+
+def _cmd_list(out: TextIO) -> int:
+    rows = []
+    for e in entries():
+        found = "missing"
+        for source, path, _ in candidates(e):
+            if path is not None and path.is_file() and (e.size is None or path.stat().st_size == e.size):
+                found = f"{source}: {path}"
+                break
+        rows.append([e.name, e.filename, _size(e.size), ", ".join(e.used_by), found])
+    print(_table(rows, ["name", "file", "size", "used by", "found (by name and size)"]), file=out)
+    return 0
+
+
+def _cmd_where(name: str, out: TextIO) -> int:
+    hit, searched = locate(name)
+    if hit is not None:
+        state = "verified" if hit.verified else "not verified (no sha256 in the manifest)"
+        print(f"{hit.path}\n  source: {hit.source}\n  sha256: {hit.sha256} ({state})", file=out)
+        return 0
+    print(f"{name}: not found locally. Searched:", file=out)
+    for i, s in enumerate(searched, 1):
+        print(f"  {i}. {s}", file=out)
+    print(f"Fetch it on a connected machine: {fetch_command(name)}", file=out)
+    return 1
+
+
+def _cmd_fetch(names: list[str], to: str | None, out: TextIO) -> int:
+    wanted = [e.name for e in entries()] if names == ["all"] else names
+    for n in wanted:
+        get_entry(n)  # unknown names fail before anything is fetched
+    for n in wanted:
+        path = fetch(n, to)
+        print(f"{n}: {path}", file=out)
+    if to is not None:
+        print(f"use them offline with: export TRANSCREVAL_WEIGHTS_DIR={Path(to).expanduser().resolve()}", file=out)
+    return 0
+
+
+def _cmd_verify(directory: str | None, out: TextIO) -> int:
+    bad = 0
+    rows = []
+    for e in entries():
+        if directory is not None:
+            places: list[tuple[str, Path | None]] = [("dir", Path(directory).expanduser() / e.filename)]
+        else:
+            places = [(s, p) for s, p, _ in candidates(e)]
+        for _source, path in places:
+            if path is None or not path.is_file():
+                if directory is not None:
+                    rows.append([e.name, "absent", str(path)])
+                continue
+            problem = check_file(path, e)
+            if problem is None:
+                rows.append([e.name, "ok", f"{path} ({sha256_file(path)[:12]}...)"])
+            else:
+                bad += 1
+                rows.append([e.name, "BAD", f"{path}: {problem}"])
+    if not rows:
+        print("no manifest files found in any searched place", file=out)
+    else:
+        print(_table(rows, ["name", "status", "file"]), file=out)
+    if bad:
+        print(f"{bad} bad file(s): delete them and fetch again ({fetch_command('NAME')})", file=out)
+    return 1 if bad else 0
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Run a parsed ``transcreval weights ...`` command; returns the exit status."""
+    stream = out if out is not None else sys.stdout
+    cmd = getattr(args, "weights_command", None)
+    try:
+        if cmd == "list":
+            return _cmd_list(stream)
+        if cmd == "where":
+            return _cmd_where(args.name, stream)
+        if cmd == "fetch":
+            return _cmd_fetch(args.names, args.to, stream)
+        if cmd == "verify":
+            return _cmd_verify(args.dir, stream)
+    except (KeyError, WeightsError) as exc:
+        print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 1
+    print("usage: transcreval weights {list,where NAME,fetch NAME... [--to DIR],verify [DIR]}", file=sys.stderr)
+    return 2
