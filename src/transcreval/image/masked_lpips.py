@@ -6,11 +6,14 @@ from typing import Any, ClassVar
 
 import torch
 
+from transcreval.common import check_choice
+from transcreval.errors import InputError
 from transcreval.functional.image.lpips import MaskMode, mean_from_stats
 from transcreval.functional.image.masked_lpips import (
     DEFAULT_MIN_COVERAGE,
     check_masked_options,
     masked_lpips_stats,
+    ocr_background,
 )
 from transcreval.image.lpips import LPIPSFamily
 from transcreval.result import MetricResult
@@ -80,13 +83,83 @@ class BackgroundPreservation(MaskedLPIPS):
     masks (1 = background, i.e. outside the text regions). The value is the mean over pairs of
     ``1 - MaskedLPIPS`` (``mode="area"``, IMTBench's Eq. 3, by default); ``per_item`` holds each
     pair's score. Not clipped to [0, 1]: a pair beyond LPIPS' usual range scores below 0.
-    Options are :class:`MaskedLPIPS`'s.
+
+    With ``mask="ocr"`` the metric makes the masks itself: ``update(preds, target)``, and the
+    background is everything outside the text an OCR detector finds in each ``target`` image
+    (:func:`transcreval.ocr.background_mask`; detection only, offline with the default
+    rapidocr backend). Each reference is detected once: results are cached by image content.
+
+    Args:
+        mask: "given" (default: pass masks to ``update``) or "ocr".
+        ocr_backend: the OCR backend for ``mask="ocr"`` ("rapidocr", "ppocrv5-mobile",
+            "paddleocr" or a :class:`~transcreval.ocr.TextDetector`).
+        ocr_dilate_px: grow the detected text regions by this many pixels (0).
+        ocr_options: options of the OCR backend.
+        **kwargs: :class:`MaskedLPIPS`'s options.
     """
 
     higher_is_better: ClassVar[bool] = True
     value_range: ClassVar[tuple[float, float]] = (float("-inf"), 1.0)
 
+    def __init__(
+        self,
+        net: str = "alex",
+        weights: Any = None,
+        *,
+        mask: str = "given",
+        ocr_backend: Any = "rapidocr",
+        ocr_dilate_px: float = 0,
+        ocr_options: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        check_choice("mask", mask, ("given", "ocr"))
+        if isinstance(ocr_dilate_px, bool) or not isinstance(ocr_dilate_px, (int, float)) or not ocr_dilate_px >= 0:
+            raise InputError(f"ocr_dilate_px must be a number >= 0, got {ocr_dilate_px!r}")
+        super().__init__(net, weights, **kwargs)
+        self.mask_source = mask
+        self.ocr_backend = ocr_backend
+        self.ocr_options = dict(ocr_options or {})
+        self.ocr_dilate_px = float(ocr_dilate_px)
+        self.ocr_detector: Any = None
+        if mask == "ocr":
+            from transcreval.ocr.base import get_detector
+
+            self.ocr_detector = get_detector(ocr_backend, **self.ocr_options)  # checks the backend now
+
+    def _stats(self, preds: Any, target: Any, mask: Any = None) -> dict[str, Any]:
+        """``preds``: edited images; ``target``: references; ``mask``: 1 = background (not with mask="ocr")."""
+        if self.mask_source == "ocr":
+            if mask is not None:
+                raise InputError("this BackgroundPreservation makes its masks by OCR (mask='ocr'): do not pass mask=")
+            mask = ocr_background(target, backend=self.ocr_detector, dilate_px=self.ocr_dilate_px)
+        elif mask is None:
+            raise InputError(
+                "pass the background masks (mask=..., 1 = background), or build the metric with mask='ocr'"
+            )
+        return super()._stats(preds, target, mask)
+
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         n = int(stats["count"])
         flipped = {"total": n - stats["total"], "count": stats["count"], "values": 1 - stats["values"]}
         return mean_from_stats(flipped, self.signature, self.name, self._extras(stats))
+
+    def _signature_options(self) -> dict[str, Any]:
+        opts = super()._signature_options()
+        if self.mask_source == "ocr":
+            info = self.ocr_detector.info_for(False)
+            opts.update(mask="ocr", ocr=info.backend, ocr_det=f"{info.det_model}@{info.det_sha256[:12]}")
+            opts.update(ocr_detp=info.params_digest, ocr_dil=self.ocr_dilate_px)
+        return opts
+
+    def __getstate__(self) -> dict[str, Any]:
+        d = super().__getstate__()
+        if isinstance(self.ocr_backend, str):
+            d["ocr_detector"] = None  # rebuilt from the name (and shared) where it is unpickled
+        return d
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        super().__setstate__(d)
+        if self.mask_source == "ocr" and self.ocr_detector is None:
+            from transcreval.ocr.base import get_detector
+
+            self.ocr_detector = get_detector(self.ocr_backend, **self.ocr_options)

@@ -232,6 +232,18 @@ def masked_lpips(
     )
 
 
+def ocr_background(target: Any, *, backend: Any = "rapidocr", dilate_px: float = 0, **options: Any) -> Any:
+    """Background masks from OCR: True outside the text a detector finds in each ``target`` image.
+
+    :func:`transcreval.ocr.background_mask` (detection only; results cached by image content,
+    so a reference shared by several outputs is detected once). ``backend``/``options``: the
+    OCR backend and its options; ``dilate_px`` grows the text regions first.
+    """
+    from transcreval.ocr.masks import background_mask
+
+    return background_mask(target, backend=backend, dilate_px=dilate_px, **options)
+
+
 def background_preservation(
     preds: Any,
     target: Any,
@@ -245,9 +257,18 @@ def background_preservation(
     dtype: Any = None,
     batch_size: int | None = None,
     feature_cache: Any = None,
+    ocr_backend: Any = "rapidocr",
+    ocr_dilate_px: float = 0,
+    ocr_options: dict[str, Any] | None = None,
 ) -> torch.Tensor:
     """IMTBench's background score per pair, ``S_bg = 1 - masked LPIPS``, float ``(N,)``, higher
-    is better (IMTBench §4, Eq. 3). ``mask`` is the background (1 = background pixels)."""
+    is better (IMTBench §4, Eq. 3). ``mask`` is the background (1 = background pixels), or
+    ``"ocr"``: the complement of the text an OCR detector (``ocr_backend``, ``ocr_options``,
+    text grown by ``ocr_dilate_px``) finds in each ``target`` image."""
+    if isinstance(mask, str):
+        if mask != "ocr":
+            raise InputError(f"mask must be an array/tensor of background masks or 'ocr', got {mask!r}")
+        mask = ocr_background(target, backend=ocr_backend, dilate_px=ocr_dilate_px, **(ocr_options or {}))
     values = _twin(
         preds,
         target,
