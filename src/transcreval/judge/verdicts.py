@@ -79,7 +79,8 @@ def ask(
 ) -> list[Verdict]:
     """Send ``requests`` (one batch) and read each reply; same order.
 
-    ``reader`` reads every reply, or is a list with one reader per request.
+    ``reader`` reads every reply, or is a list with one reader per request. A reader that
+    raises makes that answer "unparsable" (the other answers are read as usual).
     """
     if not requests:
         return []
@@ -94,7 +95,12 @@ def ask(
         if rep.status != "ok":
             out.append(Verdict(rep.status, None, rep.detail, rep))
             continue
-        got = read(rep.text or "")
+        try:
+            got = read(rep.text or "")
+        except Exception as e:  # a reader bug must not lose the batch (nor fail every rerun of a cached answer)
+            got = Read(None, f"the answer could not be read ({type(e).__name__}: {str(e)[:120]})")
+        if not isinstance(got, Read):
+            got = Read(None, f"the reader returned {type(got).__name__}, not a Read")
         if got.ok:
             out.append(Verdict("ok", got.value, "", rep))
         elif looks_like_refusal(rep.text):
