@@ -76,7 +76,8 @@ def test_with_text_and_from_file(tmp_path):
     q = PromptTemplate.from_file(plain, base=T)
     assert q.id == "t+file" and q.system is None and len(q.version) == 16
     assert resolve_template(str(plain), T).user == "Rate the poster for {market}."
-    assert resolve_template(None, T) is T and resolve_template("mptc.title", T) is TEMPLATES["mptc.title"]
+    assert resolve_template(None, T) is T
+    assert resolve_template("mptc.title", TEMPLATES["posteriq.style"]) is TEMPLATES["mptc.title"]
     with pytest.raises(InputError, match="neither a file nor a built-in"):
         resolve_template("no-such-template", T)
     bad = tmp_path / "bad.txt"
@@ -118,3 +119,35 @@ def test_every_built_in_template_renders_and_names_its_answer_keys(tid):
     assert answer.ok
     simple = [k for k, v in t.output.items() if "object" not in v]
     assert set(simple) <= set(answer.value), "the fake server can answer every template"
+
+
+# ---------------------------------------------------------------------- review 11: errors before any call
+def test_a_template_using_a_field_or_image_the_metric_lacks_fails_when_the_metric_is_built(tmp_path):
+    from transcreval import JudgeScore, VLMTranscreationScore
+    from transcreval.judge import FunctionJudge
+
+    calls = []
+    judge = FunctionJudge(lambda r: (calls.append(r), '{"score": 3}')[1])
+    field = tmp_path / "field.txt"
+    field.write_text('Rate the poster for {market}.\nReply {{"score": n}}')
+    with pytest.raises(InputError, match=r"JudgeScore: .*uses the field\(s\) \['market'\].*fills \['target_market'"):
+        JudgeScore(judge=judge, template=str(field))
+    picture = tmp_path / "image.txt"
+    picture.write_text('{image:poster}\nRate it. {{"score": n}}')
+    with pytest.raises(InputError, match=r"places the image\(s\) \['poster'\].*provides \['source', 'output'\]"):
+        JudgeScore(judge=judge, template=str(picture))
+    with pytest.raises(InputError, match="uses the field"):
+        VLMTranscreationScore(judge=judge, aspect="intent", template=PromptTemplate(id="x", version="1", user="{lang}"))
+    # a field of the metric that its default template does not use is fine
+    ok = tmp_path / "ok.txt"
+    ok.write_text('{image:output} Is this from {country}, a {category}? {{"score": n}}')
+    VLMTranscreationScore(judge=judge, aspect="intent", template=str(ok))
+    assert calls == []
+
+
+def test_render_names_the_fields_it_was_given():
+    t = PromptTemplate(id="t", version="1", user="{a} {b}")
+    with pytest.raises(InputError, match=r"needs the field\(s\) \['b'\]; got values for \['a', 'c'\]"):
+        t.render(a="x", b=None, c="y")
+    with pytest.raises(InputError, match=r"needs the field\(s\) \['a'\]"):
+        t.render(a=float("nan"), b="x")

@@ -10,6 +10,7 @@ import torch
 from transcreval.functional.judge.transcreation_score import (
     ASPECTS,
     DIRECTION,
+    FIELDS,
     Aspect,
     check_aspect,
     transcreation_score_from_stats,
@@ -34,6 +35,7 @@ class VLMTranscreationScore(JudgeMetric):
     def __init__(self, *, judge: Any, aspect: Aspect = "cultural", **kwargs: Any) -> None:
         self.aspect = check_aspect(aspect)
         self.default_template = ASPECTS[self.aspect]  # type: ignore[misc]
+        self.template_fields = FIELDS  # type: ignore[misc]
         self.higher_is_better = DIRECTION[self.aspect]  # type: ignore[misc]
         super().__init__(judge=judge, **kwargs)
         self.add_state("source_total", Sum(torch.float64))

@@ -49,6 +49,7 @@ from transcreval.result import MetricResult, Signature
 Matching = Literal["judge", "exact"]
 STEPS = {"objects": KHANUJA_CSI_OBJECTS, "replacements": KHANUJA_CSI_REPLACEMENTS, "match": KHANUJA_CSI_MATCH}
 _REASONING_KEYS = {"reasoning", "reason", "explanation", "notes"}
+_ARGUMENTS = {"country": "country", "category": "category"}
 
 __all__ = [
     "STEPS",
@@ -187,7 +188,7 @@ def csi_overlap_stats(
     unknown = set(templates or {}) - set(STEPS)
     if unknown:
         raise InputError(f"templates may replace the steps {sorted(STEPS)}, not {sorted(unknown)}")
-    tpl = {k: resolve_template((templates or {}).get(k), v) for k, v in STEPS.items()}
+    tpl = {k: resolve_template((templates or {}).get(k), v, what="CSIOverlap") for k, v in STEPS.items()}
     outs, srcs = to_image_parts(preds, what="preds"), to_image_parts(target, what="target")
     if len(outs) != len(srcs):
         raise InputError(f"CSIOverlap: {len(outs)} outputs (preds) but {len(srcs)} sources (target)")
@@ -211,7 +212,9 @@ def csi_overlap_stats(
         for i in todo2
     ]
     reps: dict[int, dict[str, list[str]]] = {i: {} for i in range(n) if i not in failed}
-    for i, v in zip(todo2, ask(judge, render_each(tpl["replacements"], rows2, what="CSIOverlap"), read_replacements)):
+    for i, v in zip(
+        todo2, ask(judge, render_each(tpl["replacements"], rows2, _ARGUMENTS, "CSIOverlap"), read_replacements)
+    ):
         if v.ok:
             reps[i] = v.value
         else:

@@ -53,8 +53,11 @@ from transcreval.judge.verdicts import (
 from transcreval.result import MetricResult, Signature
 
 Mode = Literal["paper", "posteriq-code"]
+#: the text fields JudgedPointScore fills (``description`` only for descriptions given as text)
+POINT_FIELDS = ("point", "description")
 
 __all__ = [
+    "POINT_FIELDS",
     "judge_font_attributes",
     "judge_point_verdicts",
     "judge_styles",
@@ -144,7 +147,12 @@ def judge_point_verdicts(
     if len(text_mode) > 1:
         raise InputError("preds mixes descriptions (strings) and images: judge them in separate updates")
     as_text = text_mode == {True}
-    tpl = resolve_template(template, POSTERIQ_POINT_TEXT if as_text else POSTERIQ_POINT_IMAGE)
+    tpl = resolve_template(
+        template,
+        POSTERIQ_POINT_TEXT if as_text else POSTERIQ_POINT_IMAGE,
+        fields=POINT_FIELDS,
+        what="JudgedPointScore",
+    )
     rows, owner = [], []
     for i, (x, pts) in enumerate(zip(items, points)):
         pts = _list(pts, f"target[{i}]")
@@ -227,7 +235,7 @@ def judge_styles(
         label = label_of(got.value, labs)
         return Read(label) if label is not None else Read(None, f"style {got.value!r} is not one of the labels")
 
-    tpl = resolve_template(template, POSTERIQ_STYLE)
+    tpl = resolve_template(template, POSTERIQ_STYLE, what="JudgedStyleScore")
     items = _list(preds, "preds")
     rows = [
         ({"poster": to_image_part(x, what=f"preds[{i}]")}, {"styles": ", ".join(labs)}) for i, x in enumerate(items)
@@ -294,7 +302,7 @@ def judge_font_attributes(
             return Read(None, f"none of the {len(listed)} attributes named is in the vocabulary: {listed[:3]!r}")
         return Read((list(dict.fromkeys(known)), len(listed) - len(known)))
 
-    tpl = resolve_template(template, POSTERIQ_FONT)
+    tpl = resolve_template(template, POSTERIQ_FONT, what="JudgedFontRichness")
     items = _list(preds, "preds")
     rows = [
         ({"poster": to_image_part(x, what=f"preds[{i}]")}, {"vocabulary": ", ".join(vocab)})

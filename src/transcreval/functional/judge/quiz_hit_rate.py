@@ -130,7 +130,7 @@ def quiz_hit_rate_stats(
     q, h = question or q, hint or h
     if not isinstance(n_options, int) or not 2 <= n_options <= len(LETTERS):
         raise InputError(f"n_options must be an integer from 2 to 26, got {n_options!r}")
-    tpl = resolve_template(template, MPTC_QUIZ)
+    tpl = resolve_template(template, MPTC_QUIZ, what="QuizHitRate")
     posters = to_image_parts(preds, what="preds")
     if isinstance(target, str) or not isinstance(target, Sequence):
         raise InputError("target must be a list with the correct answer of each item")
