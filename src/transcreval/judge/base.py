@@ -3,7 +3,9 @@
 A subclass implements ``_call(request, params) -> JudgeReply`` for one request; this base
 answers from the cache where it can, makes each distinct missing call once (identical requests
 in a batch share one call), at most ``max_concurrency`` at a time, and stores every "ok"
-answer the moment it arrives, so a run killed at any point loses nothing that came back.
+answer the moment it arrives, so a run killed at any point loses nothing that came back. An
+interrupted batch (Ctrl-C) sends no further call: only the calls already in flight finish
+(and are cached).
 """
 
 from __future__ import annotations
@@ -199,8 +201,24 @@ class CachingJudge:
         if len(todo) == 1 or self.max_concurrency == 1:
             return {k: one(k, i) for k, i in todo.items()}
         pool = self._pool()
-        futures: dict[Future[JudgeReply], str] = {pool.submit(one, k, i): k for k, i in todo.items()}
-        _, pending = wait(futures, return_when=FIRST_EXCEPTION)
+        futures: dict[Future[JudgeReply], str] = {}
+        try:
+            for k, i in todo.items():
+                futures[pool.submit(one, k, i)] = k
+            _, pending = wait(futures, return_when=FIRST_EXCEPTION)
+        except BaseException:
+            # Ctrl-C (KeyboardInterrupt) or any other interruption: send nothing more. Calls
+            # already in flight finish in their threads and their answers are cached.
+            stop.set()
+            for f in futures:
+                f.cancel()
+            log.warning(
+                "judge batch interrupted: %d of %d calls had not started and were not sent; calls in flight "
+                "finish and are cached",
+                sum(f.cancelled() for f in futures) + len(todo) - len(futures),
+                len(todo),
+            )
+            raise
         if pending:  # a fatal error (bad key, unreachable endpoint): stop sending, keep what came back
             stop.set()
             for f in pending:
