@@ -57,6 +57,7 @@ class CachingJudge:
         params: Mapping[str, Any] | None = None,
         image_max_side: int | None = None,
         cache_namespace: str | None = None,
+        cache_endpoint: str | None = None,
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise InputError(f"model must be a non-empty string, got {model!r}")
@@ -71,6 +72,7 @@ class CachingJudge:
         self.params = {k: v for k, v in (params or {}).items() if v is not None}
         self.image_max_side = image_max_side
         self.cache_namespace = cache_namespace
+        self.cache_endpoint = cache_endpoint  # the endpoint as it enters keys (keys.endpoint_id), or None
         self._executor: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
         self._pool_pid = -1
@@ -109,7 +111,19 @@ class CachingJudge:
             model=self.model,
             params=self.effective_params(request),
             namespace=self.cache_namespace,
+            endpoint=self.cache_endpoint,
         )
+
+    def setup(self) -> dict[str, Any]:
+        """What a replay needs to rebuild this judge's keys (stored next to every answer)."""
+        return {
+            "backend": self.backend,
+            "model": self.model,
+            "params": dict(sorted(self.params.items())),
+            "namespace": self.cache_namespace,
+            "endpoint": self.cache_endpoint,
+            "image_max_side": self.image_max_side,
+        }
 
     def replay(self) -> CachingJudge:
         """A :class:`~transcreval.judge.ReplayJudge` on this judge's cache with exactly its settings."""
@@ -124,6 +138,7 @@ class CachingJudge:
             params=self.params,
             cache_namespace=self.cache_namespace,
             image_max_side=self.image_max_side,
+            endpoint=self.cache_endpoint,
         )
 
     # ------------------------------------------------------------------ answering
@@ -135,7 +150,14 @@ class CachingJudge:
                 raise InputError(f"request {i} is a {type(r).__name__}, not a JudgeRequest")
         params = [self.effective_params(r) for r in reqs]
         records = [
-            request_record(r, backend=self.backend, model=self.model, params=p, namespace=self.cache_namespace)
+            request_record(
+                r,
+                backend=self.backend,
+                model=self.model,
+                params=p,
+                namespace=self.cache_namespace,
+                endpoint=self.cache_endpoint,
+            )
             for r, p in zip(reqs, params)
         ]
         keys = [record_key(rec) for rec in records]
@@ -164,7 +186,8 @@ class CachingJudge:
                 f"({self.cache.path if self.cache else 'no cache'}; model {self.model!r}, first missing: template "
                 f"{first.template_id}@{first.template_version}, key {next(iter(todo))[:16]}...). A replay judge "
                 "never calls an endpoint: rerun with OpenAICompatibleJudge(cache=...) to fill the cache, and check "
-                "that the model, decoding parameters and templates match the recorded run."
+                "that the model, decoding parameters, endpoint, image_max_side and templates match the recorded run "
+                f"(this replay: {self._setup_text()}; `transcreval judge-cache stats` lists the recorded setups)."
             )
         if todo:
             replies.update(self._run(todo, reqs, params, records))
@@ -178,6 +201,7 @@ class CachingJudge:
         records: list[dict[str, Any]],
     ) -> dict[str, JudgeReply]:
         stop = threading.Event()
+        setup = self.setup()
 
         def one(k: str, i: int) -> JudgeReply:
             if stop.is_set():
@@ -193,6 +217,7 @@ class CachingJudge:
                     "finish_reason": reply.finish_reason,
                     "system_fingerprint": reply.system_fingerprint,
                     "usage": dict(reply.usage) if reply.usage else None,
+                    "setup": setup,
                 }
                 self.cache.put(k, record, reply.text, meta)
             log.debug("judge %s %s: %s", reqs[i].template_id, k[:12], reply.status)
@@ -237,6 +262,10 @@ class CachingJudge:
         if error is not None:
             raise error
         return out
+
+    def _setup_text(self) -> str:
+        s = self.setup()
+        return ", ".join(f"{k}={v!r}" for k, v in s.items() if v not in (None, {}) and k not in ("backend", "model"))
 
     def _pool(self) -> ThreadPoolExecutor:
         with self._pool_lock:

@@ -163,6 +163,7 @@ class FakeOpenAIServer:
         self.log_path = log_path
         self.requests: list[dict[str, Any]] = []
         self.auth_headers: list[str] = []
+        self.request_headers: list[dict[str, str]] = []  # every header of every chat request
         self._script: deque[Action] = deque()
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -305,6 +306,7 @@ class FakeOpenAIServer:
                     return
                 with server._lock:
                     server.auth_headers.append(self.headers.get("Authorization", ""))
+                    server.request_headers.append(dict(self.headers.items()))
                 digest = hashlib.sha256(prompt_text(body).encode()).hexdigest()
                 server._log(f"recv {digest}")
                 action = server._next_action(body)
