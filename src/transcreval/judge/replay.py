@@ -49,7 +49,7 @@ class ReplayJudge(CachingJudge):
         if cache is None:
             raise InputError("ReplayJudge needs a cache file: ReplayJudge(cache='judge.sqlite')")
         store = cache if isinstance(cache, JudgeCache) else JudgeCache(cache, "read-only")
-        given = {
+        given: dict[str, Any] = {
             "backend": backend,
             "model": model,
             "params": None if params is None else {k: v for k, v in params.items() if v is not None},

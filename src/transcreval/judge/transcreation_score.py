@@ -31,6 +31,8 @@ class VLMTranscreationScore(JudgeMetric):
     """
 
     value_range: ClassVar[tuple[float, float]] = (1.0, 5.0)
+    #: depends on the aspect: an instance has True for "intent" and "cultural", None for "creativity"
+    higher_is_better: ClassVar[bool | None] = None
 
     def __init__(self, *, judge: Any, aspect: Aspect = "cultural", **kwargs: Any) -> None:
         self.aspect = check_aspect(aspect)

@@ -66,10 +66,11 @@ def read_quiz_answer(letters: str, options: Sequence[str] | None = None) -> Any:
 
     def reader(text: str) -> Read[str]:
         obj = extract_json(text)
-        if obj.ok:
-            got = read_choice(obj.value, ("answer", "choice", "option"), letters)  # type: ignore[arg-type]
+        if obj.ok and obj.value is not None:
+            data = obj.value
+            got = read_choice(data, ("answer", "choice", "option"), letters)
             if not got.ok:
-                value = next((obj.value[k] for k in obj.value if str(k).lower() == "answer"), None)  # type: ignore[union-attr]
+                value = next((data[k] for k in data if str(k).lower() == "answer"), None)
                 alt = with_option(value) if isinstance(value, str) else None
                 return alt or got
             return got
