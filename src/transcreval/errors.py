@@ -78,3 +78,8 @@ class WeightsIntegrityError(WeightsError, ValueError):
 
 class WeightsFormatError(WeightsError, ValueError):
     """A model file loads, but its keys or shapes do not match the network (strict loading)."""
+
+
+class SignatureMismatchError(InputError):
+    """Saved statistics (an FID reference) were computed with other settings (weights,
+    preprocessing, network dtype) than the metric that loads them; the message names each difference."""

@@ -13,6 +13,7 @@ Importing this package does not import torch.
 from __future__ import annotations
 
 from transcreval.features import lpips_trunk as _builtin_lpips  # noqa: F401  (registers the LPIPS trunks)
+from transcreval.features import inception as _builtin_inception  # noqa: F401  (registers the FID Inception)
 from transcreval.features.cache import FeatureCache
 from transcreval.features.extractor import (
     ExtractorStats,
