@@ -90,3 +90,110 @@ def reference_fid(fake: torch.Tensor, real: torch.Tensor, weights: str) -> float
         save_cpu_ram=True,
     )
     return float(out["frechet_inception_distance"])
+
+
+# --------------------------------------------------------------------------- open_clip (CLIP / SigLIP)
+TINY_CLIP = "transcreval-test-clip"
+_TINY_CLIP_CFG = {
+    "embed_dim": 32,
+    "vision_cfg": {"image_size": 48, "layers": 2, "width": 64, "patch_size": 16, "head_width": 32},
+    "text_cfg": {"context_length": 77, "vocab_size": 49408, "width": 32, "heads": 2, "layers": 2},
+}
+_WORDS = ["a", "photo", "of", "something", "typical", "showing", "kind", "india", "japan", "brazil", "food", "mammal",
+          "this", "image", "is", "from", "belongs", "to", "category", "country", "the", "culture", "beverage", "."]
+
+
+def tiny_clip_checkpoint(seed: int = 0) -> str:
+    """Registers a tiny CLIP architecture with open_clip (``open_clip.add_model_config``) and
+    returns a random-init checkpoint file for it (what ``pretrained=PATH`` loads)."""
+    import json
+
+    import open_clip
+
+    cfg_path = _DIR / f"{TINY_CLIP}.json"
+    if not cfg_path.exists():
+        cfg_path.write_text(json.dumps(_TINY_CLIP_CFG))
+    if open_clip.get_model_config(TINY_CLIP) is None:
+        open_clip.add_model_config(cfg_path)
+    path = _DIR / f"tiny-clip-seed{seed}.pt"
+    if not path.exists():
+        torch.manual_seed(seed)
+        model = open_clip.create_model(TINY_CLIP, pretrained=None)
+        tmp = path.with_suffix(f".{os.getpid()}.part")
+        torch.save(model.state_dict(), tmp)
+        os.replace(tmp, path)
+    return str(path)
+
+
+def tiny_tokenizer_dir() -> str:
+    """A small word-level Hugging Face tokenizer saved locally (SigLIP's tokenizer comes from the Hub)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    d = _DIR / "tiny-tokenizer"
+    if not (d / "tokenizer.json").exists():
+        vocab = {"<pad>": 0, "</s>": 1, "<unk>": 2, **{w: i + 3 for i, w in enumerate(_WORDS)}}
+        tok = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<unk>"))
+        tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Whitespace()])
+        fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="</s>", unk_token="<unk>")
+        tmp = _DIR / f"tiny-tokenizer.{os.getpid()}.part"
+        fast.save_pretrained(tmp)
+        os.replace(tmp, d)
+    return str(d)
+
+
+def tiny_siglip_dir(seed: int = 0) -> str:
+    """A random-init SigLIP-style model (sigmoid-loss bias, bidirectional text tower pooled at the
+    last token, 0.5 mean/std, 'squash' resize) in open_clip's ``local-dir:`` layout."""
+    import json
+
+    import open_clip
+
+    d = _DIR / f"tiny-siglip-seed{seed}"
+    if not (d / "open_clip_model.safetensors").exists():
+        from safetensors.torch import save_file
+
+        model_cfg = {
+            "embed_dim": 32,
+            "init_logit_bias": -10,
+            "custom_text": True,
+            "vision_cfg": {"image_size": 40, "layers": 2, "width": 64, "patch_size": 8, "head_width": 32},
+            "text_cfg": {
+                "context_length": 16,
+                "vocab_size": len(_WORDS) + 3,
+                "hf_tokenizer_name": "transcreval-test/no-hub-tokenizer",
+                "tokenizer_kwargs": {"clean": "canonicalize"},
+                "width": 32,
+                "heads": 2,
+                "layers": 2,
+                "no_causal_mask": True,
+                "proj_bias": True,
+                "pool_type": "last",
+                "norm_kwargs": {"eps": 1e-6},
+            },
+        }
+        pp = {"mean": [0.5, 0.5, 0.5], "std": [0.5, 0.5, 0.5], "interpolation": "bicubic", "resize_mode": "squash"}
+        tmp = _DIR / f"tiny-siglip.{os.getpid()}.part"
+        tmp.mkdir()
+        (tmp / "open_clip_config.json").write_text(json.dumps({"model_cfg": model_cfg, "preprocess_cfg": pp}))
+        name = f"{TINY_CLIP}-siglip"
+        cfg_file = _DIR / f"{name}.json"
+        cfg_file.write_text(json.dumps(model_cfg))
+        open_clip.add_model_config(cfg_file)
+        torch.manual_seed(seed)
+        model = open_clip.create_model(name, pretrained=None)
+        save_file({k: v.contiguous() for k, v in model.state_dict().items()}, str(tmp / "open_clip_model.safetensors"))
+        os.replace(tmp, d)
+    return f"local-dir:{d}"
+
+
+def clip_metric(cls_path: str, **kwargs):
+    """Build ``cls`` with the tiny CLIP (in any process: registers the config first); picklable via partial."""
+    import importlib
+
+    mod, _, name = cls_path.rpartition(".")
+    cls = getattr(importlib.import_module(mod), name)
+    kind = kwargs.pop("tiny")
+    if kind == "clip":
+        return cls(TINY_CLIP, tiny_clip_checkpoint(), **kwargs)
+    return cls(tiny_siglip_dir(), tokenizer=tiny_tokenizer_dir(), **kwargs)

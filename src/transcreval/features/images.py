@@ -21,7 +21,28 @@ if TYPE_CHECKING:
 
     from transcreval.features.cache import FeatureCache
 
-__all__ = ["ImageGroups", "extract", "image_groups"]
+__all__ = ["FIXED_BATCH", "ImageGroups", "extract", "fixed_batches", "image_groups"]
+
+#: networks run on chunks of exactly this many images (the last one padded by repeating its final
+#: image): CPU and GPU kernels pick code paths by batch size, so without it an image's features
+#: would change in the last bits with the batch it came in. With it they do not (tested).
+FIXED_BATCH = 8
+
+
+def fixed_batches(fn: Any, x: torch.Tensor, size: int = FIXED_BATCH) -> torch.Tensor:
+    """``fn(x)`` computed on chunks of exactly ``size`` rows (padded), so each row's result does
+    not depend on the other rows or on the batch size."""
+    import torch
+
+    n = int(x.shape[0])
+    outs = []
+    for i in range(0, n, size):
+        chunk = x[i : i + size]
+        k = int(chunk.shape[0])
+        if k < size:
+            chunk = torch.cat([chunk, chunk[-1:].expand(size - k, *chunk.shape[1:])])
+        outs.append(fn(chunk)[:k])
+    return outs[0] if len(outs) == 1 else torch.cat(outs)
 
 
 class ImageGroups:

@@ -200,10 +200,15 @@ def _network_class() -> type:
             self.AvgPool = torch.nn.AdaptiveAvgPool2d(output_size=(1, 1))
             self.fc = torch.nn.Linear(2048, 1008)
 
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
+        def pool3(self, x: torch.Tensor) -> torch.Tensor:
             for name in self.order:
                 x = getattr(self, name)(x)
             return torch.flatten(self.AvgPool(x), 1)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            from transcreval.features.images import fixed_batches
+
+            return fixed_batches(self.pool3, x)
 
     return InceptionFID
 
