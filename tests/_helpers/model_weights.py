@@ -197,3 +197,39 @@ def clip_metric(cls_path: str, **kwargs):
     if kind == "clip":
         return cls(TINY_CLIP, tiny_clip_checkpoint(), **kwargs)
     return cls(tiny_siglip_dir(), tokenizer=tiny_tokenizer_dir(), **kwargs)
+
+
+# --------------------------------------------------------------------------- DINOv2
+@functools.lru_cache(maxsize=None)
+def dinov2_file(layout: str = "hub", seed: int = 0) -> str:
+    """A random-init DINOv2 ViT-S/14 checkpoint: ``"hub"`` = torch hub's layout (518-pixel
+    position embeddings, ``mask_token``), ``"timm"`` = timm's 224-pixel model state dict."""
+    import timm
+
+    path = _DIR / f"dinov2-{layout}-seed{seed}.pth"
+    if not path.exists():
+        torch.manual_seed(seed)
+        if layout == "hub":
+            model = timm.create_model("vit_small_patch14_dinov2", pretrained=False, num_classes=0)  # 518 px
+            state = dict(model.state_dict())
+            state["mask_token"] = torch.randn(1, 384) * 0.02
+        else:
+            model = timm.create_model("vit_small_patch14_dinov2", pretrained=False, num_classes=0, img_size=224)
+            state = dict(model.state_dict())
+        g = torch.Generator().manual_seed(seed + 1)
+        for k, v in state.items():  # break LayerScale's near-zero init so blocks matter
+            if k.endswith("gamma"):
+                state[k] = torch.rand(v.shape, generator=g) * 0.5 + 0.5
+        tmp = path.with_suffix(f".{os.getpid()}.part")
+        torch.save(state, tmp)
+        os.replace(tmp, path)
+    return str(path)
+
+
+def reference_dinov2(path: str):
+    """timm's own model loading the same file (its pretrained-file path, filter included)."""
+    import timm
+
+    return timm.create_model(
+        "vit_small_patch14_dinov2", pretrained=True, pretrained_cfg_overlay={"file": path}, img_size=224, num_classes=0
+    ).eval()
