@@ -45,6 +45,7 @@ BATCHES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.ddp
 def test_harness_against_timm(ddp_pool):
     w = dinov2_file("hub")
@@ -59,6 +60,20 @@ def test_harness_against_timm(ddp_pool):
         ),
         ddp_pool,
     )
+
+
+def test_class_equals_function_and_timm_over_batches():
+    """The default-suite check (the full harness with 1/2/4 processes is marked slow)."""
+    w = dinov2_file("hub")
+    m = DINOv2Distance(weights=w)
+    for p, t in BATCHES:
+        m.update(p, t)
+    every_p = [x for b in BATCHES for x in b[0]]
+    every_t = [x for b in BATCHES for x in b[1]]
+    res = m.compute()
+    assert res.value == pytest.approx(dinov2_distance(every_p, every_t, weights=w).value, abs=1e-12)
+    assert res.value == pytest.approx(ref_distance(every_p, every_t), abs=1e-6)
+    assert res.per_item.shape == (len(every_p),)
 
 
 def test_edge_cases_and_bad_input(tmp_path):

@@ -23,17 +23,20 @@ if TYPE_CHECKING:
 
 __all__ = ["FIXED_BATCH", "ImageGroups", "extract", "fixed_batches", "image_groups"]
 
-#: networks run on chunks of exactly this many images (the last one padded by repeating its final
-#: image): CPU and GPU kernels pick code paths by batch size, so without it an image's features
-#: would change in the last bits with the batch it came in. With it they do not (tested).
-FIXED_BATCH = 8
+#: networks run on chunks of exactly this many images per device type (the last chunk padded by
+#: repeating its final image): CPU and GPU kernels pick code paths by batch size, so without it
+#: an image's features would change in the last bits with the batch it came in. With it they do
+#: not (tested): results are invariant to batching and to the number of processes.
+FIXED_BATCH = {"cpu": 4, "cuda": 16}
 
 
-def fixed_batches(fn: Any, x: torch.Tensor, size: int = FIXED_BATCH) -> torch.Tensor:
-    """``fn(x)`` computed on chunks of exactly ``size`` rows (padded), so each row's result does
-    not depend on the other rows or on the batch size."""
+def fixed_batches(fn: Any, x: torch.Tensor, size: int | None = None) -> torch.Tensor:
+    """``fn(x)`` computed on chunks of exactly ``size`` rows (padded; default
+    ``FIXED_BATCH[device type]``), so each row's result does not depend on the other rows or on
+    the batch size."""
     import torch
 
+    size = size or FIXED_BATCH.get(x.device.type, 8)
     n = int(x.shape[0])
     outs = []
     for i in range(0, n, size):
