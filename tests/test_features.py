@@ -271,3 +271,18 @@ def test_user_registered_extractor(env):
             registry.unregister_extractor(name)
     with pytest.raises(KeyError, match="lpips-alex"):
         get_extractor_spec("test-net")
+
+
+@pytest.mark.parametrize("net", ["alex", "squeeze"])
+def test_a_single_image_gets_exactly_its_features_in_a_batch(env, tmp_path, states, net):
+    """Features (and so metric values) do not depend on how the data is batched."""
+    torch.save(states[net][0], tmp_path / "t.pth")
+    ex = get_extractor(f"lpips-{net}", {rw.TV_ENTRY[net]: tmp_path / "t.pth"})
+    for size in (64, 97):
+        x = _images(5, size, seed=size)
+        whole = ex(x)
+        for i in range(5):
+            alone = ex(x[i : i + 1])
+            assert all(torch.equal(alone[k][0], whole[k][i]) for k in whole), (net, size, i)
+        pairs = ex(x, batch_size=2)
+        assert all(torch.equal(pairs[k], whole[k]) for k in whole)

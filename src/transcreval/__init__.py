@@ -27,6 +27,7 @@ _LAZY: dict[str, str] = {
     "EmptyInputError": "transcreval.errors",
     "UndefinedValueError": "transcreval.errors",
     "MissingDependencyError": "transcreval.errors",
+    "WeightsNotFoundError": "transcreval.errors",
     **{m.name: m.module for m in _list_metrics()},
 }
 _SUBMODULES = (
@@ -45,7 +46,9 @@ _SUBMODULES = (
 )
 
 __all__ = [
+    "LPIPS",
     "AreaRatio",
+    "BackgroundPreservation",
     "BoxRecallRate",
     "CenterBias",
     "EmptyInputError",
@@ -54,6 +57,7 @@ __all__ = [
     "ImageDecodeError",
     "InputError",
     "KOptionScore",
+    "MaskedLPIPS",
     "MatchAccuracy",
     "Metric",
     "MetricCollection",
@@ -75,6 +79,7 @@ __all__ = [
     "TextLocalizationIoU",
     "TitleChrF",
     "UndefinedValueError",
+    "WeightsNotFoundError",
     "WordRecall",
     "__version__",
     "get_metric",
@@ -93,7 +98,10 @@ if TYPE_CHECKING:
         InputError,
         MissingDependencyError,
         UndefinedValueError,
+        WeightsNotFoundError,
     )
+    from transcreval.image.lpips import LPIPS
+    from transcreval.image.masked_lpips import BackgroundPreservation, MaskedLPIPS
     from transcreval.image.phash import PHashDistance
     from transcreval.layout.boxes import AreaRatio, BoxRecallRate, CenterBias, TextLocalizationIoU
     from transcreval.layout.patches import MatchAccuracy, PatchIoU

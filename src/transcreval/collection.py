@@ -12,6 +12,10 @@ error in one member leaves all of them as they were.
 call per group, i.e. one ``all_reduce`` per (operation, dtype) and one gather per Cat dtype for
 all the members of a group, however many there are. Members never share state implicitly (no
 inferred compute groups).
+
+Feature sharing is explicit: each update runs inside :func:`transcreval.features.feature_scope`,
+so members that convert the same argument the same way get one tensor, and a feature extractor
+(LPIPS trunk, Inception, CLIP...) called by several members on it runs once per batch.
 """
 
 from __future__ import annotations
@@ -89,8 +93,11 @@ class MetricCollection:
         return routes
 
     def _batches(self, args: tuple[Any, ...], kwargs: dict[str, Any], method: str) -> dict[str, dict[str, Any]]:
+        from transcreval.features.extractor import feature_scope
+
         routes = self._routes(kwargs)
-        return {k: m._batch(args, routes[k], method) for k, m in self._metrics.items()}
+        with feature_scope():  # each feature extractor runs once per input for all members
+            return {k: m._batch(args, routes[k], method) for k, m in self._metrics.items()}
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         """Accumulate a batch in every member (all or none of them)."""

@@ -185,7 +185,7 @@ def _unit_float(arr: Any, input_range: Range, what: str) -> torch.Tensor:
         if not hi > lo:
             raise InputError(f"input_range must be (low, high) with high > low, got {input_range}")
         x = (x - lo) / (hi - lo)
-    lo_v, hi_v = float(x.min()), float(x.max())
+    lo_v, hi_v = float(x.detach().min()), float(x.detach().max())
     if lo_v < 0.0 or hi_v > 1.0:
         hint = " (looks like 0..255 data: pass input_range=(0, 255))" if hi_v > 1.0 and lo_v >= 0 else ""
         hint = hint or (" (looks like -1..1 data: pass input_range=(-1, 1))" if lo_v >= -1.0 and hi_v <= 1.0 else "")

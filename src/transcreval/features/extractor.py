@@ -195,19 +195,26 @@ class FeatureExtractor:
         import torch
 
         x = self.preprocess.fn(x.to(self.device)).to(self.dtype)
-        out = self.module(x)
+        n = int(x.shape[0])
+        # oneDNN takes another code path for a single image, whose results differ from the same
+        # image inside a batch in the last bits: run one image as a batch of two, so features
+        # (and metric values) do not depend on how the data was batched.
+        single = n == 1 and self.device.type == "cpu"
+        out = self.module(x.expand(2, *x.shape[1:]) if single else x)
         self.stats.forward_passes += 1
-        self.stats.images_computed += int(x.shape[0])
+        self.stats.images_computed += n
         if isinstance(out, torch.Tensor):
             out = (out,)
         if isinstance(out, Mapping):
-            return {k: out[k] for k in self.spec.outputs}
-        out = tuple(out)
-        if len(out) != len(self.spec.outputs):
-            raise RuntimeError(
-                f"extractor {self.name!r} returned {len(out)} outputs, its spec names {self.spec.outputs}"
-            )
-        return dict(zip(self.spec.outputs, out))
+            named = {k: out[k] for k in self.spec.outputs}
+        else:
+            out = tuple(out)
+            if len(out) != len(self.spec.outputs):
+                raise RuntimeError(
+                    f"extractor {self.name!r} returned {len(out)} outputs, its spec names {self.spec.outputs}"
+                )
+            named = dict(zip(self.spec.outputs, out))
+        return {k: v[:1] for k, v in named.items()} if single else named
 
     def _batched(self, x: torch.Tensor, batch_size: int | None) -> dict[str, torch.Tensor]:
         import torch

@@ -32,6 +32,7 @@ _LAZY: dict[str, str] = {
 
 __all__ = [
     "area_ratio",
+    "background_preservation",
     "box_recall_rate",
     "center_bias",
     "corpus_chrf",
@@ -41,6 +42,8 @@ __all__ = [
     "hamming_distance",
     "k_option_score",
     "kendall_tau_b",
+    "lpips",
+    "masked_lpips",
     "match_accuracy",
     "ocr_robustness_gap",
     "overall_rating_similarity",
@@ -69,6 +72,8 @@ if TYPE_CHECKING:
     from transcreval.functional.choice.k_option import k_option_score
     from transcreval.functional.choice.point_score import point_score, point_score_per_point
     from transcreval.functional.choice.style_score import style_score
+    from transcreval.functional.image.lpips import lpips
+    from transcreval.functional.image.masked_lpips import background_preservation, masked_lpips
     from transcreval.functional.image.phash import (
         edit_intensity_split,
         hamming_distance,

@@ -28,14 +28,20 @@ The head runs in float32 (float64 when the trunk does).
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Sequence
+import os
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from transcreval.errors import InputError
+from transcreval.errors import EmptyInputError, InputError
+from transcreval.features import shared_input
+from transcreval.features.lpips_network import NETS, LPIPSNetwork, load_lpips_network
+from transcreval.features.lpips_trunk import TRUNKS
+from transcreval.result import MetricResult, Signature
 
 if TYPE_CHECKING:
     import torch
+
+    from transcreval.features import FeatureCache
 
 NORM_EPS = 1e-20
 MaskMode = Literal["area", "upsample"]
@@ -56,7 +62,6 @@ def layer_distances(
     """Per-layer distance maps ``s_l`` (N x 1 x h_l x w_l) from two images' trunk activations and
     the linear layers' weights (each 1 x C_l x 1 x 1)."""
     import torch
-    import torch.nn.functional as F
 
     if not (len(feats_a) == len(feats_b) == len(lins)):
         raise InputError(f"{len(feats_a)} and {len(feats_b)} feature layers for {len(lins)} linear layers")
@@ -64,7 +69,9 @@ def layer_distances(
     for a, b, w in zip(feats_a, feats_b, lins):
         head = torch.float64 if a.dtype == torch.float64 else torch.float32
         diff = (normalize_channels(a.to(head)) - normalize_channels(b.to(head))) ** 2
-        out.append(F.conv2d(diff, w.to(device=diff.device, dtype=head)))
+        # sum_c w_c d_c, as lpips' 1x1 convolution computes it, but as a per-pixel reduction:
+        # the convolution's result depends on the batch size in the last bits, this does not
+        out.append((diff * w.to(device=diff.device, dtype=head).view(1, -1, 1, 1)).sum(dim=1, keepdim=True))
     return out
 
 
@@ -106,7 +113,7 @@ def masked_from_layers(layers: Sequence[torch.Tensor], mask: torch.Tensor, mode:
     raise InputError(f"mode must be 'area' or 'upsample', got {mode!r}")
 
 
-# --------------------------------------------------------------------------- input checks
+# --------------------------------------------------------------------------- pairs of images
 def check_pair_sizes(a: torch.Tensor, b: torch.Tensor, net: str) -> None:
     if a.shape != b.shape:
         raise InputError(
@@ -119,55 +126,187 @@ def check_pair_sizes(a: torch.Tensor, b: torch.Tensor, net: str) -> None:
         raise InputError(f"LPIPS-{net} needs images of at least {low}x{low} pixels, got {h}x{w}; upscale them first")
 
 
-def coerce_mask(mask: Any, n: int, size: tuple[int, int]) -> torch.Tensor:
-    """A mask as float {0,1} N x 1 x H x W on the images' size.
-
-    Accepted: bool or {0,1} arrays/tensors, HxW (one mask for every pair), NxHxW or Nx1xHxW.
-    A mask of another size is resized with nearest-neighbour sampling (``F.interpolate``
-    ``mode="nearest"``) and a warning, never broadcast silently. Values other than 0/1, NaN, a
-    wrong number of masks, or an all-zero mask for any pair are InputErrors.
-    """
-    import numpy as np
+def as_image_batch(images: Any, input_range: Any, what: str) -> list[torch.Tensor]:
+    """Images in any form :mod:`transcreval.io` accepts, as a list of 3 x H x W float [0, 1]
+    tensors (shared with the other metrics of a collection within one update)."""
     import torch
-    import torch.nn.functional as F
 
-    if isinstance(mask, np.ndarray):
-        mask = torch.from_numpy(np.ascontiguousarray(mask))
-    if not isinstance(mask, torch.Tensor):
-        raise InputError(f"mask must be a bool or {{0,1}} array or tensor, got {type(mask).__name__}")
-    m = mask.detach()
-    if m.dtype == torch.bool:
-        m = m.to(torch.float32)
-    elif m.is_floating_point() or m.dtype in (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64):
-        m = m.to(torch.float32)
-        bad = ~((m == 0) | (m == 1))
-        if bool(bad.any()):
-            vals = torch.unique(m[bad])[:5].tolist()
-            raise InputError(
-                f"mask values must be 0 or 1 (1 = pixels that count), found {vals}; threshold it (mask > 0.5) first"
-            )
-    else:
-        raise InputError(f"mask dtype {m.dtype} is not bool, integer or float")
-    if m.ndim == 2:
-        m = m.expand(n, 1, *m.shape)
-    elif m.ndim == 3:
-        m = m.unsqueeze(1)
-    elif m.ndim != 4 or m.shape[1] != 1:
-        raise InputError(f"mask must be HxW, NxHxW or Nx1xHxW, got shape {tuple(mask.shape)}")
-    if m.shape[0] != n:
-        raise InputError(f"{m.shape[0]} masks for {n} image pairs; pass one per pair or a single HxW mask")
-    if tuple(m.shape[-2:]) != tuple(size):
-        warnings.warn(
-            f"mask size {tuple(m.shape[-2:])} differs from the image size {tuple(size)}: "
-            "resized with nearest-neighbour sampling",
-            stacklevel=3,
-        )
-        m = F.interpolate(m, size=size, mode="nearest")
-    counts = m.sum(dim=(1, 2, 3))
-    empty = (counts == 0).nonzero().flatten().tolist()
-    if empty:
-        raise InputError(
-            f"the mask of pair(s) {empty} is all zero: no pixel counts, so masked LPIPS is undefined "
-            "(1 = pixels that count; pass the background, not the text region)"
-        )
-    return m
+    from transcreval.io import to_rgb_float
+
+    def convert(raw: Any) -> list[torch.Tensor]:
+        try:
+            x = to_rgb_float(raw, input_range=input_range)
+        except InputError as e:
+            raise InputError(f"{what}: {e}") from None
+        return list(x) if isinstance(x, torch.Tensor) else x
+
+    key = ("rgb-float", None if input_range is None else tuple(float(v) for v in input_range))
+    return shared_input(images, key, convert)
+
+
+def iter_pair_layers(
+    preds: Any,
+    target: Any,
+    network: LPIPSNetwork,
+    *,
+    input_range: Any = None,
+    device: Any = None,
+    batch_size: int | None = None,
+    feature_cache: FeatureCache | None = None,
+) -> Iterator[tuple[list[int], list[torch.Tensor], tuple[int, int], int]]:
+    """Per group of equally sized pairs: (pair indices, per-layer distance maps, image size,
+    number of pairs in the whole batch).
+
+    The trunk runs on ``device`` (default: where the images are), in one call for ``preds`` and
+    one for ``target`` per group (a collection's other members reuse them).
+    """
+    import torch
+
+    a = as_image_batch(preds, input_range, "preds")
+    b = as_image_batch(target, input_range, "target")
+    if len(a) != len(b):
+        raise InputError(f"{len(a)} preds for {len(b)} targets: pass one system output per reference")
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for i, (x, y) in enumerate(zip(a, b)):
+        check_pair_sizes(x, y, network.net)
+        groups.setdefault(tuple(x.shape), []).append(i)
+    for shape, idx in groups.items():
+        if len(idx) == len(a):
+            xa, xb = _stacked(preds, a, input_range, "preds"), _stacked(target, b, input_range, "target")
+        else:
+            xa, xb = torch.stack([a[i] for i in idx]), torch.stack([b[i] for i in idx])
+        net = network.on(device if device is not None else xa.device)
+        fa = net.extractor(xa, batch_size=batch_size, cache=feature_cache)
+        fb = net.extractor(xb, batch_size=batch_size, cache=feature_cache)
+        yield idx, layer_distances(list(fa.values()), list(fb.values()), net.lins), (shape[1], shape[2]), len(a)
+
+
+def _stacked(raw: Any, items: list[torch.Tensor], input_range: Any, what: str) -> torch.Tensor:
+    import torch
+
+    key = ("rgb-float-stacked", None if input_range is None else tuple(float(v) for v in input_range))
+    return shared_input(raw, key, lambda _: torch.stack(items))
+
+
+def per_pair(values: list[tuple[list[int], torch.Tensor]], n: int) -> torch.Tensor:
+    """Scatter per-group values back into pair order."""
+    import torch
+
+    out = torch.empty(n, dtype=values[0][1].dtype, device=values[0][1].device)
+    for idx, v in values:
+        out[torch.tensor(idx, device=out.device)] = v
+    return out
+
+
+def check_lpips_options(
+    net: Any = "alex", input_range: Any = None, batch_size: Any = None, feature_cache: Any = None
+) -> FeatureCache | None:
+    """Validate options (InputError naming the option); returns the feature cache object."""
+    from transcreval.features import FeatureCache
+
+    if net not in TRUNKS:
+        raise InputError(f"net must be one of {', '.join(map(repr, NETS))}, got {net!r}")
+    if input_range is not None:
+        try:
+            lo, hi = (float(v) for v in input_range)
+        except (TypeError, ValueError):
+            raise InputError(f"input_range must be a (low, high) pair of numbers, got {input_range!r}") from None
+        if not lo < hi:
+            raise InputError(f"input_range must have low < high, got {input_range!r}")
+    if batch_size is not None and (not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1):
+        raise InputError(f"batch_size must be a positive integer or None, got {batch_size!r}")
+    if feature_cache is None or isinstance(feature_cache, FeatureCache):
+        return feature_cache
+    if isinstance(feature_cache, (str, os.PathLike)):
+        return FeatureCache(feature_cache)
+    raise InputError(f"feature_cache must be a FeatureCache, a path or None, got {type(feature_cache).__name__}")
+
+
+# --------------------------------------------------------------------------- LPIPS
+def lpips_values(
+    preds: Any, target: Any, network: LPIPSNetwork, *, return_map: bool = False, **options: Any
+) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
+    """LPIPS per pair (N), and with ``return_map`` the spatial maps (one N_g x 1 x H x W per size group)."""
+    values, maps = [], []
+    n = 0
+    for idx, layers, size, _ in iter_pair_layers(preds, target, network, **options):
+        values.append((idx, lpips_from_layers(layers)))
+        n += len(idx)
+        if return_map:
+            maps.append(spatial_map(layers, size))
+    out = per_pair(values, n)
+    return (out, maps) if return_map else out
+
+
+def mean_stats(values: torch.Tensor) -> dict[str, Any]:
+    """Sum, count and per-pair values (float64) of per-pair distances."""
+    import torch
+
+    v = values.detach().to(torch.float64)
+    if not bool(torch.isfinite(v).all()):
+        raise InputError("a per-pair value is not finite; check the images for extreme values")
+    return {"total": v.sum(), "count": v.numel(), "values": v}
+
+
+def lpips_stats(preds: Any, target: Any, network: LPIPSNetwork, **options: Any) -> dict[str, Any]:
+    """The sufficient statistics of a batch: sum, count and per-pair LPIPS."""
+    values = lpips_values(preds, target, network, **options)
+    assert not isinstance(values, tuple)
+    return mean_stats(values)
+
+
+def mean_from_stats(stats: Mapping[str, Any], signature: Signature, what: str, extras: dict[str, Any]) -> MetricResult:
+    n = int(stats["count"])
+    if n == 0:
+        raise EmptyInputError(f"{what} has no pairs: call update(preds, target) first")
+    return MetricResult(
+        value=float(stats["total"]) / n, n=n, signature=signature, per_item=stats["values"], extras=extras
+    )
+
+
+def lpips(
+    preds: Any,
+    target: Any,
+    *,
+    net: str = "alex",
+    weights: Any = None,
+    input_range: Any = None,
+    device: Any = None,
+    dtype: Any = None,
+    batch_size: int | None = None,
+    feature_cache: Any = None,
+    return_map: bool = False,
+) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
+    """LPIPS distance per pair, float ``(N,)``, lower means more similar (Zhang et al. 2018).
+
+    Equals ``lpips.LPIPS(net=net)(preds, target, normalize=True)`` on the same weights (to 1e-5;
+    measured differences are float rounding). Differentiable when ``preds``/``target`` are
+    tensors that require grad (finite gradients, also at identical images).
+
+    Args:
+        preds, target: paired images (paths, PIL, arrays, tensors), [0, 1] floats by default;
+            ``input_range=(-1, 1)`` for lpips-style inputs. Pairs must have equal sizes.
+        net: "alex" (default), "vgg" or "squeeze".
+        weights: see :func:`load_lpips_network`.
+        device, dtype: where and in which dtype the trunk runs (default: the images' device, float32).
+        batch_size: run the trunk on at most this many images at a time.
+        feature_cache: a :class:`~transcreval.features.FeatureCache` (or its path) to reuse the
+            trunk features of images seen before.
+        return_map: also return lpips' ``spatial=True`` map (N x 1 x H x W; a list when sizes differ).
+    """
+    cache = check_lpips_options(net, input_range, batch_size, feature_cache)
+    network = load_lpips_network(net, weights, device, dtype)
+    out = lpips_values(
+        preds,
+        target,
+        network,
+        return_map=return_map,
+        input_range=input_range,
+        device=device,
+        batch_size=batch_size,
+        feature_cache=cache,
+    )
+    if isinstance(out, tuple):
+        values, maps = out
+        return values, (maps[0] if len(maps) == 1 else maps)
+    return out

@@ -1,0 +1,264 @@
+"""Masked LPIPS and background preservation (IMTBench §4, Eq. 3, S_bg): pieces and twins.
+
+The distance of :mod:`transcreval.functional.image.lpips` averaged only where a mask is on
+(1 = pixels that count, e.g. the background outside the text regions):
+
+* ``mode="area"`` (default, IMTBench Eq. 3): per layer, the mask area-pooled to the layer's
+  resolution weights the layer's distance map, ``sum(m_l s_l) / sum(m_l)``; layers are summed.
+  An all-ones mask gives LPIPS exactly.
+* ``mode="upsample"``: lpips' ``spatial=True`` map times the mask, averaged over the mask.
+
+``S_bg = 1 - masked LPIPS`` (higher is better; IMTBench reports it in %). It is not clipped:
+a pair more different than LPIPS' usual range gives a negative value.
+
+Mask rules: bool or {0,1}, ``HxW`` (one mask for every pair), ``NxHxW`` or ``Nx1xHxW`` tensors
+or arrays, or a list with one ``HxW`` mask per pair. A mask of another size than its images is
+resized with nearest-neighbour sampling and a warning (never broadcast silently). Any other
+value, a wrong number of masks, or an all-zero mask for a pair is an InputError. Pairs whose
+mask covers less than ``min_coverage`` of the image are counted in ``extras["low_coverage"]``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any
+
+from transcreval.errors import InputError
+from transcreval.features.lpips_network import LPIPSNetwork, load_lpips_network
+from transcreval.functional.image.lpips import (
+    MaskMode,
+    check_lpips_options,
+    iter_pair_layers,
+    masked_from_layers,
+    mean_stats,
+    per_pair,
+)
+
+if TYPE_CHECKING:
+    import torch
+
+MODES = ("area", "upsample")
+DEFAULT_MIN_COVERAGE = 0.05
+
+
+def check_masked_options(mode: Any, min_coverage: Any) -> None:
+    if mode not in MODES:
+        raise InputError(f"mode must be 'area' or 'upsample', got {mode!r}")
+    if isinstance(min_coverage, bool) or not isinstance(min_coverage, (int, float)) or not 0 <= min_coverage <= 1:
+        raise InputError(f"min_coverage must be a fraction in [0, 1], got {min_coverage!r}")
+
+
+def _one_mask(mask: Any, what: str) -> torch.Tensor:
+    """A validated float {0,1} tensor of the mask's own shape."""
+    import numpy as np
+    import torch
+
+    if isinstance(mask, np.ndarray):
+        mask = torch.from_numpy(np.ascontiguousarray(mask))
+    if not isinstance(mask, torch.Tensor):
+        raise InputError(f"{what} must be a bool or {{0,1}} array or tensor, got {type(mask).__name__}")
+    m = mask.detach()
+    if m.dtype == torch.bool:
+        return m.to(torch.float32)
+    if m.is_complex() or not (
+        m.is_floating_point() or m.dtype in (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
+    ):
+        raise InputError(f"{what} dtype {m.dtype} is not bool, integer or float")
+    m = m.to(torch.float32)
+    bad = ~((m == 0) | (m == 1))
+    if bool(bad.any()):
+        vals = torch.unique(m[bad])[:5].tolist()
+        raise InputError(
+            f"{what} values must be 0 or 1 (1 = pixels that count), found {vals}; threshold it (mask > 0.5) first"
+        )
+    return m
+
+
+def pair_masks(mask: Any, n: int) -> list[torch.Tensor]:
+    """One float {0,1} ``H x W`` mask per pair (not yet fitted to the images' size)."""
+    if isinstance(mask, (list, tuple)):
+        if len(mask) != n:
+            raise InputError(f"{len(mask)} masks for {n} image pairs; pass one per pair or a single HxW mask")
+        out = [_one_mask(m, f"mask {i}") for i, m in enumerate(mask)]
+        for i, m in enumerate(out):
+            if m.ndim == 3 and m.shape[0] == 1:
+                out[i] = m[0]
+            elif m.ndim != 2:
+                raise InputError(f"mask {i} must be HxW, got shape {tuple(m.shape)}")
+        return out
+    m = _one_mask(mask, "mask")
+    if m.ndim == 2:
+        return [m] * n
+    if m.ndim == 4 and m.shape[1] == 1:
+        m = m[:, 0]
+    elif m.ndim != 3:
+        raise InputError(f"mask must be HxW, NxHxW or Nx1xHxW, got shape {tuple(m.shape)}")
+    if m.shape[0] != n:
+        raise InputError(f"{m.shape[0]} masks for {n} image pairs; pass one per pair or a single HxW mask")
+    return list(m)
+
+
+def fit_masks(masks: list[torch.Tensor], indices: list[int], size: tuple[int, int], device: Any) -> torch.Tensor:
+    """The masks of ``indices`` as ``N x 1 x H x W`` at the images' ``size`` (nearest resize, with
+    a warning, for other sizes); an all-zero mask is an InputError."""
+    import torch
+    import torch.nn.functional as F
+
+    out = []
+    for i in indices:
+        m = masks[i].to(device)[None, None]
+        if tuple(m.shape[-2:]) != tuple(size):
+            warnings.warn(
+                f"mask {i}: size {tuple(m.shape[-2:])} differs from its images' {tuple(size)}; "
+                "resized with nearest-neighbour sampling",
+                stacklevel=4,
+            )
+            m = F.interpolate(m, size=size, mode="nearest")
+        if not bool(m.any()):
+            raise InputError(
+                f"the mask of pair {i} is all zero{' after resizing' if tuple(masks[i].shape) != tuple(size) else ''}: "
+                "no pixel counts, so masked LPIPS is undefined (1 = pixels that count: pass the background, "
+                "not the text region)"
+            )
+        out.append(m)
+    return torch.cat(out)
+
+
+def masked_values(
+    preds: Any,
+    target: Any,
+    mask: Any,
+    network: LPIPSNetwork,
+    *,
+    mode: MaskMode = "area",
+    **options: Any,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Masked LPIPS per pair (N) and each pair's mask coverage (fraction of pixels that count)."""
+    values, coverage = [], []
+    masks: list[torch.Tensor] | None = None
+    n = 0
+    for idx, layers, size, total in iter_pair_layers(preds, target, network, **options):
+        if masks is None:
+            masks = pair_masks(mask, total)
+        m = fit_masks(masks, idx, size, layers[0].device)
+        values.append((idx, masked_from_layers(layers, m, mode)))
+        coverage.append((idx, m.mean(dim=(1, 2, 3))))
+        n += len(idx)
+    return per_pair(values, n), per_pair(coverage, n)
+
+
+def masked_lpips_stats(
+    preds: Any,
+    target: Any,
+    mask: Any,
+    network: LPIPSNetwork,
+    *,
+    mode: MaskMode = "area",
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
+    **options: Any,
+) -> dict[str, Any]:
+    """Sum, count, per-pair values, summed coverage and the low-coverage count of a batch."""
+    import torch
+
+    values, cov = masked_values(preds, target, mask, network, mode=mode, **options)
+    stats = mean_stats(values)
+    cov64 = cov.detach().to(torch.float64)
+    stats["coverage"] = cov64.sum()
+    stats["low_coverage"] = int((cov64 < min_coverage).sum())
+    return stats
+
+
+def _twin(
+    preds: Any,
+    target: Any,
+    mask: Any,
+    *,
+    net: str,
+    weights: Any,
+    mode: MaskMode,
+    input_range: Any,
+    device: Any,
+    dtype: Any,
+    batch_size: int | None,
+    feature_cache: Any,
+) -> torch.Tensor:
+    check_masked_options(mode, 0.0)
+    cache = check_lpips_options(net, input_range, batch_size, feature_cache)
+    network = load_lpips_network(net, weights, device, dtype)
+    values, _ = masked_values(
+        preds,
+        target,
+        mask,
+        network,
+        mode=mode,
+        input_range=input_range,
+        device=device,
+        batch_size=batch_size,
+        feature_cache=cache,
+    )
+    return values
+
+
+def masked_lpips(
+    preds: Any,
+    target: Any,
+    mask: Any,
+    *,
+    net: str = "alex",
+    weights: Any = None,
+    mode: MaskMode = "area",
+    input_range: Any = None,
+    device: Any = None,
+    dtype: Any = None,
+    batch_size: int | None = None,
+    feature_cache: Any = None,
+) -> torch.Tensor:
+    """Masked LPIPS per pair, float ``(N,)``, lower means more similar (IMTBench Eq. 3 without
+    the ``1 -``). ``mask``: 1 = pixels that count (see the module docstring for the rules);
+    the other arguments are :func:`~transcreval.functional.image.lpips.lpips`'s. With an
+    all-ones mask and ``mode="area"`` this equals LPIPS. Differentiable like ``lpips``."""
+    return _twin(
+        preds,
+        target,
+        mask,
+        net=net,
+        weights=weights,
+        mode=mode,
+        input_range=input_range,
+        device=device,
+        dtype=dtype,
+        batch_size=batch_size,
+        feature_cache=feature_cache,
+    )
+
+
+def background_preservation(
+    preds: Any,
+    target: Any,
+    mask: Any,
+    *,
+    net: str = "alex",
+    weights: Any = None,
+    mode: MaskMode = "area",
+    input_range: Any = None,
+    device: Any = None,
+    dtype: Any = None,
+    batch_size: int | None = None,
+    feature_cache: Any = None,
+) -> torch.Tensor:
+    """IMTBench's background score per pair, ``S_bg = 1 - masked LPIPS``, float ``(N,)``, higher
+    is better (IMTBench §4, Eq. 3). ``mask`` is the background (1 = background pixels)."""
+    values = _twin(
+        preds,
+        target,
+        mask,
+        net=net,
+        weights=weights,
+        mode=mode,
+        input_range=input_range,
+        device=device,
+        dtype=dtype,
+        batch_size=batch_size,
+        feature_cache=feature_cache,
+    )
+    return 1 - values

@@ -1,0 +1,94 @@
+"""LPIPS (Zhang et al., CVPR 2018), the perceptual distance MPTc-Bench and IMTBench build on."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import torch
+
+from transcreval.features.lpips_network import load_lpips_network
+from transcreval.functional.image.lpips import check_lpips_options, lpips_stats, mean_from_stats
+from transcreval.io import Range
+from transcreval.metric import Metric
+from transcreval.result import MetricResult
+from transcreval.states import Cat, Sum
+
+
+class LPIPSFamily(Metric):
+    """What LPIPS, MaskedLPIPS and BackgroundPreservation share: the network, options and states.
+
+    The network is loaded when the metric is built (a missing file raises
+    :class:`~transcreval.errors.WeightsNotFoundError` then, saying where it looked and what to
+    run); it is shared by every metric and function that uses the same weights, and is not part
+    of the metric's state.
+    """
+
+    higher_is_better: ClassVar[bool] = False
+    value_range: ClassVar[tuple[float, float]] = (0.0, float("inf"))
+    version_packages: ClassVar[tuple[str, ...]] = ("torch",)
+
+    def __init__(
+        self,
+        net: str = "alex",
+        weights: Any = None,
+        *,
+        input_range: Range = None,
+        device: Any = None,
+        dtype: Any = None,
+        batch_size: int | None = None,
+        feature_cache: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.feature_cache = check_lpips_options(net, input_range, batch_size, feature_cache)
+        self.network = load_lpips_network(net, weights, device, dtype)
+        self.input_range = input_range
+        self.trunk_device = device
+        self.batch_size = batch_size
+        self.add_state("total", Sum(torch.float64))
+        self.add_state("count", Sum(torch.int64))
+        self.add_state("values", Cat(torch.float64))
+
+    @property
+    def net(self) -> str:
+        return self.network.net
+
+    def _options(self) -> dict[str, Any]:
+        return {
+            "input_range": self.input_range,
+            "device": self.trunk_device,
+            "batch_size": self.batch_size,
+            "feature_cache": self.feature_cache,
+        }
+
+    def _signature_options(self) -> dict[str, Any]:
+        opts: dict[str, Any] = dict(self.network.signature_options())
+        opts["dtype"] = str(self.network.extractor.dtype).replace("torch.", "")
+        return opts
+
+
+class LPIPS(LPIPSFamily):
+    """Mean LPIPS distance between paired images, [0, inf) (about 0..1), lower means more similar.
+
+    ``update(preds, target)`` takes paired images (paths, PIL, arrays, tensors; [0, 1] floats
+    by default, ``input_range=(-1, 1)`` for lpips-style tensors). ``per_item`` holds every pair's
+    distance. Equals ``lpips.LPIPS(net=net)`` on the same weights to 1e-5 per pair.
+
+    Args:
+        net: "alex" (default), "vgg" or "squeeze".
+        weights: None (torchvision trunk + the lpips wheel's linear layers, via the resolver), a
+            file in lpips' state-dict layout, a manifest name, or ``{manifest name: file}``.
+        input_range: the value range of float inputs (default (0, 1)).
+        device, dtype: where and how the trunk runs (default: the images' device, float32).
+        batch_size: trunk batch size (default: the whole update).
+        feature_cache: a :class:`~transcreval.features.FeatureCache` or its path: trunk features
+            of images seen before are read instead of computed.
+        **kwargs: :class:`~transcreval.metric.Metric` options.
+    """
+
+    def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
+        """``preds``/``target``: paired images of equal size (system outputs, references)."""
+        return lpips_stats(preds, target, self.network, **self._options())
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return mean_from_stats(stats, self.signature, self.name, {})
