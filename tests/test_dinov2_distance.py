@@ -15,7 +15,7 @@ from transcreval.functional.image.dinov2_distance import dinov2_distance, dinov2
 from transcreval.image.dinov2_distance import DINOv2Distance
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _ref_model(layout: str):
     return reference_dinov2(dinov2_file(layout))
 

@@ -31,13 +31,10 @@ from transcreval.functional.multimodal.embedding_similarity import (
 )
 from transcreval.multimodal.embedding_similarity import (
     CLIPSimilarity,
-    CulturalRelevanceDelta,
-    SemanticEquivalence,
-    VisualSimilarity,
 )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def reference_model(kind: str):
     """open_clip's own model, transform and tokenizer for the same files."""
     import open_clip
@@ -101,7 +98,9 @@ def test_text_embeddings_are_cached_per_prompt():
     enc = get_clip(tiny_siglip_dir(), tokenizer=tiny_tokenizer_dir())
     calls = []
     inner = enc.net.encode_text
-    enc.net.encode_text = lambda tokens, normalize=False: calls.append(len(tokens)) or inner(tokens, normalize=normalize)
+    enc.net.encode_text = lambda tokens, normalize=False: (
+        calls.append(len(tokens)) or inner(tokens, normalize=normalize)
+    )
     try:
         enc.text_embeddings(["a photo of food .", "a photo of food ."])
         enc.text_embeddings(["a photo of food .", "a photo of mammal ."])
@@ -175,7 +174,9 @@ def _cases():
 def test_harness_against_open_clip(case, ddp_pool):
     _, factory, functional, reference, batches, atol = case
     check_metric(
-        MetricCase(factory=factory, functional=functional, reference=reference, batches=batches, join=join_lists, atol=atol),
+        MetricCase(
+            factory=factory, functional=functional, reference=reference, batches=batches, join=join_lists, atol=atol
+        ),
         ddp_pool,
     )
 
@@ -183,7 +184,9 @@ def test_harness_against_open_clip(case, ddp_pool):
 def test_single_country_string_and_template_file(tmp_path):
     tpl = tmp_path / "culture.txt"
     tpl.write_text("this image is from {country} .\n", encoding="utf-8")
-    m = clip_metric("transcreval.multimodal.embedding_similarity.CulturalRelevanceDelta", tiny="siglip", template_file=tpl)
+    m = clip_metric(
+        "transcreval.multimodal.embedding_similarity.CulturalRelevanceDelta", tiny="siglip", template_file=tpl
+    )
     p, s = BATCHES[0]
     res = m.forward(p, s, "india")
     t = ref_texts("siglip", ["this image is from india ."] * 3)

@@ -38,7 +38,9 @@ def _gaussians(d: int, n1: int, n2: int, seed: int):
 
 
 # ----------------------------------------------------------------------------- Frechet distance
-@pytest.mark.parametrize(("d", "n1", "n2"), [(64, 400, 500), (128, 300, 1000), (64, 20, 30), (256, 40, 60), (96, 30, 500)])
+@pytest.mark.parametrize(
+    ("d", "n1", "n2"), [(64, 400, 500), (128, 300, 1000), (64, 20, 30), (256, 40, 60), (96, 30, 500)]
+)
 def test_frechet_distance_equals_the_sqrtm_form(d, n1, n2):
     """Well-conditioned (n > d) and rank-deficient (n < d: fewer images than features) covariances."""
     mu1, s1, mu2, s2, _, _ = _gaussians(d, n1, n2, seed=d + n1)
@@ -118,7 +120,7 @@ def test_missing_weights_fail_when_built(monkeypatch, tmp_path):
 
 
 # ----------------------------------------------------------------------------- the metric
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _sets():
     fake = poster_like(8, 72, 56, seed=11)
     real = poster_like(9, 72, 56, seed=12, shift=0.15)
@@ -130,7 +132,7 @@ def _batches():
     return [(fake[:3], real[:3]), (fake[3:6], real[3:7]), (fake[6:], real[7:])]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _ref_cached(key: tuple, weights: str) -> float:
     fake, real = _sets()
     return reference_fid(fake[list(key[0])], real[list(key[1])], weights)

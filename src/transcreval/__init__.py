@@ -46,11 +46,15 @@ _SUBMODULES = (
 )
 
 __all__ = [
+    "FID",
     "LPIPS",
     "AreaRatio",
     "BackgroundPreservation",
     "BoxRecallRate",
+    "CLIPSimilarity",
     "CenterBias",
+    "CulturalRelevanceDelta",
+    "DINOv2Distance",
     "EmptyInputError",
     "FontRichness",
     "FontSizeStability",
@@ -72,6 +76,7 @@ __all__ = [
     "PointScore",
     "QuadraticWeightedKappa",
     "SegmentKendallTau",
+    "SemanticEquivalence",
     "SeparabilityAUC",
     "Signature",
     "SpearmanRho",
@@ -79,6 +84,7 @@ __all__ = [
     "TextLocalizationIoU",
     "TitleChrF",
     "UndefinedValueError",
+    "VisualSimilarity",
     "WeightsNotFoundError",
     "WordRecall",
     "__version__",
@@ -100,12 +106,20 @@ if TYPE_CHECKING:
         UndefinedValueError,
         WeightsNotFoundError,
     )
+    from transcreval.image.dinov2_distance import DINOv2Distance
+    from transcreval.image.fid import FID
     from transcreval.image.lpips import LPIPS
     from transcreval.image.masked_lpips import BackgroundPreservation, MaskedLPIPS
     from transcreval.image.phash import PHashDistance
     from transcreval.layout.boxes import AreaRatio, BoxRecallRate, CenterBias, TextLocalizationIoU
     from transcreval.layout.patches import MatchAccuracy, PatchIoU
     from transcreval.metric import Metric
+    from transcreval.multimodal.embedding_similarity import (
+        CLIPSimilarity,
+        CulturalRelevanceDelta,
+        SemanticEquivalence,
+        VisualSimilarity,
+    )
     from transcreval.registry import MetricInfo, get_metric, list_metrics
     from transcreval.result import MetricResult, Signature
     from transcreval.stats.kappa import QuadraticWeightedKappa

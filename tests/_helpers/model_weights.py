@@ -25,7 +25,7 @@ def weights_dir() -> Path:
     return _DIR
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def inception_file(seed: int = 0) -> str:
     from transcreval.features.inception import network_class
 
@@ -99,8 +99,32 @@ _TINY_CLIP_CFG = {
     "vision_cfg": {"image_size": 48, "layers": 2, "width": 64, "patch_size": 16, "head_width": 32},
     "text_cfg": {"context_length": 77, "vocab_size": 49408, "width": 32, "heads": 2, "layers": 2},
 }
-_WORDS = ["a", "photo", "of", "something", "typical", "showing", "kind", "india", "japan", "brazil", "food", "mammal",
-          "this", "image", "is", "from", "belongs", "to", "category", "country", "the", "culture", "beverage", "."]
+_WORDS = [
+    "a",
+    "photo",
+    "of",
+    "something",
+    "typical",
+    "showing",
+    "kind",
+    "india",
+    "japan",
+    "brazil",
+    "food",
+    "mammal",
+    "this",
+    "image",
+    "is",
+    "from",
+    "belongs",
+    "to",
+    "category",
+    "country",
+    "the",
+    "culture",
+    "beverage",
+    ".",
+]
 
 
 def tiny_clip_checkpoint(seed: int = 0) -> str:
@@ -200,7 +224,7 @@ def clip_metric(cls_path: str, **kwargs):
 
 
 # --------------------------------------------------------------------------- DINOv2
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def dinov2_file(layout: str = "hub", seed: int = 0) -> str:
     """A random-init DINOv2 ViT-S/14 checkpoint: ``"hub"`` = torch hub's layout (518-pixel
     position embeddings, ``mask_token``), ``"timm"`` = timm's 224-pixel model state dict."""

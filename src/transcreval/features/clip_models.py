@@ -54,7 +54,9 @@ def _require_open_clip() -> Any:
     try:
         import open_clip
     except ImportError:
-        raise MissingDependencyError("open_clip models (CLIP/SigLIP metrics)", "open_clip_torch", "multimodal") from None
+        raise MissingDependencyError(
+            "open_clip models (CLIP/SigLIP metrics)", "open_clip_torch", "multimodal"
+        ) from None
     return open_clip
 
 
@@ -89,8 +91,8 @@ def check_model_options(model: Any, pretrained: Any) -> None:
         raise InputError(f"model {model!r} carries its own weights: leave pretrained unset (got {pretrained!r})")
     if not schema and pretrained is None:
         raise InputError(
-            f"pass pretrained= (an open_clip tag such as 'openai' / 'webli', or a checkpoint file) with model={model!r}; "
-            "open_clip would otherwise give random weights"
+            f"pass pretrained= (an open_clip tag such as 'openai' / 'webli', or a checkpoint file) "
+            f"with model={model!r}; open_clip would otherwise give random weights"
         )
 
 
@@ -111,8 +113,8 @@ def _load(model: str, pretrained: Any, tokenizer: Any, device: Any) -> tuple[Any
             if "Failed to download" in str(e) or "not a known tag" in str(e) or "HF Hub" in str(e):
                 raise WeightsNotFoundError(
                     f"{where}: the weights could not be found or downloaded ({e}). On a machine with internet "
-                    f"access run `python -c \"import open_clip; open_clip.create_model_and_transforms({model!r}, "
-                    f"pretrained={pretrained!r})\"` and copy its Hugging Face cache (HF_HOME) here, or pass "
+                    f'access run `python -c "import open_clip; open_clip.create_model_and_transforms({model!r}, '
+                    f'pretrained={pretrained!r})"` and copy its Hugging Face cache (HF_HOME) here, or pass '
                     "pretrained=/path/to/checkpoint (open_clip_pytorch_model.bin / .safetensors).",
                     name=f"{model}/{pretrained}",
                     searched=(where,),
@@ -171,7 +173,9 @@ def _tensor_pipeline(cfg: dict[str, Any]) -> Any:
     size = (size, size) if isinstance(size, int) else tuple(size)
     mode, interp = cfg.get("resize_mode", "shortest"), cfg.get("interpolation", "bicubic")
     if mode not in ("shortest", "squash") or size[0] != size[1] or interp not in ("bicubic", "bilinear"):
-        raise InputError(f"preprocess='tensor' supports square 'shortest'/'squash' transforms, not {cfg}; use 'open_clip'")
+        raise InputError(
+            f"preprocess='tensor' supports square 'shortest'/'squash' transforms, not {cfg}; use 'open_clip'"
+        )
 
     def fn(x: torch.Tensor) -> torch.Tensor:
         import torch
@@ -184,7 +188,7 @@ def _tensor_pipeline(cfg: dict[str, Any]) -> Any:
         else:
             oh, ow = (s, int(s * w / h)) if h <= w else (int(s * h / w), s)
         y = F.interpolate(x.float(), size=(oh, ow), mode=interp, antialias=True, align_corners=False).clamp(0, 1)
-        top, left = int(round((oh - s) / 2.0)), int(round((ow - s) / 2.0))
+        top, left = round((oh - s) / 2.0), round((ow - s) / 2.0)
         y = y[..., top : top + s, left : left + s]
         mean = torch.tensor(cfg["mean"], device=y.device, dtype=y.dtype).view(1, -1, 1, 1)
         std = torch.tensor(cfg["std"], device=y.device, dtype=y.dtype).view(1, -1, 1, 1)
@@ -211,7 +215,7 @@ def pil_images(raw: Any, input_range: Any = None, what: str = "images") -> list[
                 out.append(item)
             else:
                 x = to_rgb_float(item, input_range=input_range)
-                x = x[0] if isinstance(x, torch.Tensor) else x[0]
+                x = x[0]
                 arr = (x * 255).round().to(torch.uint8).permute(1, 2, 0).cpu().numpy()
                 out.append(Image.fromarray(np.ascontiguousarray(arr), "RGB"))
         except InputError as e:
@@ -239,7 +243,11 @@ class CLIPEncoder:
         ident = f"open_clip/{model}/{self.pretrained_id}"
         pp_name = f"{ident}/{'pil' if preprocess == 'open_clip' else 'tensor-v1'}"
         fn = (lambda x: x) if preprocess == "open_clip" else _tensor_pipeline(dict(net.visual.preprocess_cfg))
-        desc = "open_clip's PIL transform (applied when images are converted)" if preprocess == "open_clip" else "torch ops"
+        desc = (
+            "open_clip's PIL transform (applied when images are converted)"
+            if preprocess == "open_clip"
+            else "torch ops"
+        )
         with contextlib.suppress(ValueError):
             register_preprocess(Preprocess(pp_name, fn, desc))
         spec_name = f"{ident}/{preprocess}"
@@ -285,7 +293,13 @@ class CLIPEncoder:
         return shared_input(raw, ("open_clip-pil", id(self.transform), input_range), convert)  # type: ignore[no-any-return]
 
     def image_embeddings(
-        self, raw: Any, *, input_range: Any = None, batch_size: int | None = None, cache: Any = None, what: str = "images"
+        self,
+        raw: Any,
+        *,
+        input_range: Any = None,
+        batch_size: int | None = None,
+        cache: Any = None,
+        what: str = "images",
     ) -> torch.Tensor:
         """N x D L2-normalised image embeddings, in input order."""
         import torch

@@ -122,7 +122,7 @@ def clean_resize(x: torch.Tensor, size: int = INCEPTION_SIZE) -> torch.Tensor:
     float (horizontal pass, then vertical), float32 between and after the passes, clipped to 0..255."""
     import torch
 
-    n, c, h, w = x.shape
+    h, w = x.shape[-2:]
     dev = x.device
     wh = torch.from_numpy(pil_bicubic_matrix(w, size)).to(dev)
     wv = torch.from_numpy(pil_bicubic_matrix(h, size)).to(dev)

@@ -23,11 +23,13 @@ _HELPERS: dict[str, str] = {
     "point_score_per_point": "choice.point_score",
     "kendall_tau_b": "stats.kendall",
     "threshold_sweep": "stats.separability",
+    "frechet_distance": "image.frechet",
 }
 _LAZY: dict[str, str] = {
     **{m.functional: m.functional_module for m in _list_metrics()},
     **{k: f"transcreval.functional.{v}" for k, v in _HELPERS.items()},
     "posteriq_summary": "transcreval.protocols.posteriq",
+    "edit_intensity_study": "transcreval.protocols.mptc",
 }
 
 __all__ = [
@@ -35,10 +37,16 @@ __all__ = [
     "background_preservation",
     "box_recall_rate",
     "center_bias",
+    "clip_similarity",
     "corpus_chrf",
+    "cultural_relevance_delta",
+    "dinov2_distance",
     "edit_intensity_split",
+    "edit_intensity_study",
+    "fid",
     "font_richness",
     "font_size_stability",
+    "frechet_distance",
     "hamming_distance",
     "k_option_score",
     "kendall_tau_b",
@@ -57,6 +65,7 @@ __all__ = [
     "posteriq_summary",
     "quadratic_weighted_kappa",
     "segment_kendall_tau",
+    "semantic_equivalence",
     "sentence_chrf",
     "separability_auc",
     "spearman_rho",
@@ -64,6 +73,7 @@ __all__ = [
     "text_localization_iou",
     "threshold_sweep",
     "title_chrf",
+    "visual_similarity",
     "word_recall",
 ]
 
@@ -72,6 +82,9 @@ if TYPE_CHECKING:
     from transcreval.functional.choice.k_option import k_option_score
     from transcreval.functional.choice.point_score import point_score, point_score_per_point
     from transcreval.functional.choice.style_score import style_score
+    from transcreval.functional.image.dinov2_distance import dinov2_distance
+    from transcreval.functional.image.fid import fid
+    from transcreval.functional.image.frechet import frechet_distance
     from transcreval.functional.image.lpips import lpips
     from transcreval.functional.image.masked_lpips import background_preservation, masked_lpips
     from transcreval.functional.image.phash import (
@@ -84,6 +97,12 @@ if TYPE_CHECKING:
     )
     from transcreval.functional.layout.boxes import area_ratio, box_recall_rate, center_bias, text_localization_iou
     from transcreval.functional.layout.patches import match_accuracy, patch_iou
+    from transcreval.functional.multimodal.embedding_similarity import (
+        clip_similarity,
+        cultural_relevance_delta,
+        semantic_equivalence,
+        visual_similarity,
+    )
     from transcreval.functional.stats.kappa import quadratic_weighted_kappa
     from transcreval.functional.stats.kendall import kendall_tau_b, segment_kendall_tau
     from transcreval.functional.stats.rating_similarity import overall_rating_similarity
@@ -91,6 +110,7 @@ if TYPE_CHECKING:
     from transcreval.functional.stats.spearman import spearman_rho
     from transcreval.functional.text.chrf import corpus_chrf, sentence_chrf, title_chrf
     from transcreval.functional.text.word_recall import font_size_stability, ocr_robustness_gap, word_recall
+    from transcreval.protocols.mptc import edit_intensity_study
     from transcreval.protocols.posteriq import posteriq_summary
 
 

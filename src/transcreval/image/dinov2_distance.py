@@ -45,7 +45,9 @@ class DINOv2Distance(Metric):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
+        if batch_size is not None and (
+            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+        ):
             raise InputError(f"batch_size must be a positive integer or None, got {batch_size!r}")
         self.model, self.weights = model, weights
         self._run = {"input_range": input_range, "batch_size": batch_size, "cache": feature_cache}

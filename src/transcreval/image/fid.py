@@ -81,7 +81,9 @@ class FID(Metric):
             raise InputError(f"preprocess must be one of {sorted(FID_PREPROCESS)}, got {preprocess!r}")
         if real_from not in ("target", "source"):
             raise InputError(f"real_from must be 'target' or 'source', got {real_from!r}")
-        if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
+        if batch_size is not None and (
+            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+        ):
             raise InputError(f"batch_size must be a positive integer or None, got {batch_size!r}")
         self.preprocess = preprocess
         self.real_from = real_from
@@ -111,9 +113,7 @@ class FID(Metric):
     def _signature_options(self) -> dict[str, Any]:
         return dict(self._options)
 
-    def _stats(
-        self, preds: Any, target: Any = None, source: Any = None, real: bool | None = None
-    ) -> dict[str, Any]:
+    def _stats(self, preds: Any, target: Any = None, source: Any = None, real: bool | None = None) -> dict[str, Any]:
         """``preds``: generated images (or, with ``real=``, the images of that side); ``target``:
         real images; ``source``: real images when built with ``real_from="source"`` (ignored
         otherwise); ``real``: True/False to add ``preds`` to one side only."""

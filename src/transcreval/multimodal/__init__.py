@@ -1,1 +1,4 @@
-"""Metric classes of the multimodal domain (image/text encoders); their functional twins are in ``transcreval.functional.multimodal``."""
+"""Metric classes of the multimodal domain (image/text encoders).
+
+Their functional twins are in ``transcreval.functional.multimodal``.
+"""

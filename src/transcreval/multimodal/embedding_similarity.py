@@ -66,7 +66,9 @@ class EmbeddingMetric(Metric):
         from transcreval.functional.multimodal.embedding_similarity import model_defaults
 
         model, pretrained = model_defaults(model, pretrained, self.default_model)
-        if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
+        if batch_size is not None and (
+            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+        ):
             raise InputError(f"batch_size must be a positive integer or None, got {batch_size!r}")
         self.model_name, self.pretrained, self.tokenizer, self.preprocess = model, pretrained, tokenizer, preprocess
         self._run = {"input_range": input_range, "batch_size": batch_size, "cache": feature_cache}

@@ -85,7 +85,9 @@ def load_fid_reference(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Te
     stats = {"n": tensors["n"].reshape(()), "sum": tensors["sum"], "outer": tensors["outer"]}
     d = stats["sum"].shape[0]
     if stats["outer"].shape != (d, d) or int(stats["n"]) < 2:
-        raise InputError(f"{p}: inconsistent FID reference (n={int(stats['n'])}, sum {d}, outer {tuple(stats['outer'].shape)})")
+        raise InputError(
+            f"{p}: inconsistent FID reference (n={int(stats['n'])}, sum {d}, outer {tuple(stats['outer'].shape)})"
+        )
     identity = json.loads(meta["identity"])
     identity["_saved_with"] = meta.get("transcreval", "?")
     return stats, identity
@@ -94,10 +96,16 @@ def load_fid_reference(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Te
 def check_reference_identity(saved: Mapping[str, Any], current: Mapping[str, Any], path: Any) -> None:
     """Raise SignatureMismatchError unless the saved identity equals the current extractor's."""
     keys = sorted((set(saved) | set(current)) - {"_saved_with"})
-    diffs = [f"{k}: reference {saved.get(k)!r}, this metric {current.get(k)!r}" for k in keys if saved.get(k) != current.get(k)]
+    diffs = [
+        f"{k}: reference {saved.get(k)!r}, this metric {current.get(k)!r}"
+        for k in keys
+        if saved.get(k) != current.get(k)
+    ]
     if diffs:
         raise SignatureMismatchError(
-            f"the FID reference {path} was computed with other settings than this FID: " + "; ".join(diffs)
+            f"the FID reference {path} was computed with other settings than this FID: "
+            + "; ".join(diffs)
             + ". Recompute the reference with this metric's weights and preprocessing "
-            "(FID(...).update(images, real=True); .save_reference(path)), or build the FID with the reference's settings."
+            "(FID(...).update(images, real=True); .save_reference(path)), or build the FID with the "
+            "reference's settings."
         )

@@ -134,7 +134,9 @@ def cultural_relevance_values(
     return (tgt * text).sum(dim=1) - (src * text).sum(dim=1)
 
 
-def semantic_equivalence_values(preds: Any, category: Any, encoder: CLIPEncoder, template: str, **kw: Any) -> torch.Tensor:
+def semantic_equivalence_values(
+    preds: Any, category: Any, encoder: CLIPEncoder, template: str, **kw: Any
+) -> torch.Tensor:
     tgt = encoder.image_embeddings(preds, what="preds", **_opts(encoder, kw))
     text = encoder.text_embeddings(fill_template(template, "category", category, tgt.shape[0])).to(tgt)
     return (tgt * text).sum(dim=1)
@@ -172,7 +174,9 @@ def clip_similarity(
     (``pretrained``: a tag or a checkpoint file; required when ``model`` is named)."""
     enc = _encoder(model, pretrained, kw.pop("tokenizer", None), preprocess, device, CLIP_DEFAULT)
     sig = Signature.make("CLIPSimilarity", enc.signature_options, ("open_clip_torch", "torch", "pillow"))
-    return embedding_mean_from_stats(similarity_stats(clip_similarity_values(preds, target, enc, **kw)), sig, "CLIPSimilarity")
+    return embedding_mean_from_stats(
+        similarity_stats(clip_similarity_values(preds, target, enc, **kw)), sig, "CLIPSimilarity"
+    )
 
 
 def visual_similarity(
@@ -189,7 +193,9 @@ def visual_similarity(
     """Visual similarity S_v-s (Khanuja et al. §5.2): mean ``cos(V_source, V_preds)``, in [-1, 1]."""
     enc = _encoder(model, pretrained, tokenizer, preprocess, device)
     sig = Signature.make("VisualSimilarity", enc.signature_options, ("open_clip_torch", "torch", "pillow"))
-    return embedding_mean_from_stats(similarity_stats(visual_similarity_values(preds, source, enc, **kw)), sig, "VisualSimilarity")
+    return embedding_mean_from_stats(
+        similarity_stats(visual_similarity_values(preds, source, enc, **kw)), sig, "VisualSimilarity"
+    )
 
 
 def cultural_relevance_delta(
@@ -211,7 +217,9 @@ def cultural_relevance_delta(
     all items or one per item)."""
     tpl = load_template(template, template_file, "country", CULTURE_TEMPLATE)
     enc = _encoder(model, pretrained, tokenizer, preprocess, device)
-    sig = Signature.make("CulturalRelevanceDelta", {**enc.signature_options, "tpl": tpl}, ("open_clip_torch", "torch", "pillow"))
+    sig = Signature.make(
+        "CulturalRelevanceDelta", {**enc.signature_options, "tpl": tpl}, ("open_clip_torch", "torch", "pillow")
+    )
     vals = cultural_relevance_values(preds, source, country, enc, tpl, **kw)
     return embedding_mean_from_stats(similarity_stats(vals), sig, "CulturalRelevanceDelta")
 
@@ -233,6 +241,8 @@ def semantic_equivalence(
     ``category`` is the intended semantic category (one string or one per item)."""
     tpl = load_template(template, template_file, "category", CATEGORY_TEMPLATE)
     enc = _encoder(model, pretrained, tokenizer, preprocess, device)
-    sig = Signature.make("SemanticEquivalence", {**enc.signature_options, "tpl": tpl}, ("open_clip_torch", "torch", "pillow"))
+    sig = Signature.make(
+        "SemanticEquivalence", {**enc.signature_options, "tpl": tpl}, ("open_clip_torch", "torch", "pillow")
+    )
     vals = semantic_equivalence_values(preds, category, enc, tpl, **kw)
     return embedding_mean_from_stats(similarity_stats(vals), sig, "SemanticEquivalence")
