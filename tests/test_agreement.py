@@ -11,7 +11,7 @@ from sklearn.metrics import cohen_kappa_score, roc_auc_score
 
 from tests._helpers.tester import MetricCase, check_metric, join_lists, partial
 from transcreval import QuadraticWeightedKappa, SegmentKendallTau, SeparabilityAUC, SpearmanRho
-from transcreval.errors import EmptyInputError, InputError
+from transcreval.errors import InputError, UndefinedValueError
 from transcreval.functional import (
     kendall_tau_b,
     quadratic_weighted_kappa,
@@ -126,7 +126,7 @@ def test_segment_kendall_tau_rules():
     assert res.n == 3
     flat = segment_kendall_tau(metric, human, seg)  # no groups: mean over segments
     assert flat.value == pytest.approx((1 - 1 + tau_f) / 3)
-    with pytest.raises(EmptyInputError, match="skipped"):
+    with pytest.raises(UndefinedValueError, match="skipped"):  # rows exist, but no segment has a tau
         segment_kendall_tau([1, 1], [1, 2], ["a", "a"])
     with pytest.raises(InputError, match="two groups"):
         segment_kendall_tau([1, 2], [1, 2], ["a", "a"], ["x", "y"])

@@ -445,3 +445,120 @@ def test_segment_ids_equal_in_python_are_one_segment_for_class_and_function():
     m = SegmentKendallTau()
     m.update(preds, target, segs)
     assert m.compute().n == segment_kendall_tau(preds, target, segs).n == 2
+
+
+# ------------------------------------------------------------------ found in review
+def test_calling_a_metric_dispatches_to_its_own_forward():
+    calls = []
+
+    class Logged(WordRecall):
+        def forward(self, *args: Any, **kwargs: Any) -> MetricResult:
+            calls.append("forward")
+            return super().forward(*args, **kwargs)
+
+    m = Logged()
+    m(["abcde"], ["abcde"])
+    assert calls == ["forward"]
+    col = MetricCollection({"wr": Logged()})
+    col(preds=["abcde"], target=["abcde"])
+    assert len(calls) == 1  # the collection calls the member's batch pieces, atomically
+
+
+def test_qwk_rejects_out_of_scale_ratings_at_update_and_keeps_its_data():
+    from transcreval import QuadraticWeightedKappa
+
+    m = QuadraticWeightedKappa(labels=[1, 2, 3])
+    m.update([1, 2, 3], [1, 3, 3])
+    with pytest.raises(InputError, match="not among the labels"):
+        m.update([5], [1])
+    assert m.compute().n == 3
+
+
+def test_reset_inside_sync_context_and_load_state_dict_while_synced():
+    m = WordRecall(**TWIN)
+    m.update(["abcde"], ["abcde"])
+    sd = m.state_dict()
+    with m.sync_context():
+        with pytest.raises(RuntimeError, match="synced"):
+            m.load_state_dict(sd)
+        m.reset()
+    assert not m.is_synced and m.update_count == 0
+
+
+def test_unpicklable_travelling_objects_fail_at_update_on_their_own_rank():
+    m = Notes(**TWIN)
+    with pytest.raises(InputError, match="pickled"):
+        m._merge(m._canonical({"count": 1, "notes": [], "names": [lambda: 0]}))
+    m2 = Notes(**TWIN)
+    m2.update(["ok"])  # plain strings travel fine
+    assert m2.compute().extras["names"] == ["OK", "OK"]
+
+
+def test_merge_state_refuses_a_metric_built_with_other_options():
+    a, b = WordRecall(), WordRecall(mode="posteriq-code", unit=3)
+    b.update(["abc"], ["abc"])
+    with pytest.raises(TypeError, match="options differ"):
+        a.merge_state(b)
+    with pytest.raises(TypeError, match="options differ"):
+        TitleChrF().merge_state(TitleChrF(lowercase=True))
+
+
+def test_state_values_out_of_range_or_shape_are_input_errors():
+    for bad in (1e19, 2.0**63, 2**63, 1 + 0j):
+        with pytest.raises(InputError):
+            Sum(torch.int64).coerce(bad, None)
+    with pytest.raises(InputError, match="shape"):
+        Cat(torch.float64).coerce(torch.zeros(2, 3), None)
+    assert Cat(torch.float64, (3,)).coerce(torch.zeros(2, 3), None).shape == (2, 3)
+    assert Cat(torch.float64, (3,)).coerce(torch.zeros(3), None).shape == (1, 3)
+
+
+def test_segment_names_table_does_not_grow_with_updates_and_errors_name_segments():
+    m = SegmentKendallTau()
+    for i in range(200):
+        m.update([1.0, 2.0], [1.0, 2.0], [f"s{i % 5}"] * 2, ["India"] * 2)
+    assert len(m.state_dict()["names"]) == 6  # five segments and one group, each once
+    bad = SegmentKendallTau()
+    bad.update([1, 2], [1, 2], ["s", "s"], ["x", "y"])
+    with pytest.raises(InputError, match="segment 's' appears in two groups"):
+        bad.compute()
+    with pytest.raises(InputError, match="hashable"):
+        SegmentKendallTau().update([1], [1], [["not", "hashable"]])
+
+
+def test_degenerate_data_is_undefined_not_empty():
+    from transcreval import FontSizeStability
+    from transcreval.errors import EmptyInputError, UndefinedValueError
+
+    f = FontSizeStability()
+    f.update(["abcde"], ["abcde"], [20])
+    with pytest.raises(UndefinedValueError) as e:
+        f.compute()
+    assert not isinstance(e.value, EmptyInputError)
+    g = OCRRobustnessGap()
+    g.update(["abcde"], ["abcde"], ["simple"])
+    with pytest.raises(UndefinedValueError) as e2:
+        g.compute()
+    assert not isinstance(e2.value, EmptyInputError)
+    with pytest.raises(EmptyInputError):
+        OCRRobustnessGap().compute()
+
+
+def test_inputs_that_used_to_give_raw_errors():
+    from transcreval.functional import box_recall_rate
+
+    with pytest.raises(InputError, match="one-dimensional"):
+        spearman_rho(np.array([[1, 2], [3, 4]]), np.array([[1, 2], [4, 3]]))
+    with pytest.raises(InputError, match="meta"):
+        spearman_rho(torch.empty(3, device="meta"), torch.empty(3, device="meta"))
+    for answer in ([7], {"score": 7}, 3 + 1j):
+        with pytest.raises(InputError, match="a score must be"):
+            overall_rating_similarity([answer, 5], [1, 2])
+    assert box_recall_rate([np.int64(1)], [np.int64(2)]) == 0.5
+
+
+def test_to_dict_turns_numpy_and_torch_non_finite_scalars_into_json_values():
+    r = MetricResult(1.0, 1, SpearmanRho().signature, extras={"a": np.float64("nan"), "b": torch.tensor(float("inf"))})
+    d = r.to_dict()
+    assert d["extras"] == {"a": None, "b": "inf"}
+    json.dumps(d, allow_nan=False)

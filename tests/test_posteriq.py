@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import statistics
 
+import numpy as np
 import pytest
 
 from tests._helpers.tester import MetricCase, check_metric, join_lists, partial
@@ -98,7 +99,7 @@ def test_robustness_gap_and_font_size_stability():
     preds, target = ["Hello World", "Hel", "Grand Hotel"], ["Hello World", "Hello", "Grand Hotel"]
     assert ocr_robustness_gap(preds, target, ["simple", "hard", "simple"]) == pytest.approx(1.0 - 0.0)
     assert font_size_stability(preds, target, [20, 40, 40]) == pytest.approx(statistics.stdev([1.0, 0.5]))
-    with pytest.raises(EmptyInputError, match="hard"):
+    with pytest.raises(UndefinedValueError, match="hard"):
         ocr_robustness_gap(preds, target, ["simple"] * 3)
     with pytest.raises(InputError, match="'simple' or 'hard'"):
         ocr_robustness_gap(preds, target, ["simple", "easy", "hard"])
@@ -670,3 +671,49 @@ def test_inverted_boxes_are_errors_or_unreadable_never_scores():
     m.update(["[[0.9, 0.9, 0.1, 0.1]]", [A]], [[A], [A]])  # an inverted box in an answer: unreadable
     res = m.compute()
     assert res.extras["n_unparsable"] == 1 and res.value == 1.0
+
+
+def _script_area_ratio(pred, gt, size):  # PosterIQ's layout-generation rule, written out independently
+    area = lambda b: (b[2] - b[0]) * (b[3] - b[1])  # noqa: E731
+    w, h = size
+    readings = [
+        (pred[0] / w, pred[1] / h, pred[2] / w, pred[3] / h),
+        pred,
+        tuple(v / 1024 for v in pred),
+        tuple(v / 1000 for v in pred),
+    ]
+    ratios = [area(gt) / area(r) if area(r) > 0 else 0.0 for r in readings]
+    r = min(ratios, key=lambda q: abs(q - 1))
+    return 1 / r if r > 1 else r
+
+
+def test_code_mode_area_ratio_follows_the_script_rule():
+    rng = np.random.default_rng(4)
+    size = (1400, 1400)
+    pred = (100.0, 100.0, 640.0, 640.0)  # a 540 px box: the readings disagree on which is closest to 1
+    gt = (0.1, 0.1, 0.5, 0.45)
+    assert area_ratio([[pred]], [[gt]], mode=CODE, image_sizes=[size]) == pytest.approx(
+        _script_area_ratio(pred, gt, size), abs=1e-12
+    )
+    for _ in range(300):
+        x0, y0 = rng.uniform(0, 900, 2)
+        p = (x0, y0, x0 + rng.uniform(1, 500), y0 + rng.uniform(1, 500))
+        g0 = rng.uniform(0, 0.5, 2)
+        g = (g0[0], g0[1], g0[0] + rng.uniform(0.01, 0.5), g0[1] + rng.uniform(0.01, 0.5))
+        got = area_ratio([[p]], [[g]], mode=CODE, image_sizes=[size])
+        assert got == pytest.approx(_script_area_ratio(p, g, size), abs=1e-12)
+
+
+def test_pixel_boxes_past_the_image_say_so():
+    with pytest.raises(InputError, match="goes past the 1000x1000 image"):
+        center_bias([[(0, 0, 1010, 20)]], [[(0.0, 0.0, 0.5, 0.5)]], coords="pixel", image_sizes=[(1000, 1000)])
+    with pytest.raises(InputError, match="goes past the 1000x1000 image"):
+        text_localization_iou([[A]], [[(0, 0, 1001, 20)]], top_n=1, target_coords="pixel", image_sizes=[(1000, 1000)])
+    sizes = np.array([[100, 200]])  # an (N, 2) array of sizes is fine
+    assert text_localization_iou([[(0.0, 0.0, 50.0, 100.0)]], [[A]], top_n=1, coords="pixel", image_sizes=sizes) == 1.0
+
+
+def test_code_box_parser_reads_unicode_digits_like_the_script():
+    from transcreval.parsing import posteriq_code_boxes
+
+    assert posteriq_code_boxes("１.５ 0.2 0.3 0.4 0.5") == [(1.5, 0.2, 0.3, 0.4)]

@@ -48,19 +48,27 @@ _SUBMODULES = (
 __all__ = [
     "FID",
     "LPIPS",
+    "AlignmentScore",
     "AreaRatio",
     "BackgroundPreservation",
     "BoxRecallRate",
     "CLIPSimilarity",
+    "CSIOverlap",
     "CenterBias",
     "CulturalRelevanceDelta",
     "DINOv2Distance",
     "EmptyInputError",
     "FontRichness",
     "FontSizeStability",
+    "HarmonizationScore",
     "ImageDecodeError",
     "InputError",
+    "JudgeScore",
+    "JudgedFontRichness",
+    "JudgedPointScore",
+    "JudgedStyleScore",
     "KOptionScore",
+    "MarketPreferenceRate",
     "MaskedLPIPS",
     "MatchAccuracy",
     "Metric",
@@ -75,6 +83,7 @@ __all__ = [
     "PlanChrF",
     "PointScore",
     "QuadraticWeightedKappa",
+    "QuizHitRate",
     "SegmentKendallTau",
     "SemanticEquivalence",
     "SeparabilityAUC",
@@ -83,9 +92,12 @@ __all__ = [
     "StyleScore",
     "TextLocalizationIoU",
     "TitleChrF",
+    "TitleExtraction",
     "UndefinedValueError",
+    "VLMTranscreationScore",
     "VisualSimilarity",
     "WeightsNotFoundError",
+    "WinRate",
     "WordRecall",
     "__version__",
     "get_metric",
@@ -111,6 +123,14 @@ if TYPE_CHECKING:
     from transcreval.image.lpips import LPIPS
     from transcreval.image.masked_lpips import BackgroundPreservation, MaskedLPIPS
     from transcreval.image.phash import PHashDistance
+    from transcreval.judge.csi_overlap import CSIOverlap
+    from transcreval.judge.imtbench import AlignmentScore, HarmonizationScore
+    from transcreval.judge.judge_score import JudgeScore
+    from transcreval.judge.posteriq import JudgedFontRichness, JudgedPointScore, JudgedStyleScore
+    from transcreval.judge.quiz_hit_rate import QuizHitRate
+    from transcreval.judge.title_extraction import TitleExtraction
+    from transcreval.judge.transcreation_score import VLMTranscreationScore
+    from transcreval.judge.win_rate import MarketPreferenceRate, WinRate
     from transcreval.layout.boxes import AreaRatio, BoxRecallRate, CenterBias, TextLocalizationIoU
     from transcreval.layout.patches import MatchAccuracy, PatchIoU
     from transcreval.metric import Metric

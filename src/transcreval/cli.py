@@ -64,6 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from transcreval.weights import cli as weights_cli
 
     weights_cli.add_parser(sub)
+    from transcreval.judge import cache_cli
+
+    cache_cli.add_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "demo":
         from transcreval.demo import run_demo
@@ -73,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_list(args)
     if args.command == "weights":
         return weights_cli.run(args)
+    if args.command == "judge-cache":
+        return cache_cli.run(args)
     parser.print_help()
     return 2
 

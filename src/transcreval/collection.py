@@ -113,7 +113,8 @@ class MetricCollection:
             m._merge(batches[k])
         return results
 
-    __call__ = forward
+    def __call__(self, *args: Any, **kwargs: Any) -> dict[str, MetricResult]:
+        return self.forward(*args, **kwargs)
 
     def reset(self) -> None:
         for m in self._metrics.values():

@@ -73,12 +73,16 @@ def float_vector(x: Any, what: str) -> np.ndarray:
     if isinstance(x, (str, bytes)):
         raise InputError(f"{what} must be a sequence of numbers, got a string")
     if hasattr(x, "detach") and hasattr(x, "cpu"):  # torch tensors, on any device
+        if getattr(getattr(x, "device", None), "type", None) == "meta":
+            raise InputError(f"{what} is a meta tensor (no data): pass real values")
         x = x.detach().cpu().numpy()
     try:
-        a = np.array(x, dtype=np.float64).reshape(-1)
+        a = np.array(x, dtype=np.float64)
     except (TypeError, ValueError) as e:
         raise InputError(f"{what} must hold numbers ({e})") from e
-    return a
+    if a.ndim > 1:
+        raise InputError(f"{what} must be one-dimensional (one number per item), got shape {a.shape}")
+    return a.reshape(-1)
 
 
 def paired_vectors(x: Any, y: Any, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:

@@ -156,7 +156,8 @@ def sync_states(
         for (i, _), parts in zip(items, pieces):
             spec = specs[i]
             if isinstance(spec, Objects):
-                out[i] = [x for p in parts for x in pickle.loads(p.cpu().numpy().tobytes())]
+                gathered = [x for p in parts for x in pickle.loads(p.cpu().numpy().tobytes())]
+                out[i] = spec.merge([], gathered)
             else:
                 out[i] = torch.cat(parts).to(spec.dtype).reshape(-1, *spec.shape).to(home)
     for i, spec in enumerate(specs):

@@ -1,5 +1,7 @@
 """Guards the Metric base applies to every batch: argument checking and memory ownership.
 
+* :func:`public_methods` builds a metric class's ``update`` and ``forward`` with the exact
+  signature of its ``_stats`` (what ``help()`` shows and a collection routes by);
 * :func:`check_arguments` binds ``update``/``forward`` arguments to a metric's ``_stats``
   signature, so a wrong or missing argument is a ``TypeError`` naming the public method.
 * :func:`byte_ranges` / :func:`shares_memory` tell whether a statistic shares memory with one
@@ -11,40 +13,41 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 import numpy as np
 import torch
 
-__all__ = ["byte_ranges", "check_arguments", "shares_memory"]
+__all__ = ["byte_ranges", "check_arguments", "check_picklable", "public_methods", "shares_memory"]
 
 
-def byte_ranges(inputs: Any) -> list[tuple[str, int, int]]:
-    """(device type, start, end) of the memory behind the tensors/arrays among ``inputs``
-    (top level and one level of lists/tuples/dicts)."""
+def byte_ranges(inputs: Any, depth: int = 3) -> list[tuple[str, int, int]]:
+    """(device type, start, end) of the memory behind the tensors/arrays among ``inputs``, looked
+    for in nested lists, tuples and dicts up to ``depth`` levels."""
     out: list[tuple[str, int, int]] = []
 
-    def add(x: Any) -> None:
+    def add(x: Any, level: int) -> None:
         if isinstance(x, torch.Tensor):
             if x.device.type == "meta" or x.numel() == 0:
                 return
             st = x.untyped_storage()
             out.append((x.device.type, st.data_ptr(), st.data_ptr() + st.nbytes()))
-        elif isinstance(x, np.ndarray) and x.size:
-            start = x.__array_interface__["data"][0]
-            lo = start + sum(min(0, (n - 1) * s) for n, s in zip(x.shape, x.strides))
-            hi = start + sum(max(0, (n - 1) * s) for n, s in zip(x.shape, x.strides)) + x.itemsize
-            out.append(("cpu", lo, hi))
+        elif isinstance(x, np.ndarray):
+            if x.size and x.dtype != object:
+                start = x.__array_interface__["data"][0]
+                lo = start + sum(min(0, (n - 1) * s) for n, s in zip(x.shape, x.strides))
+                hi = start + sum(max(0, (n - 1) * s) for n, s in zip(x.shape, x.strides)) + x.itemsize
+                out.append(("cpu", lo, hi))
+        elif level < depth and isinstance(x, (list, tuple)):
+            for y in x:
+                add(y, level + 1)
+        elif level < depth and isinstance(x, Mapping):
+            for y in x.values():
+                add(y, level + 1)
 
     for x in inputs:
-        add(x)
-        if isinstance(x, (list, tuple)):
-            for y in x[:4096]:
-                add(y)
-        elif isinstance(x, Mapping):
-            for y in list(x.values())[:4096]:
-                add(y)
+        add(x, 1)
     return out
 
 
@@ -73,5 +76,51 @@ def check_arguments(metric: Any, method: str, args: tuple[Any, ...], kwargs: dic
                 raise TypeError(f"got an unexpected keyword argument {unknown[0]!r}")
         sig.bind(metric, *args, **kwargs)
     except TypeError as e:
-        names = ", ".join(str(p) for name, p in params.items() if name != "self")
+        names = ", ".join(
+            ("*" if p.kind is p.VAR_POSITIONAL else "**" if p.kind is p.VAR_KEYWORD else "") + name
+            for name, p in params.items()
+            if name != "self"
+        )
         raise TypeError(f"{metric.name}.{method}({names}): {e}") from None
+
+
+def check_picklable(objects: list[Any], what: str) -> None:
+    """Objects that travel between processes must pickle; fail at update, on this rank, before
+    any collective (a failure inside the sync would leave the other ranks waiting)."""
+    import pickle
+
+    try:
+        pickle.dumps(objects)
+    except Exception as e:  # pickling raises many types
+        from transcreval.errors import InputError
+
+        raise InputError(f"{what}: the objects cannot be pickled to travel between processes ({e})") from None
+
+
+def public_methods(cls: type, stats_fn: Callable[..., Any]) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """``update`` and ``forward`` for a metric class whose ``_stats`` is ``stats_fn``: same
+    parameters, names and docs, delegating to the base's ``_update`` / ``_forward``."""
+    from transcreval.result import MetricResult
+
+    sig = inspect.signature(stats_fn).replace(return_annotation=None)
+    doc = inspect.getdoc(stats_fn) or ""
+
+    def update(self: Any, *args: Any, **kw: Any) -> None:
+        self._update(args, kw)
+
+    def forward(self: Any, *args: Any, **kw: Any) -> Any:
+        return self._forward(args, kw)
+
+    update.__signature__ = sig  # type: ignore[attr-defined]
+    update.__doc__ = f"Accumulate a batch.\n\n{doc}".rstrip()
+    forward.__signature__ = sig.replace(return_annotation=MetricResult)  # type: ignore[attr-defined]
+    forward.__doc__ = (
+        "Accumulate a batch and return the metric on that batch alone (one pass; the value is "
+        "computed before the batch is merged: a batch that raises is not accumulated, and a "
+        f"batch whose own value is undefined returns ``defined=False``).\n\n{doc}"
+    ).rstrip()
+    for fn, name in ((update, "update"), (forward, "forward")):
+        fn.__name__ = name
+        fn.__qualname__ = f"{cls.__qualname__}.{name}"
+        fn.__module__ = cls.__module__
+    return update, forward

@@ -30,7 +30,6 @@ Distributed use: ``compute()`` is a collective whenever a process group is initi
 from __future__ import annotations
 
 import copy
-import inspect
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -40,7 +39,7 @@ import torch
 
 from transcreval.distributed import DistSyncFn, distributed_available, sync_states
 from transcreval.errors import UndefinedValueError, UndefinedValueWarning
-from transcreval.guards import byte_ranges, check_arguments, shares_memory
+from transcreval.guards import byte_ranges, check_arguments, check_picklable, public_methods, shares_memory
 from transcreval.result import MetricResult, Signature
 from transcreval.states import Cat, Objects, ReducedState, State
 
@@ -67,33 +66,11 @@ class Metric:
         super().__init_subclass__(**kwargs)
         if "_stats" not in cls.__dict__:
             return
-        stats_fn = cls.__dict__["_stats"]
-        sig = inspect.signature(stats_fn).replace(return_annotation=None)
-        doc = inspect.getdoc(stats_fn) or ""
-
-        def update(self: Metric, *args: Any, **kw: Any) -> None:
-            self._update(args, kw)
-
-        def forward(self: Metric, *args: Any, **kw: Any) -> MetricResult:
-            return self._forward(args, kw)
-
-        update.__signature__ = sig  # type: ignore[attr-defined]
-        update.__doc__ = f"Accumulate a batch.\n\n{doc}".rstrip()
-        forward.__signature__ = sig.replace(return_annotation=MetricResult)  # type: ignore[attr-defined]
-        forward.__doc__ = (
-            "Accumulate a batch and return the metric on that batch alone (one pass; the value is "
-            "computed before the batch is merged: a batch that raises is not accumulated, and a "
-            f"batch whose own value is undefined returns ``defined=False``).\n\n{doc}"
-        ).rstrip()
-        for fn, name in ((update, "update"), (forward, "forward")):
-            fn.__name__ = name
-            fn.__qualname__ = f"{cls.__qualname__}.{name}"
-            fn.__module__ = cls.__module__
+        update, forward = public_methods(cls, cls.__dict__["_stats"])
         if "update" not in cls.__dict__:
             cls.update = update  # type: ignore[method-assign]
         if "forward" not in cls.__dict__:
             cls.forward = forward  # type: ignore[method-assign]
-            cls.__call__ = forward  # type: ignore[method-assign]
 
     def __init__(
         self,
@@ -177,7 +154,9 @@ class Metric:
         """Accumulate a batch and return the metric on that batch alone (one pass)."""
         return self._forward(args, kwargs)
 
-    __call__ = forward
+    def __call__(self, *args: Any, **kwargs: Any) -> MetricResult:
+        """``metric(...)`` is ``metric.forward(...)`` (a subclass's own ``forward`` included)."""
+        return self.forward(*args, **kwargs)
 
     def compute(self, sync: bool | None = None) -> MetricResult:
         """The metric over everything accumulated (on all ranks when syncing).
@@ -214,6 +193,8 @@ class Metric:
         if isinstance(other, Metric):
             if type(other) is not type(self) or other._specs != self._specs:
                 raise TypeError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
+            if other._signature_options() != self._signature_options():
+                raise TypeError(f"cannot merge {other!r} into {self!r}: their options differ, so their states do too")
             if other._unsynced is not None:
                 raise RuntimeError(f"cannot merge a synced {other.name}: call unsync() on it first")
             fresh = other._materialise(other._state)  # new objects: nothing to guard against
@@ -237,6 +218,7 @@ class Metric:
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Replace the states with those of a :meth:`state_dict`; keys must match exactly."""
+        self._refuse_if_synced("load_state_dict")
         self._check_keys(state, "load_state_dict")
         self.reset()
         self._merge(self._canonical(dict(state), inputs=tuple(state.values())), count=False)
@@ -297,7 +279,8 @@ class Metric:
         try:
             yield
         finally:
-            self.unsync()
+            if self._unsynced is not None:  # reset() inside the block already dropped the synced states
+                self.unsync()
 
     # ------------------------------------------------------------------ internals
     def _refuse_if_synced(self, what: str) -> None:
@@ -363,6 +346,8 @@ class Metric:
                 out[n] = [own(spec.coerce(t, self._device)) for t in parts]
             elif isinstance(spec, Objects):
                 out[n] = spec.coerce(v, self._device)
+                if spec.sync or self.sync_objects:
+                    check_picklable(out[n], f"{self.name} state {n!r}")
             else:
                 out[n] = own(spec.coerce(v, self._device))
         return out
@@ -370,7 +355,7 @@ class Metric:
     def _merge(self, stats: dict[str, Any], count: bool = True) -> None:
         for n, v in stats.items():
             spec = self._specs[n]
-            if isinstance(spec, ReducedState):
+            if isinstance(spec, (ReducedState, Objects)):
                 self._state[n] = spec.merge(self._state[n], v)
             else:
                 self._state[n] = [*self._state[n], *v]

@@ -309,7 +309,7 @@ def posteriq_code_boxes(answer: Any) -> list[Box]:
     take the numbers *with a decimal point* (integers are dropped), group them by four and drop
     an incomplete tail. Never fails: unreadable answers give ``[]``."""
     text = _text(answer) or ""
-    kept = re.sub(r"[^\[\],. 0-9]", "", text)
+    kept = re.sub(r"[^\[\],. \d]", "", text)  # \d as the script's regex: Unicode digits too
     nums = [float(v) for v in re.findall(r"\d+\.\d+", kept)]
     return [tuple(nums[i : i + 4]) for i in range(0, len(nums) - len(nums) % 4, 4)]  # type: ignore[misc]
 

@@ -217,6 +217,48 @@ _METRICS: tuple[MetricInfo, ...] = (
     _m("SegmentKendallTau", "stats.kendall", "segment_kendall_tau", "Khanuja et al.", "§5", True, (-1.0, 1.0),
        "per-image Kendall tau-b between a metric and human ratings, averaged per country",
        "scipy.stats.kendalltau (tau-b) per segment", "1e-12"),
+    # judge (VLM/LLM judges: transcreval.judge)
+    _m("TitleExtraction", "judge.title_extraction", "title_extraction", "MPTc-Bench", "§5.1, Table 4, App. A.2", True,
+       (0.0, 100.0), "chrF between the titles a VLM judge reads off the system's and the human target-market posters",
+       "sacrebleu.metrics.CHRF sentence_score / corpus_score on the titles a scripted judge reads", "1e-9",
+       "judge", ("judge",)),
+    _m("QuizHitRate", "judge.quiz_hit_rate", "quiz_hit_rate", "MPTc-Bench", "§5.1, Table 4, App. A.2", True,
+       (0.0, 100.0), "a judge's hit rate (%) on shuffled multiple-choice genre or decade quizzes about the poster",
+       "the hit rate of a scripted judge's intended answers, options shuffled and mapped back", "1e-12",
+       "judge", ("judge",)),
+    _m("JudgeScore", "judge.judge_score", "judge_score", "MPTc-Bench", "§5.2, Table 3, App. A.2", True, (1.0, 5.0),
+       "a judge's 1-5 score of the system's poster for aesthetics or target-market adaptation",
+       "the mean of a scripted judge's intended scores (failures left out)", "1e-12", "judge", ("judge",)),
+    _m("WinRate", "judge.win_rate", "win_rate", "MPTc-Bench", "§5.2, Table 3, App. A.2", True, (0.0, 100.0),
+       "rate (%) at which a judge prefers the system's poster to the human one (seeded order; both orders: ties)",
+       "the rate of a scripted judge's intended preferences, in both presentation orders", "1e-12",
+       "judge", ("judge",)),
+    _m("MarketPreferenceRate", "judge.win_rate", "market_preference_rate", "MPTc-Bench", "§5.2, Fig. 4, App. A.2",
+       True, (0.0, 100.0), "judge validation: rate (%) of preferring the target market's poster to another market's",
+       "the rate of a scripted judge's intended preferences", "1e-12", "judge", ("judge",)),
+    _m("VLMTranscreationScore", "judge.transcreation_score", "transcreation_score", "Khanuja et al.",
+       "§4.3, §5.3, App. A", True, (1.0, 5.0),
+       "a VLM's 1-5 score of intent (same category), creativity (visual change) or cultural relevance",
+       "the mean of a scripted judge's intended scores (failures left out)", "1e-12", "judge", ("judge",)),
+    _m("CSIOverlap", "judge.csi_overlap", "csi_overlap", "Khanuja et al.", "§5.1, App. A", True, (0.0, 1.0),
+       "share of the source's culture-specific items replaced validly (objects, replacements, matching by a judge)",
+       "the per-image shares of a scripted judge's objects, replacements and matches", "1e-12",
+       "judge", ("judge",)),
+    _m("HarmonizationScore", "judge.imtbench", "harmonization_score", "IMTBench", "§4, Eq. 4, App. A.3", True,
+       (0.0, 1.0), "S_vis: a judge's 0-10 naturalness of the translated image, / 10",
+       "the mean of a scripted judge's intended scores / 10", "1e-12", "judge", ("judge",)),
+    _m("AlignmentScore", "judge.imtbench", "alignment_score", "IMTBench", "§4, Eq. 5, App. A.3", True, (0.0, 1.0),
+       "S_align: a judge's 0-10 agreement of the image's rendered text with the system's translation, / 10",
+       "the mean of a scripted judge's intended scores / 10", "1e-12", "judge", ("judge",)),
+    _m("JudgedPointScore", "judge.posteriq", "judged_point_score", "PosterIQ", "Eq. 10", True, (0.0, 1.0),
+       "point score with a judge checking every key point of a poster (image) or of its description (text)",
+       "transcreval.functional.point_score on a scripted judge's verdicts", "1e-12", "judge", ("judge",)),
+    _m("JudgedStyleScore", "judge.posteriq", "judged_style_score", "PosterIQ", "Eq. 13", True, (0.0, 1.0),
+       "style score with a judge classifying each poster into the style list",
+       "transcreval.functional.style_score on a scripted judge's labels", "1e-12", "judge", ("judge",)),
+    _m("JudgedFontRichness", "judge.posteriq", "judged_font_richness", "PosterIQ", "Eq. 14-15", True, (0.0, 1.0),
+       "font richness with a judge naming each poster's font attributes from the vocabulary",
+       "transcreval.functional.font_richness on a scripted judge's attributes", "1e-12", "judge", ("judge",)),
 )
 # fmt: on
 
@@ -261,7 +303,7 @@ def list_metrics(
         paper: a paper key (see :data:`PAPERS`), matched case-insensitively as a prefix.
         extra: the pip extra ("core" for metrics that need none).
         needs: "weights", "ocr", "judge", or "nothing" for metrics that need none of them.
-        name: a shell pattern on the class name, e.g. ``"*ChrF"``.
+        name: a shell pattern on the class name, e.g. ``"*chrf"`` (case-insensitive).
     """
     if domain is not None and domain not in DOMAINS:
         raise ValueError(f"domain must be one of {DOMAINS}, got {domain!r}")
@@ -277,7 +319,7 @@ def list_metrics(
             continue
         if needs is not None and (needs not in m.needs if needs != "nothing" else bool(m.needs)):
             continue
-        if name is not None and not fnmatch.fnmatchcase(m.name, name):
+        if name is not None and not fnmatch.fnmatchcase(m.name.lower(), name.lower()):
             continue
         out.append(m)
     return out

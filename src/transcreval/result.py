@@ -80,9 +80,9 @@ class Signature:
 
 def _jsonable(x: Any) -> Any:
     if isinstance(x, torch.Tensor):
-        return x.detach().cpu().tolist()
+        return _jsonable(x.detach().cpu().tolist())
     if hasattr(x, "tolist") and type(x).__module__.startswith("numpy"):
-        return x.tolist()
+        return _jsonable(x.tolist())
     if isinstance(x, Mapping):
         return {str(k): _jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple, set, frozenset)):

@@ -33,13 +33,20 @@ def _as_state_tensor(value: Any, dtype: torch.dtype, device: torch.device | str 
     if isinstance(value, torch.Tensor) and value.is_floating_point() and not dtype.is_floating_point:
         t = value
     elif not dtype.is_floating_point:
-        t = torch.as_tensor(value)
+        try:
+            t = torch.as_tensor(value)
+        except (RuntimeError, TypeError, ValueError, OverflowError) as e:
+            raise InputError(f"{what}: not a {dtype} value ({e})") from None
     else:
         return torch.as_tensor(value, dtype=dtype, device=device)
-    if (t.is_floating_point() or t.is_complex()) and not (
-        bool(torch.isfinite(t).all()) and bool((t == t.round()).all())
-    ):
+    if t.is_complex():
+        raise InputError(f"{what}: a {dtype} state needs real whole numbers, got complex values")
+    if t.is_floating_point() and not (bool(torch.isfinite(t).all()) and bool((t == t.round()).all())):
         raise InputError(f"{what}: a {dtype} state needs whole numbers, got non-integral values")
+    if t.is_floating_point() and dtype != torch.bool and t.numel():
+        info = torch.iinfo(dtype)
+        if float(t.min()) < info.min or float(t.max()) >= float(info.max) + 1:
+            raise InputError(f"{what}: values outside the range of {dtype}")
     if dtype == torch.bool and t.numel() and not bool(((t == 0) | (t == 1)).all()):
         raise InputError(f"{what}: a bool state needs 0/1 values")
     return t.to(dtype=dtype, device=device)
@@ -60,7 +67,7 @@ class State:
         """Turn a value produced by a metric's ``_stats`` into this state's canonical form."""
         t = _as_state_tensor(value, self.dtype, device, f"{self.kind} state")
         if tuple(t.shape) != self.shape:
-            raise ValueError(f"state value has shape {tuple(t.shape)}, expected {self.shape}")
+            raise InputError(f"state value has shape {tuple(t.shape)}, expected {self.shape}")
         return t
 
 
@@ -138,6 +145,9 @@ class Cat(State):
 
     def coerce(self, value: Any, device: torch.device | str | None) -> torch.Tensor:
         t = _as_state_tensor(value, self.dtype, device, "cat state")
+        k = len(self.shape)
+        if t.ndim not in (k, k + 1) or tuple(t.shape[t.ndim - k :]) != self.shape:
+            raise InputError(f"cat state rows have shape {self.shape}, got a value of shape {tuple(t.shape)}")
         return t.reshape(-1, *self.shape)
 
     def empty(self, device: torch.device | str | None = None) -> torch.Tensor:
@@ -157,11 +167,17 @@ class Objects(State):
     Args:
         sync: gather this state across processes on every sync (for small metadata a result
             needs, such as the names behind hashed ids). Other Objects states travel only when
-            the metric is built with ``sync_objects=True``.
+            the metric is built with ``sync_objects=True``. Objects that travel must pickle.
+        unique: keep each (hashable) object once when merging (an id -> name table).
     """
 
     sync: bool = False
+    unique: bool = False
     kind: ClassVar[str] = "objects"
+
+    def merge(self, a: list[Any], b: list[Any]) -> list[Any]:
+        """Concatenation; with ``unique=True`` repeated (hashable) objects are kept once."""
+        return list(dict.fromkeys([*a, *b])) if self.unique else [*a, *b]
 
     def initial(self, device: torch.device | str | None = None) -> list[Any]:
         return []

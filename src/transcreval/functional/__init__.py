@@ -33,12 +33,14 @@ _LAZY: dict[str, str] = {
 }
 
 __all__ = [
+    "alignment_score",
     "area_ratio",
     "background_preservation",
     "box_recall_rate",
     "center_bias",
     "clip_similarity",
     "corpus_chrf",
+    "csi_overlap",
     "cultural_relevance_delta",
     "dinov2_distance",
     "edit_intensity_split",
@@ -48,9 +50,15 @@ __all__ = [
     "font_size_stability",
     "frechet_distance",
     "hamming_distance",
+    "harmonization_score",
+    "judge_score",
+    "judged_font_richness",
+    "judged_point_score",
+    "judged_style_score",
     "k_option_score",
     "kendall_tau_b",
     "lpips",
+    "market_preference_rate",
     "masked_lpips",
     "match_accuracy",
     "ocr_robustness_gap",
@@ -64,6 +72,7 @@ __all__ = [
     "point_score_per_point",
     "posteriq_summary",
     "quadratic_weighted_kappa",
+    "quiz_hit_rate",
     "segment_kendall_tau",
     "semantic_equivalence",
     "sentence_chrf",
@@ -73,7 +82,10 @@ __all__ = [
     "text_localization_iou",
     "threshold_sweep",
     "title_chrf",
+    "title_extraction",
+    "transcreation_score",
     "visual_similarity",
+    "win_rate",
     "word_recall",
 ]
 
@@ -95,6 +107,14 @@ if TYPE_CHECKING:
         phash_distance,
         phash_hex,
     )
+    from transcreval.functional.judge.csi_overlap import csi_overlap
+    from transcreval.functional.judge.imtbench import alignment_score, harmonization_score
+    from transcreval.functional.judge.judge_score import judge_score
+    from transcreval.functional.judge.posteriq import judged_font_richness, judged_point_score, judged_style_score
+    from transcreval.functional.judge.quiz_hit_rate import quiz_hit_rate
+    from transcreval.functional.judge.title_extraction import title_extraction
+    from transcreval.functional.judge.transcreation_score import transcreation_score
+    from transcreval.functional.judge.win_rate import market_preference_rate, win_rate
     from transcreval.functional.layout.boxes import area_ratio, box_recall_rate, center_bias, text_localization_iou
     from transcreval.functional.layout.patches import match_accuracy, patch_iou
     from transcreval.functional.multimodal.embedding_similarity import (

@@ -36,7 +36,7 @@ class QuadraticWeightedKappa(BootstrappedMetric):
 
     def _stats(self, preds: Sequence[float], target: Sequence[float]) -> dict[str, Any]:
         """``preds``/``target``: the two raters' ratings (e.g. judge and human scores)."""
-        return quadratic_weighted_kappa_stats(preds, target)
+        return quadratic_weighted_kappa_stats(preds, target, labels=self.labels, unknown=self.unknown)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return quadratic_weighted_kappa_from_stats(

@@ -45,7 +45,7 @@ class SegmentKendallTau(BootstrappedMetric):
         self.add_state("target", Cat(torch.float64))
         self.add_state("segment", Cat(torch.int64))
         self.add_state("group", Cat(torch.int64))
-        self.add_state("names", Objects(sync=True))
+        self.add_state("names", Objects(sync=True, unique=True))
 
     def _stats(
         self,
@@ -58,9 +58,11 @@ class SegmentKendallTau(BootstrappedMetric):
         rating; ``segment_ids``: the segment (image) of each row; ``group_ids``: its group
         (country), optional."""
         rows = segment_kendall_tau_stats(preds, target, segment_ids, group_ids)
-        names: dict[int, Hashable] = {}
+        names: dict[int, Hashable] = {}  # ints in range are their own id: only other names are stored
         for v in (*rows["segment"], *rows["group"]):
-            names.setdefault(id64(v), v)
+            k = id64(v)
+            if k != v or type(v) is not int:
+                names.setdefault(k, v)
         return {
             "preds": rows["preds"],
             "target": rows["target"],
@@ -74,7 +76,7 @@ class SegmentKendallTau(BootstrappedMetric):
         rows = {
             "preds": stats["preds"],
             "target": stats["target"],
-            "segment": stats["segment"].tolist(),
+            "segment": [names.get(k, k) for k in stats["segment"].tolist()],
             "group": [names.get(g, g) for g in stats["group"].tolist()],
         }
         return segment_kendall_tau_from_stats(rows, self.signature, **self._boot())

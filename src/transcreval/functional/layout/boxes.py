@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from numbers import Real
 from typing import Any, Literal
 
 from transcreval.common import Aggregate, Mode, as_list, check_choice, check_mode, mean_from_stats, same_length
@@ -106,12 +107,20 @@ def _scale(boxes: list[Box], size: tuple[float, float] | None, what: str, option
     return [(b[0] / w, b[1] / h, b[2] / w, b[3] / h) for b in boxes]
 
 
-def _check_normalized(boxes: list[Box], what: str, option: str) -> None:
-    if any(v < -1e-6 or v > 1 + 1e-6 for b in boxes for v in b):
-        raise InputError(
-            f"{what} box coordinates must be normalised to [0, 1], got {boxes[:2]}...; for pixel boxes pass "
-            f"{option}='pixel' and image_sizes=[(width, height), ...]"
-        )
+def _check_normalized(boxes: list[Box], what: str, option: str, size: tuple[float, float] | None = None) -> None:
+    """Normalised boxes must lie in [0, 1]; ``size`` is given when they were pixels scaled by it."""
+    bad = [b for b in boxes if any(v < -1e-6 or v > 1 + 1e-6 for v in b)]
+    if not bad:
+        return
+    if size is not None:
+        w, h = size
+        b = bad[0]
+        px = (round(b[0] * w, 3), round(b[1] * h, 3), round(b[2] * w, 3), round(b[3] * h, 3))
+        raise InputError(f"{what} box {px} goes past the {w:g}x{h:g} image ({option}='pixel')")
+    raise InputError(
+        f"{what} box coordinates must be normalised to [0, 1], got {bad[:2]}; for pixel boxes pass "
+        f"{option}='pixel' and image_sizes=[(width, height), ...]"
+    )
 
 
 def _target_boxes(gt: Any, coords: str, size: tuple[float, float] | None, mode: Mode) -> list[Box]:
@@ -123,7 +132,7 @@ def _target_boxes(gt: Any, coords: str, size: tuple[float, float] | None, mode: 
                 "look normalised to [0, 1]: pass target_coords='normalized'"
             )
         g = _scale(g, size, "ground truth", "target_coords")
-    _check_normalized(g, "ground-truth", "target_coords")
+    _check_normalized(g, "ground-truth", "target_coords", size if coords == "pixel" else None)
     return g
 
 
@@ -142,14 +151,14 @@ def _pred_boxes(pred: Any, mode: Mode, coords: str, size: tuple[float, float] | 
     if mode == "paper":
         if coords == "pixel":
             boxes = _scale(boxes, size, "predictions", "coords")
-        _check_normalized(boxes, "predicted", "coords")
+        _check_normalized(boxes, "predicted", "coords", size if coords == "pixel" else None)
     return boxes
 
 
 def _sizes(image_sizes: Any, n: int) -> list[tuple[float, float] | None]:
     if image_sizes is None:
         return [None] * n
-    sizes = as_list(image_sizes, "image_sizes")
+    sizes = list(image_sizes.tolist()) if hasattr(image_sizes, "tolist") else as_list(image_sizes, "image_sizes")
     if len(sizes) != n:
         raise InputError(f"mismatched lengths: {n} items but {len(sizes)} image sizes")
     out: list[tuple[float, float] | None] = []
@@ -244,20 +253,16 @@ def box_recall_rate_stats(preds: Sequence[int], target: Sequence[int]) -> dict[s
     same_length(p, q, "box_recall_rate (preds vs target)")
     agg = Aggregate()
     for a, b in zip(p, q):
-        if (
-            isinstance(a, bool)
-            or isinstance(b, bool)
-            or not isinstance(a, (int, float))
-            or not isinstance(b, (int, float))
-        ):
+        if isinstance(a, bool) or isinstance(b, bool) or not isinstance(a, Real) or not isinstance(b, Real):
             raise InputError(f"box counts must be integers, got {a!r} and {b!r}")
-        if int(a) != a or int(b) != b:
+        fa, fb = float(a), float(b)
+        if not (fa.is_integer() and fb.is_integer()):
             raise InputError(f"box counts must be integers, got {a!r} and {b!r}")
-        if b <= 0 or a < 0:
+        if fb <= 0 or fa < 0:
             raise InputError(
                 f"target (queried boxes) must be positive and preds (returned boxes) non-negative, got {a} and {b}"
             )
-        agg.add(min(1.0, int(a) / int(b)))
+        agg.add(min(1.0, fa / fb))
     return agg.as_stats()
 
 
@@ -296,10 +301,19 @@ def _distance(readings: list[Box], g: Box) -> float:
 
 
 def _ratio(readings: list[Box], g: Box) -> float:
+    """GT area / predicted area of the reading closest to 1, folded to <= 1 (PosterIQ's rule;
+    with the one reading of paper mode it is min(A_pred, A_gt) / max(A_pred, A_gt))."""
     ag = box_area(g)
     if ag <= 0:
         raise InputError(f"ground-truth box {g} has zero area")
-    return max(min(box_area(r), ag) / max(box_area(r), ag) for r in readings)
+    best: float | None = None
+    for r in readings:
+        ap = box_area(r)
+        q = ag / ap if ap > 0 else 0.0
+        if best is None or abs(q - 1) < abs(best - 1):
+            best = q
+    assert best is not None
+    return min(best, 1 / best) if best > 0 else 0.0
 
 
 def center_bias_stats(

@@ -29,10 +29,29 @@ def check_kappa_labels(labels: Sequence[float] | None, unknown: Any) -> list[flo
     return labs
 
 
-def quadratic_weighted_kappa_stats(preds: Sequence[float], target: Sequence[float]) -> dict[str, Any]:
-    """The two raters' numeric ratings as float64 vectors."""
+def quadratic_weighted_kappa_stats(
+    preds: Sequence[float],
+    target: Sequence[float],
+    *,
+    labels: Sequence[float] | None = None,
+    unknown: Unknown = "raise",
+) -> dict[str, Any]:
+    """The two raters' numeric ratings as float64 vectors; with ``labels`` and
+    ``unknown="raise"``, a rating outside them is an error here, before anything is accumulated."""
     a, b = paired_vectors(as_list(preds, "preds"), as_list(target, "target"), ("preds", "target"))
+    labs = check_kappa_labels(labels, unknown)
+    if labs is not None and unknown == "raise":
+        _check_known(a, b, labs)
     return {"preds": a, "target": b}
+
+
+def _check_known(x: np.ndarray, y: np.ndarray, labs: list[float]) -> None:
+    bad = sorted({float(v) for v in np.r_[x[~np.isin(x, labs)], y[~np.isin(y, labs)]]})
+    if bad:
+        raise InputError(
+            f"ratings {bad[:5]} are not among the labels {labs}; pass unknown='drop' to leave those pairs out "
+            "(scikit-learn's behaviour)"
+        )
 
 
 def quadratic_weighted_kappa_from_stats(
@@ -52,11 +71,7 @@ def quadratic_weighted_kappa_from_stats(
         known = np.isin(x, labs) & np.isin(y, labs)
         if not known.all():
             if unknown == "raise":
-                bad = sorted({float(v) for v in np.r_[x[~np.isin(x, labs)], y[~np.isin(y, labs)]]})
-                raise InputError(
-                    f"ratings {bad[:5]} are not among the labels {labs}; pass unknown='drop' to leave those pairs "
-                    "out (scikit-learn's behaviour)"
-                )
+                _check_known(x, y, labs)
             dropped_unknown = int((~known).sum())
             x, y = x[known], y[known]
     else:
@@ -109,7 +124,7 @@ def quadratic_weighted_kappa(
     """
     opts = {**({"labels": len(labels)} if labels is not None else {}), **bootstrap_options(bootstrap, seed, confidence)}
     return quadratic_weighted_kappa_from_stats(
-        quadratic_weighted_kappa_stats(preds, target),
+        quadratic_weighted_kappa_stats(preds, target, labels=labels, unknown=unknown),
         Signature.make("quadratic_weighted_kappa", opts),
         labels=labels,
         unknown=unknown,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from transcreval.common import as_list, float_vector, paired_vectors
-from transcreval.errors import EmptyInputError, InputError
+from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
 from transcreval.functional.stats.resampling import bootstrap_ci, host_vector, stat_result
 from transcreval.functional.stats.spearman import bootstrap_options
 from transcreval.result import MetricResult, Signature
@@ -101,6 +101,12 @@ def segment_kendall_tau_stats(
     h = float_vector(target, "target")
     segs = as_list(segment_ids, "segment_ids")
     groups = as_list(group_ids, "group_ids") if group_ids is not None else [None] * len(segs)
+    for what, ids in (("segment_ids", segs), ("group_ids", groups)):
+        for v in ids:
+            try:
+                hash(v)
+            except TypeError:
+                raise InputError(f"{what} must be hashable names or numbers, got {type(v).__name__} ({v!r})") from None
     if not (m.size == h.size == len(segs) == len(groups)):
         raise InputError(
             f"mismatched lengths: preds {m.size}, target {h.size}, segment_ids {len(segs)}, group_ids {len(groups)}"
@@ -144,7 +150,7 @@ def segment_kendall_tau_from_stats(
             else:
                 taus.append((seg_group[s], tau))
     if not taus:
-        raise EmptyInputError(f"segment Kendall tau: every segment was skipped ({skipped})")
+        raise UndefinedValueError(f"segment Kendall tau: every segment was skipped ({skipped})")
     labels = {g: k for k, g in enumerate(dict.fromkeys(g for g, _ in taus))}
     group_of = np.array([labels[g] for g, _ in taus])
     tau_v = np.array([t for _, t in taus])

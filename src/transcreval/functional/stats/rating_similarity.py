@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from numbers import Real
 from typing import Any
 
 from transcreval.common import Mode, as_list, check_mode, same_length
-from transcreval.errors import EmptyInputError, UndefinedValueError
+from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
 from transcreval.parsing import parse_score, posteriq_code_score
 from transcreval.result import MetricResult, Signature
 
@@ -39,8 +40,8 @@ def read_score(x: Any, mode: Mode = "paper") -> float | None:
             return posteriq_code_score(x)
         parsed = parse_score(x, low=0.0, high=10.0)
         return parsed.value if parsed.ok else None
-    if isinstance(x, bool):
-        return None
+    if isinstance(x, bool) or not isinstance(x, Real):
+        raise InputError(f"a score must be a number or an answer string, got {type(x).__name__} ({x!r})")
     v = float(x)
     return v if math.isfinite(v) else None
 

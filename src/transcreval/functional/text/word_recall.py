@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from transcreval.common import Aggregate, Mode, as_list, check_mode, check_positive_int, mean_from_stats, same_length
-from transcreval.errors import EmptyInputError, InputError
+from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
 from transcreval.result import MetricResult, Signature
 
 __all__ = [
@@ -129,8 +129,10 @@ def ocr_robustness_gap_stats(
 def ocr_robustness_gap_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
     """Delta = mean WR(simple) - mean WR(hard); ``extras`` holds both means."""
     n = [int(v) for v in stats["count"]]
+    if sum(n) == 0:
+        raise EmptyInputError(f"the OCR robustness gap has no readable items ({int(stats['unparsable'])} unparsable)")
     if min(n) == 0:
-        raise EmptyInputError(
+        raise UndefinedValueError(
             f"the OCR robustness gap needs readable simple and hard items, got {n[0]} simple and {n[1]} hard"
         )
     simple, hard = (float(stats["wr_sum"][k]) / n[k] for k in (0, 1))
@@ -180,7 +182,9 @@ def font_size_stability_stats(
 def std_of_means(means: Sequence[float], ddof: int = 1) -> float:
     """Standard deviation of some means (sample std for ``ddof=1``, as PosterIQ's code)."""
     if len(means) <= ddof:
-        raise EmptyInputError(f"a standard deviation with ddof={ddof} needs more than {ddof} values, got {len(means)}")
+        raise UndefinedValueError(
+            f"a standard deviation with ddof={ddof} needs more than {ddof} values, got {len(means)}"
+        )
     if ddof == 1:
         return statistics.stdev(means)
     if ddof == 0:
@@ -195,8 +199,10 @@ def font_size_stability_from_stats(stats: dict[str, Any], signature: Signature, 
     for w, s in zip(_floats(stats["wr"]), _floats(stats["size"])):
         by_size.setdefault(s, []).append(w)
     per_size = {s: sum(v) / len(v) for s, v in sorted(by_size.items())}
+    if not per_size:
+        raise EmptyInputError(f"font-size stability has no readable items ({int(stats['unparsable'])} unparsable)")
     if len(per_size) <= ddof:
-        raise EmptyInputError(f"font-size stability needs more than {ddof} font sizes, got {len(per_size)}")
+        raise UndefinedValueError(f"font-size stability needs more than {ddof} font sizes, got {len(per_size)}")
     means = list(per_size.values())
     std = std_of_means(means, ddof)
     extras = {"mean_wr": sum(means) / len(means), "per_size": per_size, "n_unparsable": int(stats["unparsable"])}

@@ -1,0 +1,1 @@
+"""Functional twins of the judge metrics (the mirror of the metric classes in ``transcreval.judge``)."""

@@ -1,0 +1,306 @@
+"""PosterIQ's judge-driven scores: point score (Eq. 10), style score (Eq. 13), font richness (Eq. 14-15).
+
+The judge produces the verdicts that PosterIQ's scores consume; the scores are then exactly
+those of :func:`transcreval.functional.point_score`, :func:`~transcreval.functional.style_score`
+and :func:`~transcreval.functional.font_richness` on those verdicts (the tests check it), with
+the judge's failures counted instead of scored.
+
+* **Point score.** For each poster (an image: generation tasks) or each model description of a
+  poster (a string: understanding tasks) and each annotated key point, the judge answers
+  ``{"covered": true | false}``, one call per key point. A poster counts as covered when every
+  point is; the value is the fraction of covered posters (``mode="posteriq-code"``: the mean
+  covered fraction). A poster with any failed verdict is a failure.
+* **Style score.** The judge classifies each poster into one of ``labels`` (default PosterIQ's
+  17 styles, :data:`~transcreval.functional.choice.style_score.POSTERIQ_STYLES`),
+  ``{"style": "<label>"}``, read as ``StyleScore`` reads a label; the value is the accuracy
+  against ``target``. A style outside the labels is "unparsable".
+* **Font richness.** The judge lists the font attributes of each poster from ``vocabulary``
+  (37 in PosterIQ), ``{"attributes": [...]}``; attributes outside the vocabulary are ignored
+  (counted in ``extras["n_out_of_vocabulary"]``). The value is the mean over the vocabulary of
+  the fraction of posters showing each attribute.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import torch
+
+from transcreval.errors import EmptyInputError, InputError
+from transcreval.functional.choice.style_score import POSTERIQ_STYLES, read_label
+from transcreval.judge.catalog import POSTERIQ_FONT, POSTERIQ_POINT_IMAGE, POSTERIQ_POINT_TEXT, POSTERIQ_STYLE
+from transcreval.judge.images import to_image_part
+from transcreval.judge.parse import Read, read_bool, read_str, read_str_list
+from transcreval.judge.templates import PromptTemplate, resolve_template
+from transcreval.judge.types import Judge
+from transcreval.judge.verdicts import (
+    JudgeTally,
+    Verdict,
+    ask,
+    check_judge,
+    check_on_failure,
+    check_valid_count,
+    json_reader,
+    judge_result,
+    render_each,
+)
+from transcreval.result import MetricResult, Signature
+
+Mode = Literal["paper", "posteriq-code"]
+
+__all__ = [
+    "judge_font_attributes",
+    "judge_point_verdicts",
+    "judge_styles",
+    "judged_font_richness",
+    "judged_font_richness_from_stats",
+    "judged_font_richness_stats",
+    "judged_point_score",
+    "judged_point_score_from_stats",
+    "judged_point_score_stats",
+    "judged_style_score",
+    "judged_style_score_from_stats",
+    "judged_style_score_stats",
+    "normalise_label",
+]
+
+read_covered = json_reader(lambda obj: read_bool(obj, ("covered", "present", "answer", "verdict")))
+
+
+def normalise_label(s: str) -> str:
+    return " ".join(s.casefold().replace("_", " ").replace("-", " ").split())
+
+
+def _list(x: Any, what: str) -> list[Any]:
+    if isinstance(x, torch.Tensor) and x.ndim == 4:
+        items = list(x)
+    elif isinstance(x, (str, bytes)) or not isinstance(x, Sequence):
+        raise InputError(f"{what} must be a list with one entry per poster")
+    else:
+        items = list(x)
+    if not items:
+        raise EmptyInputError(f"empty batch: {what} holds no items (pass at least one)")
+    return items
+
+
+# ---------------------------------------------------------------------- point score
+def judge_point_verdicts(
+    preds: Sequence[Any], target: Sequence[Sequence[str]], *, judge: Judge, template: PromptTemplate | str | None = None
+) -> list[list[Verdict]]:
+    """Per poster, the judge's verdict on each key point (``value``: True/False when ok).
+
+    ``preds[i]``: a poster image (generation) or a model's description of a poster (a string,
+    understanding); ``target[i]``: the key points of poster ``i``.
+    """
+    check_judge(judge, "JudgedPointScore")
+    items, points = _list(preds, "preds"), _list(target, "target")
+    if len(items) != len(points):
+        raise InputError(f"JudgedPointScore: {len(items)} posters (preds) but {len(points)} key-point lists (target)")
+    text_mode = {isinstance(x, str) for x in items}
+    if len(text_mode) > 1:
+        raise InputError("preds mixes descriptions (strings) and images: judge them in separate updates")
+    as_text = text_mode == {True}
+    tpl = resolve_template(template, POSTERIQ_POINT_TEXT if as_text else POSTERIQ_POINT_IMAGE)
+    rows, owner = [], []
+    for i, (x, pts) in enumerate(zip(items, points)):
+        pts = _list(pts, f"target[{i}]")
+        if not pts or not all(isinstance(p, str) and p.strip() for p in pts):
+            raise InputError(f"target[{i}] must be a non-empty list of key points (strings)")
+        part = None if as_text else to_image_part(x, what=f"preds[{i}]")
+        for p in pts:
+            rows.append(({} if as_text else {"poster": part}, {"point": p, "description": x if as_text else None}))
+            owner.append(i)
+    verdicts = ask(judge, render_each(tpl, rows, what="JudgedPointScore"), read_covered)
+    out: list[list[Verdict]] = [[] for _ in items]
+    for i, v in zip(owner, verdicts):
+        out[i].append(v)
+    return out
+
+
+def judged_point_score_stats(
+    preds: Sequence[Any],
+    target: Sequence[Sequence[str]],
+    *,
+    judge: Judge,
+    template: PromptTemplate | str | None = None,
+    on_failure: str = "skip",
+) -> dict[str, Any]:
+    """One batch; item value 1 when every key point is covered, else 0."""
+    on_failure = check_on_failure(on_failure)
+    tally = JudgeTally()
+    fraction = 0.0
+    for vs in judge_point_verdicts(preds, target, judge=judge, template=template):
+        bad = next((v for v in vs if not v.ok), None)
+        if bad is not None:
+            tally.fail(bad.status, bad.detail)
+            continue
+        tally.add(float(all(v.value for v in vs)))
+        fraction += sum(bool(v.value) for v in vs) / len(vs)
+    tally.failed.raise_if_any("JudgedPointScore", on_failure)
+    return {**tally.stats(), "covered_fraction": fraction}
+
+
+def judged_point_score_from_stats(stats: dict[str, Any], signature: Signature, mode: Mode = "paper") -> MetricResult:
+    """Paper: the fraction of posters with every point covered; code: the mean covered fraction."""
+    n = check_valid_count(stats, signature.name)
+    per_point = float(stats["covered_fraction"]) / n
+    value = per_point if mode == "posteriq-code" else float(stats["total"]) / n
+    return judge_result(value, stats, signature, per_point=per_point)
+
+
+def judged_point_score(preds: Sequence[Any], target: Sequence[Sequence[str]], *, judge: Judge, **options: Any) -> float:
+    """PosterIQ point score (Eq. 10) with a judge's verdicts, in [0, 1], higher is better."""
+    mode = options.pop("mode", "paper")
+    stats = judged_point_score_stats(preds, target, judge=judge, **options)
+    return judged_point_score_from_stats(stats, Signature.make("judged_point_score"), mode).value
+
+
+# ---------------------------------------------------------------------- style score
+def _check_labels(labels: Any, what: str) -> list[str]:
+    if labels is None or isinstance(labels, str) or not all(isinstance(x, str) and x.strip() for x in labels):
+        raise InputError(f"{what} must be a list of label strings")
+    out = list(labels)
+    if not out or len({normalise_label(x) for x in out}) != len(out):
+        raise InputError(f"{what} must be a non-empty list of distinct labels")
+    return out
+
+
+def judge_styles(
+    preds: Sequence[Any],
+    *,
+    judge: Judge,
+    labels: Sequence[str] = POSTERIQ_STYLES,
+    template: PromptTemplate | str | None = None,
+) -> list[Verdict]:
+    """The judge's style label for each poster (``value``: one of ``labels`` when ok)."""
+    check_judge(judge, "JudgedStyleScore")
+    labs = _check_labels(labels, "labels")
+
+    def read(obj: Any) -> Read[str]:
+        got = read_str(obj, ("style", "label", "answer"), allow_empty=False)
+        if not got.ok or got.value is None:
+            return got
+        label = read_label(got.value, labs)  # as StyleScore reads a label
+        return Read(label) if label is not None else Read(None, f"style {got.value!r} is not one of the labels")
+
+    tpl = resolve_template(template, POSTERIQ_STYLE)
+    items = _list(preds, "preds")
+    rows = [
+        ({"poster": to_image_part(x, what=f"preds[{i}]")}, {"styles": ", ".join(labs)}) for i, x in enumerate(items)
+    ]
+    return ask(judge, render_each(tpl, rows, what="JudgedStyleScore"), json_reader(read))
+
+
+def judged_style_score_stats(
+    preds: Sequence[Any],
+    target: Sequence[str],
+    *,
+    judge: Judge,
+    labels: Sequence[str] = POSTERIQ_STYLES,
+    template: PromptTemplate | str | None = None,
+    on_failure: str = "skip",
+) -> dict[str, Any]:
+    """One batch; item value 1 when the judged style is the target style."""
+    on_failure = check_on_failure(on_failure)
+    labs = _check_labels(labels, "labels")
+    targets = _list(target, "target")
+    items = _list(preds, "preds")
+    if len(items) != len(targets):
+        raise InputError(f"JudgedStyleScore: {len(items)} posters but {len(targets)} target styles")
+    for t in targets:
+        if t not in labs:
+            raise InputError(f"target style {t!r} is not one of the labels")
+    tally = JudgeTally()
+    for v, t in zip(judge_styles(items, judge=judge, labels=labs, template=template), targets):
+        if v.ok:
+            tally.add(float(v.value == t))
+        else:
+            tally.fail(v.status, v.detail)
+    tally.failed.raise_if_any("JudgedStyleScore", on_failure)
+    return tally.stats()
+
+
+def judged_style_score_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
+    n = check_valid_count(stats, signature.name)
+    return judge_result(float(stats["total"]) / n, stats, signature)
+
+
+def judged_style_score(preds: Sequence[Any], target: Sequence[str], *, judge: Judge, **options: Any) -> float:
+    """PosterIQ style score (Eq. 13) with a judge's classification, in [0, 1], higher is better."""
+    stats = judged_style_score_stats(preds, target, judge=judge, **options)
+    return judged_style_score_from_stats(stats, Signature.make("judged_style_score")).value
+
+
+# ---------------------------------------------------------------------- font richness
+def judge_font_attributes(
+    preds: Sequence[Any], *, judge: Judge, vocabulary: Sequence[str], template: PromptTemplate | str | None = None
+) -> list[Verdict]:
+    """The judge's font attributes for each poster (``value``: ``(in_vocabulary, n_outside)``)."""
+    check_judge(judge, "JudgedFontRichness")
+    vocab = _check_labels(vocabulary, "vocabulary")
+    by_norm = {normalise_label(x): x for x in vocab}
+
+    def read(obj: Any) -> Read[tuple[list[str], int]]:
+        got = read_str_list(obj, ("attributes", "font_attributes"))
+        if not got.ok:
+            return Read(None, got.error)
+        known = [by_norm[normalise_label(a)] for a in got.value if normalise_label(a) in by_norm]  # type: ignore[union-attr]
+        return Read((list(dict.fromkeys(known)), len(got.value) - len(known)))  # type: ignore[arg-type]
+
+    tpl = resolve_template(template, POSTERIQ_FONT)
+    items = _list(preds, "preds")
+    rows = [
+        ({"poster": to_image_part(x, what=f"preds[{i}]")}, {"vocabulary": ", ".join(vocab)})
+        for i, x in enumerate(items)
+    ]
+    return ask(judge, render_each(tpl, rows, what="JudgedFontRichness"), json_reader(read))
+
+
+def judged_font_richness_stats(
+    preds: Sequence[Any],
+    *,
+    judge: Judge,
+    vocabulary: Sequence[str],
+    template: PromptTemplate | str | None = None,
+    on_failure: str = "skip",
+) -> dict[str, Any]:
+    """One batch: per-attribute poster counts; item value = share of the vocabulary shown."""
+    on_failure = check_on_failure(on_failure)
+    vocab = _check_labels(vocabulary, "vocabulary")
+    counts = torch.zeros(len(vocab), dtype=torch.int64)
+    outside = 0
+    tally = JudgeTally()
+    for v in judge_font_attributes(preds, judge=judge, vocabulary=vocab, template=template):
+        if not v.ok:
+            tally.fail(v.status, v.detail)
+            continue
+        attrs, n_out = v.value
+        outside += n_out
+        for a in attrs:
+            counts[vocab.index(a)] += 1
+        tally.add(len(attrs) / len(vocab))
+    tally.failed.raise_if_any("JudgedFontRichness", on_failure)
+    return {**tally.stats(), "attribute_counts": counts, "out_of_vocabulary": outside}
+
+
+def judged_font_richness_from_stats(
+    stats: dict[str, Any], signature: Signature, vocabulary: Sequence[str]
+) -> MetricResult:
+    """Mean coverage over the vocabulary; ``extras["coverage"]`` maps each attribute to R_a."""
+    n = check_valid_count(stats, signature.name)
+    counts = torch.as_tensor(stats["attribute_counts"]).tolist()
+    coverage = {a: c / n for a, c in zip(vocabulary, counts)}
+    return judge_result(
+        sum(counts) / (n * len(counts)),
+        stats,
+        signature,
+        coverage=coverage,
+        n_out_of_vocabulary=int(stats["out_of_vocabulary"]),
+    )
+
+
+def judged_font_richness(preds: Sequence[Any], *, judge: Judge, vocabulary: Sequence[str], **options: Any) -> float:
+    """PosterIQ font richness (Eq. 14-15) with a judge's attributes, in [0, 1], higher is better."""
+    stats = judged_font_richness_stats(preds, judge=judge, vocabulary=vocabulary, **options)
+    return judged_font_richness_from_stats(stats, Signature.make("judged_font_richness"), list(vocabulary)).value

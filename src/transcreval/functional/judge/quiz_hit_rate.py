@@ -1,0 +1,157 @@
+"""Genre and release-decade quizzes on the system's posters (MPTc-Bench §5.1, App. A.2).
+
+The judge sees one poster (``preds``, the system output) and a four-option multiple-choice
+question: its genre (``kind="genre"``) or its release decade (``kind="decade"``), answering
+with one letter (JSON ``{"answer": "B"}``). ``target`` holds the correct answers. The value is
+the hit rate in %, over items with a valid answer.
+
+Options: give them per item (``options[i]``, a list that contains ``target[i]``), or give the
+label pool (``labels``) and the ``n_options - 1`` distractors are drawn per item. Either way
+the options are shuffled per item from SHA-256(seed, item id), so the correct answer sits at a
+different letter on different items but at the same letter in every run and process; the
+letter the judge names is mapped back to its option before it is compared with the target.
+The default item id is a hash of the poster and the correct answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from transcreval.errors import InputError
+from transcreval.judge.catalog import MPTC_QUIZ, QUIZ_QUESTIONS
+from transcreval.judge.images import to_image_parts
+from transcreval.judge.parse import Read, extract_json, read_choice
+from transcreval.judge.templates import PromptTemplate, format_options, resolve_template
+from transcreval.judge.types import Judge
+from transcreval.judge.verdicts import (
+    JudgeTally,
+    ask,
+    broadcast,
+    check_judge,
+    check_on_failure,
+    check_valid_count,
+    content_id,
+    item_id_list,
+    item_rng,
+    judge_result,
+    render_each,
+)
+from transcreval.result import MetricResult, Signature
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+__all__ = ["quiz_hit_rate", "quiz_hit_rate_from_stats", "quiz_hit_rate_stats", "quiz_options", "read_quiz_answer"]
+
+
+def read_quiz_answer(letters: str) -> Any:
+    """A reader of one answer: a JSON ``answer``/``choice`` letter, else a bare letter reply."""
+
+    def reader(text: str) -> Read[str]:
+        obj = extract_json(text)
+        if obj.ok:
+            return read_choice(obj.value, ("answer", "choice", "option"), letters)  # type: ignore[arg-type]
+        from transcreval.parsing import parse_choice
+
+        got = parse_choice(text, letters)
+        return Read(got.value) if got.ok else Read(None, f"{obj.error}; {got.detail or got.status}")
+
+    return reader
+
+
+def quiz_options(
+    target: str, options: Sequence[str] | None, labels: Sequence[str] | None, n_options: int, seed: int, item_id: str
+) -> list[str]:
+    """The options of one item in the order shown (shuffled from SHA-256(seed, item id))."""
+    if options is not None:
+        opts = [str(o) for o in options]
+        if len(set(opts)) != len(opts) or len(opts) < 2 or len(opts) > len(LETTERS):
+            raise InputError(f"options must hold 2-26 distinct strings, got {opts!r}")
+        if target not in opts:
+            raise InputError(f"the correct answer {target!r} is not among the options {opts!r}")
+    else:
+        if labels is None:
+            raise InputError("QuizHitRate needs options= (per item) or labels= (the pool to draw distractors from)")
+        pool = sorted({str(x) for x in labels} - {target})
+        if target not in {str(x) for x in labels}:
+            raise InputError(f"the correct answer {target!r} is not one of the labels")
+        if len(pool) < n_options - 1:
+            raise InputError(f"labels hold {len(pool) + 1} values; n_options={n_options} needs more")
+        opts = [target, *item_rng(seed, item_id, "distractors").sample(pool, n_options - 1)]
+    item_rng(seed, item_id, "options").shuffle(opts)
+    return opts
+
+
+def quiz_hit_rate_stats(
+    preds: Any,
+    target: Sequence[str],
+    *,
+    judge: Judge,
+    kind: str = "genre",
+    options: Sequence[Sequence[str]] | None = None,
+    labels: Sequence[str] | None = None,
+    n_options: int = 4,
+    question: str | None = None,
+    hint: str | None = None,
+    item_ids: Sequence[str] | None = None,
+    seed: int = 0,
+    template: PromptTemplate | str | None = None,
+    on_failure: str = "skip",
+) -> dict[str, Any]:
+    """One batch: ask each quiz; item value 1 (hit) or 0 (miss)."""
+    check_judge(judge, "QuizHitRate")
+    on_failure = check_on_failure(on_failure)
+    if kind not in QUIZ_QUESTIONS and question is None:
+        raise InputError(f"kind must be one of {sorted(QUIZ_QUESTIONS)}, or pass question= and hint=")
+    q, h = QUIZ_QUESTIONS.get(kind, ("", ""))
+    q, h = question or q, hint or h
+    if not isinstance(n_options, int) or not 2 <= n_options <= len(LETTERS):
+        raise InputError(f"n_options must be an integer from 2 to 26, got {n_options!r}")
+    tpl = resolve_template(template, MPTC_QUIZ)
+    posters = to_image_parts(preds, what="preds")
+    if isinstance(target, str) or not isinstance(target, Sequence):
+        raise InputError("target must be a list with the correct answer of each item")
+    answers = [str(t) for t in target]
+    n = len(posters)
+    if len(answers) != n:
+        raise InputError(f"QuizHitRate: {n} posters but {len(answers)} answers")
+    per_item_options = broadcast(options, n, "options", required=False) if options is not None else [None] * n
+    ids = item_id_list(item_ids, n) or [content_id(p, a) for p, a in zip(posters, answers)]
+    shown = [quiz_options(answers[i], per_item_options[i], labels, n_options, seed, ids[i]) for i in range(n)]
+    rows = [
+        (
+            {"poster": posters[i]},
+            {
+                "question": q,
+                "hint": h,
+                "options": format_options(shown[i]),
+                "letters": ", ".join(LETTERS[: len(shown[i])]),
+            },
+        )
+        for i in range(n)
+    ]
+    requests = render_each(tpl, rows, what="QuizHitRate")
+    tally = JudgeTally()
+    chance = 0.0
+    verdicts = ask(judge, requests, [read_quiz_answer(LETTERS[: len(s)]) for s in shown])
+    for i, v in enumerate(verdicts):
+        if v.ok:
+            tally.add(float(shown[i][LETTERS.index(v.value)] == answers[i]))
+            chance += 1.0 / len(shown[i])
+        else:
+            tally.fail(v.status, v.detail)
+    tally.failed.raise_if_any(f"QuizHitRate({kind})", on_failure)
+    return {**tally.stats(), "chance": chance}
+
+
+def quiz_hit_rate_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
+    """Hit rate in % over valid items; ``extras["chance"]`` the expected rate of random guessing."""
+    n = check_valid_count(stats, signature.name)
+    return judge_result(100.0 * float(stats["total"]) / n, stats, signature, chance=100.0 * float(stats["chance"]) / n)
+
+
+def quiz_hit_rate(preds: Any, target: Sequence[str], *, judge: Judge, **options: Any) -> float:
+    """Quiz hit rate (%, higher is better) of the judge on ``preds`` against the answers ``target``."""
+    return quiz_hit_rate_from_stats(
+        quiz_hit_rate_stats(preds, target, judge=judge, **options), Signature.make("quiz")
+    ).value

@@ -1,0 +1,157 @@
+"""Title extraction by a judge, scored with chrF: MPTc-Bench's "Title" column (§5.1, App. A.2).
+
+The judge reads the main title off a poster and answers JSON ``{"title": "..."}``: copied as
+printed (same language, script and spelling, no translation), the most prominent title when
+there are several, an empty string when none is legible. The titles read from the system's
+posters (``preds``) and from the human target-market posters (``target``) are compared with
+sacrebleu's sentence chrF (:func:`transcreval.functional.sentence_chrf`, the same statistics as
+``TitleChrF``), averaged over items, 0-100. Either side may be given as text instead of an
+image (a known reference title, or the planner's proposed title for MPTc's "Plan" column):
+text is used as it is, with no call. An item counts when both titles were read.
+
+An empty title is a valid answer ("no title visible") and scores as sacrebleu scores it (0).
+Titles are only stripped of surrounding whitespace; ``lowercase=True`` passes to chrF.
+:func:`extract_titles` returns the titles themselves.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from transcreval.errors import EmptyInputError, InputError
+from transcreval.judge.catalog import MPTC_TITLE
+from transcreval.judge.images import to_image_part
+from transcreval.judge.parse import read_str
+from transcreval.judge.templates import PromptTemplate, resolve_template
+from transcreval.judge.types import ImagePart, Judge
+from transcreval.judge.verdicts import (
+    JudgeTally,
+    Verdict,
+    ask,
+    check_judge,
+    check_on_failure,
+    check_valid_count,
+    json_reader,
+    judge_result,
+    render_each,
+)
+from transcreval.result import MetricResult, Signature
+
+__all__ = [
+    "extract_titles",
+    "read_title",
+    "title_extraction",
+    "title_extraction_from_stats",
+    "title_extraction_stats",
+]
+
+read_title = json_reader(lambda obj: read_str(obj, ("title", "main_title")))
+
+
+_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif", ".tif", ".tiff")
+
+
+def _is_text(x: Any) -> bool:
+    """A title given as text: a string that is not an image file (a missing image path is an error)."""
+    if not isinstance(x, str) or os.path.isfile(x):
+        return False
+    if x.lower().endswith(_IMAGE_SUFFIXES) and ("/" in x or os.sep in x or " " not in x):
+        raise InputError(f"{x}: no such file (strings are read as titles, except paths to existing image files)")
+    return True
+
+
+def _items(x: Any, what: str) -> list[Any]:
+    if isinstance(x, torch.Tensor) and x.ndim == 4:
+        items = list(x)
+    elif isinstance(x, (str, bytes)) or not isinstance(x, Sequence):
+        raise InputError(f"{what} must be a list of posters (images) or titles (strings)")
+    else:
+        items = list(x)
+    if not items:
+        raise EmptyInputError(f"empty batch: {what} holds no items (pass at least one)")
+    return items
+
+
+def extract_titles(
+    posters: Sequence[Any], *, judge: Judge, template: PromptTemplate | str | None = None
+) -> list[Verdict]:
+    """The judge's reading of each poster's main title (a :class:`Verdict` each; ``value`` the
+    title when ``status == "ok"``). Strings in ``posters`` are taken as titles already read."""
+    check_judge(judge, "extract_titles")
+    tpl = resolve_template(template, MPTC_TITLE)
+    items = _items(posters, "posters")
+    parts: dict[int, ImagePart] = {}
+    for i, x in enumerate(items):
+        if not _is_text(x):
+            parts[i] = to_image_part(x, what=f"posters[{i}]")
+    order = sorted(parts)
+    asked = ask(
+        judge, render_each(tpl, [({"poster": parts[i]}, {}) for i in order], what="TitleExtraction"), read_title
+    )
+    out: list[Verdict] = [Verdict("ok", str(x).strip()) if _is_text(x) else Verdict("api_error") for x in items]
+    for i, v in zip(order, asked):
+        out[i] = v
+    return out
+
+
+def title_extraction_stats(
+    preds: Sequence[Any],
+    target: Sequence[Any],
+    *,
+    judge: Judge,
+    template: PromptTemplate | str | None = None,
+    on_failure: str = "skip",
+    char_order: int = 6,
+    word_order: int = 0,
+    beta: float = 2.0,
+    lowercase: bool = False,
+) -> dict[str, Any]:
+    """One batch: read both titles of each item, then sentence chrF of the pairs read."""
+    from transcreval.functional.text.chrf import chrf_statistics
+
+    on_failure = check_on_failure(on_failure)
+    p_items, t_items = _items(preds, "preds"), _items(target, "target")
+    if len(p_items) != len(t_items):
+        raise InputError(f"TitleExtraction: {len(p_items)} system posters (preds) but {len(t_items)} references")
+    n = len(p_items)
+    titles = extract_titles([*p_items, *t_items], judge=judge, template=template)
+    tally = JudgeTally()
+    hyps, refs = [], []
+    for i in range(n):
+        bad = next((v for v in (titles[i], titles[n + i]) if not v.ok), None)
+        if bad is not None:
+            tally.fail(bad.status, bad.detail)
+            continue
+        hyps.append(titles[i].value)
+        refs.append(titles[n + i].value)
+    width = 3 * (char_order + word_order)
+    ngrams = torch.zeros(width, dtype=torch.int64)
+    if hyps:
+        stats, scores = chrf_statistics(
+            hyps, refs, char_order=char_order, word_order=word_order, beta=beta, lowercase=lowercase
+        )
+        ngrams = stats.sum(0)
+        for s in scores.tolist():
+            tally.add(s)
+    tally.failed.raise_if_any("TitleExtraction", on_failure)
+    return {**tally.stats(), "ngram_stats": ngrams}
+
+
+def title_extraction_from_stats(stats: dict[str, Any], signature: Signature, beta: float = 2.0) -> MetricResult:
+    """Mean sentence chrF (0-100) over items with both titles read; ``extras["corpus"]`` corpus chrF."""
+    from transcreval.functional.text.chrf import chrf_from_statistics
+
+    n = check_valid_count(stats, signature.name)
+    corpus = chrf_from_statistics([int(x) for x in torch.as_tensor(stats["ngram_stats"]).tolist()], beta)
+    return judge_result(float(stats["total"]) / n, stats, signature, corpus=corpus)
+
+
+def title_extraction(preds: Sequence[Any], target: Sequence[Any], *, judge: Judge, **options: Any) -> float:
+    """Title chrF (0-100, higher is better) between the titles a judge reads off ``preds``
+    (system posters) and ``target`` (reference posters, or reference titles as text)."""
+    stats = title_extraction_stats(preds, target, judge=judge, **options)
+    return title_extraction_from_stats(stats, Signature.make("title_extraction"), options.get("beta", 2.0)).value

@@ -1,0 +1,181 @@
+"""Pairwise judge preferences: WinRate and MarketPreferenceRate (MPTc-Bench §5.2, App. A.2).
+
+**WinRate.** The judge, role-playing a cinema-goer of the target market, sees the system's
+poster (MTc, ``preds``) and the human target-market poster (GT, ``target``) as "Poster A" and
+"Poster B" and says which it prefers (JSON ``{"preferred": "A" | "B"}``). Which poster is A
+is drawn per item from SHA-256(seed, item id), the same in every run and process; the item id
+is ``item_ids[i]`` or, by default, a hash of the two images. The value is the rate (in %) at
+which MTc is preferred, over items with a valid answer.
+
+``both_orders=True`` asks twice, once in each order (FastChat's MT-bench control for position
+bias); when the two answers disagree the item is a tie and counts 0.5. Either way
+``extras["first_position_rate"]`` is the share of valid answers that chose poster A (0.5 for
+a judge without position bias), and ``wins`` / ``losses`` / ``ties`` count the items.
+
+**MarketPreferenceRate** (judge validation). The same machinery with another prompt: the judge
+role-plays a viewer in ``target_market`` and compares the poster made for that market
+(``preds``) with a poster of the same film made for another market (``target``); markets are
+not named, the order is seeded. The value is the rate (in %) of choosing ``preds`` (MPTc-Bench
+reports 96.8% over 1,178 pairs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from transcreval.errors import InputError
+from transcreval.judge.catalog import MPTC_MARKET, MPTC_PAIRWISE
+from transcreval.judge.images import to_image_parts
+from transcreval.judge.parse import read_choice
+from transcreval.judge.templates import PromptTemplate, resolve_template
+from transcreval.judge.types import Judge
+from transcreval.judge.verdicts import (
+    JudgeTally,
+    ask,
+    broadcast,
+    check_judge,
+    check_on_failure,
+    check_valid_count,
+    content_id,
+    item_id_list,
+    item_rng,
+    json_reader,
+    judge_result,
+    render_each,
+)
+from transcreval.result import MetricResult, Signature
+
+__all__ = [
+    "market_preference_rate",
+    "market_preference_rate_stats",
+    "pairwise_from_stats",
+    "pairwise_orders",
+    "pairwise_stats",
+    "read_preference",
+    "win_rate",
+    "win_rate_stats",
+]
+
+read_preference = json_reader(lambda obj: read_choice(obj, ("preferred", "preference", "winner", "answer"), "AB"))
+
+
+def pairwise_orders(n: int, ids: Sequence[str], seed: int, both_orders: bool) -> list[list[bool]]:
+    """Per item, the orders asked: True = ``preds`` shown as A. Seeded per item id."""
+    out = []
+    for i in range(n):
+        first = item_rng(seed, ids[i], "pairwise").random() < 0.5
+        out.append([first, not first] if both_orders else [first])
+    return out
+
+
+def pairwise_stats(
+    preds: Any,
+    target: Any,
+    *,
+    judge: Judge,
+    default_template: PromptTemplate,
+    what: str,
+    template: PromptTemplate | str | None = None,
+    target_market: str | Sequence[str] | None = None,
+    source_market: str | Sequence[str] | None = None,
+    genre: str | Sequence[str] | None = None,
+    item_ids: Sequence[str] | None = None,
+    seed: int = 0,
+    both_orders: bool = False,
+    on_failure: str = "skip",
+) -> dict[str, Any]:
+    """One batch of pairwise judgments; item value 1 (``preds`` preferred), 0, or 0.5 (a tie)."""
+    check_judge(judge, what)
+    on_failure = check_on_failure(on_failure)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise InputError(f"{what}: seed must be an integer, got {seed!r}")
+    tpl = resolve_template(template, default_template)
+    a_parts, b_parts = to_image_parts(preds, what="preds"), to_image_parts(target, what="target")
+    if len(a_parts) != len(b_parts):
+        raise InputError(f"{what}: {len(a_parts)} posters in preds but {len(b_parts)} in target")
+    n = len(a_parts)
+    ids = item_id_list(item_ids, n) or [content_id(p, t) for p, t in zip(a_parts, b_parts)]
+    fields = {
+        "target_market": broadcast(target_market, n, "target_market", required=False),
+        "source_market": broadcast(source_market, n, "source_market", required=False),
+        "genre": broadcast(genre, n, "genre", required=False),
+    }
+    orders = pairwise_orders(n, ids, seed, both_orders)
+    rows, owner = [], []
+    for i in range(n):
+        f = {k: v[i] for k, v in fields.items()}
+        for pred_first in orders[i]:
+            a, b = (a_parts[i], b_parts[i]) if pred_first else (b_parts[i], a_parts[i])
+            rows.append(({"a": a, "b": b}, f))
+            owner.append((i, pred_first))
+    verdicts = ask(judge, render_each(tpl, rows, {k: k for k in fields}, what), read_preference)
+    per_item: list[list[tuple[bool, str]]] = [[] for _ in range(n)]
+    failed: dict[int, tuple[str, str]] = {}
+    for (i, pred_first), v in zip(owner, verdicts):
+        if v.ok:
+            per_item[i].append((pred_first, v.value))
+        elif i not in failed:
+            failed[i] = (v.status, v.detail)
+    tally = JudgeTally()
+    wins = ties = first_picks = judgments = 0
+    for i in range(n):
+        if i in failed:
+            tally.fail(*failed[i])
+            continue
+        picks = [
+            (pred_first and letter == "A") or (not pred_first and letter == "B") for pred_first, letter in per_item[i]
+        ]
+        first_picks += sum(letter == "A" for _, letter in per_item[i])
+        judgments += len(per_item[i])
+        if all(picks):
+            wins += 1
+            tally.add(1.0)
+        elif not any(picks):
+            tally.add(0.0)
+        else:
+            ties += 1
+            tally.add(0.5)
+    tally.failed.raise_if_any(what, on_failure)
+    return {**tally.stats(), "wins": wins, "ties": ties, "first_picks": first_picks, "judgments": judgments}
+
+
+def pairwise_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
+    """The preference rate in % (ties count half) with wins/losses/ties and the first-position rate."""
+    n = check_valid_count(stats, signature.name)
+    wins, ties, judgments = int(stats["wins"]), int(stats["ties"]), int(stats["judgments"])
+    return judge_result(
+        100.0 * float(stats["total"]) / n,
+        stats,
+        signature,
+        wins=wins,
+        losses=n - wins - ties,
+        ties=ties,
+        first_position_rate=int(stats["first_picks"]) / judgments,
+    )
+
+
+def win_rate_stats(preds: Any, target: Any, *, judge: Judge, **options: Any) -> dict[str, Any]:
+    """WinRate statistics of one batch: ``preds`` the system posters (MTc), ``target`` the human
+    target-market posters (GT). Options: ``target_market``, ``source_market``, ``genre``,
+    ``item_ids``, ``seed``, ``both_orders``, ``template``, ``on_failure``."""
+    return pairwise_stats(preds, target, judge=judge, default_template=MPTC_PAIRWISE, what="WinRate", **options)
+
+
+def win_rate(preds: Any, target: Any, *, judge: Judge, **options: Any) -> float:
+    """Rate (%, higher is better) at which the judge prefers ``preds`` (MTc) over ``target`` (GT)."""
+    return pairwise_from_stats(win_rate_stats(preds, target, judge=judge, **options), Signature.make("win_rate")).value
+
+
+def market_preference_rate_stats(preds: Any, target: Any, *, judge: Judge, **options: Any) -> dict[str, Any]:
+    """MarketPreferenceRate statistics: ``preds`` the posters made for ``target_market``,
+    ``target`` posters of the same films made for other markets."""
+    return pairwise_stats(
+        preds, target, judge=judge, default_template=MPTC_MARKET, what="MarketPreferenceRate", **options
+    )
+
+
+def market_preference_rate(preds: Any, target: Any, *, judge: Judge, **options: Any) -> float:
+    """Rate (%) at which the judge, as a viewer in ``target_market``, prefers that market's poster."""
+    stats = market_preference_rate_stats(preds, target, judge=judge, **options)
+    return pairwise_from_stats(stats, Signature.make("market_preference_rate")).value

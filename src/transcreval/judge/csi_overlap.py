@@ -1,0 +1,85 @@
+"""CSIOverlap: the share of culture-specific items replaced validly (Khanuja et al. 2025, §5.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import torch
+
+from transcreval.errors import InputError
+from transcreval.functional.judge.csi_overlap import STEPS, Matching, csi_overlap_from_stats, csi_overlap_stats
+from transcreval.judge.judge_metric import JudgeMetric
+from transcreval.judge.templates import PromptTemplate, resolve_template
+from transcreval.result import MetricResult
+from transcreval.states import Sum
+
+
+class CSIOverlap(JudgeMetric):
+    """Mean per-image share of the source's culture-specific items (CSIs) that the output
+    replaced with a valid replacement, in [0, 1], higher is better.
+
+    ``update(preds, target, country=..., category=...)``: ``preds`` the transcreated images,
+    ``target`` the sources. Three judge steps (objects, CSIs with replacements, matching); see
+    :mod:`transcreval.functional.judge.csi_overlap`. ``matching="exact"`` replaces the third
+    step by exact comparison of normalised names. ``templates={"objects"|"replacements"|"match":
+    template}`` replaces a step's prompt. ``extras``: ``n_no_csi`` (sources without a CSI, not
+    scored), ``csis``, ``replaced``, ``micro`` (replaced / csis), ``n_valid``, ``n_failed``,
+    ``failures``.
+    """
+
+    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+
+    def __init__(
+        self,
+        *,
+        judge: Any,
+        matching: Matching = "judge",
+        templates: Mapping[str, PromptTemplate | str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if matching not in ("judge", "exact"):
+            raise InputError(f"matching must be 'judge' or 'exact', got {matching!r}")
+        unknown = set(templates or {}) - set(STEPS)
+        if unknown:
+            raise InputError(f"templates may replace the steps {sorted(STEPS)}, not {sorted(unknown)}")
+        if "template" in kwargs:
+            raise InputError(
+                "CSIOverlap has three prompts: pass templates={'objects': ..., 'replacements': ..., 'match': ...}"
+            )
+        super().__init__(judge=judge, **kwargs)
+        self.matching = matching
+        self.templates = dict(templates or {})
+        for step, tpl in self.templates.items():
+            resolve_template(tpl, STEPS[step])
+        for name in ("no_csi", "csis", "replaced"):
+            self.add_state(name, Sum(torch.int64))
+
+    def _template_ref(self) -> str:
+        steps = ("objects", "replacements", "match") if self.matching == "judge" else ("objects", "replacements")
+        return "+".join(resolve_template(self.templates.get(s), STEPS[s]).ref for s in steps)
+
+    def _stats(
+        self,
+        preds: Any,
+        target: Any,
+        country: str | Sequence[str] | None = None,
+        category: str | Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        """``preds``: transcreated images; ``target``: source images; country and category per item."""
+        return csi_overlap_stats(
+            preds,
+            target,
+            judge=self.judge,
+            country=country,
+            category=category,
+            matching=self.matching,
+            templates=self.templates,
+            on_failure=self.on_failure,
+        )
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return csi_overlap_from_stats(stats, self.signature)
+
+    def _signature_options(self) -> dict[str, Any]:
+        return {"match": self.matching, **self._judge_options()}

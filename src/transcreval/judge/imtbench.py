@@ -1,0 +1,70 @@
+"""HarmonizationScore (S_vis) and AlignmentScore (S_align): IMTBench's judge scores (§4, Eq. 4-5)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from transcreval.functional.judge.imtbench import (
+    Combine,
+    alignment_score_stats,
+    check_combine,
+    harmonization_score_stats,
+    imtbench_from_stats,
+)
+from transcreval.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION
+from transcreval.judge.judge_metric import JudgeMetric
+from transcreval.result import MetricResult
+
+
+class HarmonizationScore(JudgeMetric):
+    """S_vis (IMTBench Eq. 4): mean judged naturalness of the translated images / 10, in [0, 1].
+
+    ``update(preds, translations=None)``: ``preds`` the translated images; ``translations``
+    only for templates that show the text (``template="imtbench.joint"``). ``combine``:
+    "naturalness" (Eq. 4), "min" (min with the artifact score, as GEdit-Bench) or "mean".
+    """
+
+    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    default_template = IMTBENCH_HARMONIZATION
+
+    def __init__(self, *, judge: Any, combine: Combine = "naturalness", **kwargs: Any) -> None:
+        self.combine = check_combine(combine)
+        super().__init__(judge=judge, **kwargs)
+
+    def _stats(self, preds: Any, translations: Sequence[str] | None = None) -> dict[str, Any]:
+        """``preds``: translated images; ``translations``: the system's texts (joint template only)."""
+        return harmonization_score_stats(
+            preds,
+            translations,
+            judge=self.judge,
+            combine=self.combine,
+            template=self.template,
+            on_failure=self.on_failure,
+        )
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return imtbench_from_stats(stats, self.signature)
+
+    def _signature_options(self) -> dict[str, Any]:
+        return {"combine": self.combine, **self._judge_options()}
+
+
+class AlignmentScore(JudgeMetric):
+    """S_align (IMTBench Eq. 5): mean judged agreement (0-10) / 10 between the text rendered in
+    each translated image (``preds``) and the system's translation text (``translations``).
+
+    ``update(preds, translations)``. Value in [0, 1], higher is better.
+    """
+
+    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    default_template = IMTBENCH_ALIGNMENT
+
+    def _stats(self, preds: Any, translations: Sequence[str]) -> dict[str, Any]:
+        """``preds``: translated images; ``translations``: the system's translation texts."""
+        return alignment_score_stats(
+            preds, translations, judge=self.judge, template=self.template, on_failure=self.on_failure
+        )
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return imtbench_from_stats(stats, self.signature)

@@ -1,0 +1,73 @@
+"""The base of the judge-based metric classes: a judge, a template, failure bookkeeping.
+
+Every judge metric keeps the same four states: ``total`` (sum of item values), ``count``
+(items with a valid answer), ``failures`` (failed items per status, in
+:data:`~transcreval.judge.FAILURE_STATUSES` order) and ``values`` (per-item values); a metric
+adds its own where it reports more. ``compute()`` reports ``n_valid``, ``n_failed`` and
+``failures`` in ``extras``. The judge calls happen in ``update`` (and ``forward``), one batch
+at a time; every answer is cached as it arrives, so an interrupted evaluation resumes where
+it stopped. Under ``torch.distributed`` each rank judges its own items; only the counts sync.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import torch
+
+from transcreval.judge.templates import PromptTemplate, resolve_template
+from transcreval.judge.types import FAILURE_STATUSES, Judge
+from transcreval.judge.verdicts import check_judge, check_on_failure
+from transcreval.metric import Metric
+from transcreval.states import Cat, Sum
+
+__all__ = ["JudgeMetric"]
+
+
+class JudgeMetric(Metric):
+    """A metric whose items are scored by a judge (see the module docstring).
+
+    Args:
+        judge: an :class:`~transcreval.judge.OpenAICompatibleJudge`, a
+            :class:`~transcreval.judge.ReplayJudge`, or anything with ``complete(requests)``.
+        template: the prompt: None (the built-in one), a built-in template id, a
+            :class:`~transcreval.judge.PromptTemplate`, or a path to a text file.
+        on_failure: "skip" (default: failed items are counted and left out) or "raise"
+            (:class:`~transcreval.errors.JudgeFailure` after the whole batch was asked and cached).
+        **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
+    """
+
+    higher_is_better: ClassVar[bool | None] = True
+    default_template: ClassVar[PromptTemplate | None] = None
+
+    def __init__(
+        self, *, judge: Judge, template: PromptTemplate | str | None = None, on_failure: str = "skip", **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self.judge = check_judge(judge, type(self).__name__)
+        self.on_failure = check_on_failure(on_failure)
+        self.template = template
+        if self.default_template is not None:
+            resolve_template(template, self.default_template)  # a bad template fails now, not at the first update
+        self.add_state("total", Sum(torch.float64))
+        self.add_state("count", Sum(torch.int64))
+        self.add_state("failures", Sum(torch.int64, (len(FAILURE_STATUSES),)))
+        self.add_state("values", Cat(torch.float64))
+
+    def _template_ref(self) -> str:
+        if self.default_template is None:
+            return "builtin"
+        return resolve_template(self.template, self.default_template).ref
+
+    def _judge_options(self) -> dict[str, Any]:
+        """What identifies the judge and the prompt in the signature (never a key)."""
+        d = dict(self.judge.describe()) if hasattr(self.judge, "describe") else {}
+        out: dict[str, Any] = {"judge": f"{d.get('backend', type(self.judge).__name__)}:{d.get('model', '?')}"}
+        for key, short in (("temperature", "t"), ("seed", "seed"), ("max_tokens", "max_tok")):
+            if key in d:
+                out[short] = d[key]
+        out["tpl"] = self._template_ref()
+        return out
+
+    def _signature_options(self) -> dict[str, Any]:
+        return self._judge_options()

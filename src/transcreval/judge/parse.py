@@ -1,0 +1,257 @@
+"""Reading judge answers: lenient about the wrapping, strict about the content.
+
+:func:`extract_json` finds the JSON object in an answer: the whole answer, a fenced code
+block (```json ... ```), a block between ``||V^=^V||`` delimiters (VIEScore / IMTBench style,
+whose content may be bare ``"key": value`` pairs), or the one balanced ``{...}`` object in
+surrounding prose. A Python-literal dict (single quotes) and trailing commas are accepted.
+Two different objects, or none, make the answer unparsable: nothing is guessed.
+
+The field readers then take one value: an integer on a scale (a JSON integer, an integral
+float, a digit string, or a one-element list of those, as IMTBench's ``[7]``), a choice
+letter, a string, a boolean or a list of strings. A value of the wrong type or outside the
+scale makes the answer unparsable (never clamped, never rounded).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+__all__ = [
+    "Read",
+    "extract_json",
+    "looks_like_refusal",
+    "read_bool",
+    "read_choice",
+    "read_int",
+    "read_str",
+    "read_str_list",
+]
+
+_MAX_CHARS = 200_000
+_FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.S)
+_DELIM = re.compile(r"\|\|\s*V[\^ˆ]=[\^ˆ]V\s*\|\|")
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+
+
+@dataclass(frozen=True)
+class Read(Generic[T]):
+    """A value read from an answer, or why none could be (``value`` None, ``error`` set)."""
+
+    value: T | None
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+
+def _fail(why: str) -> Read[Any]:
+    return Read(None, why)
+
+
+def _loads(span: str) -> Any:
+    """JSON, JSON without trailing commas, or a Python literal; None when none parses."""
+    for candidate in (span, _TRAILING_COMMA.sub(r"\1", span)):
+        try:
+            return json.loads(candidate)
+        except (ValueError, RecursionError):
+            pass
+    try:
+        return ast.literal_eval(span)
+    except Exception:
+        return None
+
+
+def _balanced_objects(text: str) -> list[str]:
+    """Outermost ``{...}`` spans, ignoring braces inside JSON/Python strings."""
+    spans, depth, start, quote, escape = [], 0, -1, "", False
+    for i, ch in enumerate(text):
+        if quote:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == quote:
+                quote = ""
+            continue
+        if ch in "\"'" and depth > 0:
+            # an apostrophe in prose inside braces is rare; a real string is closed on the same line
+            if ch == "'" and text.find("'", i + 1) == -1:
+                continue
+            quote = ch
+        elif ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                spans.append(text[start : i + 1])
+    return spans
+
+
+def _objects_in(text: str) -> list[dict[str, Any]]:
+    out = []
+    for span in _balanced_objects(text):
+        obj = _loads(span)
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+def _one(objs: list[dict[str, Any]], where: str) -> Read[dict[str, Any]]:
+    distinct: list[dict[str, Any]] = []
+    for o in objs:
+        if o not in distinct:
+            distinct.append(o)
+    if len(distinct) == 1:
+        return Read(distinct[0])
+    if not distinct:
+        return _fail(f"no JSON object {where}")
+    return _fail(f"{len(distinct)} different JSON objects {where}")
+
+
+def extract_json(answer: Any) -> Read[dict[str, Any]]:
+    """The JSON object an answer holds (see the module docstring)."""
+    if answer is None:
+        return _fail("no answer")
+    text = answer if isinstance(answer, str) else str(answer)
+    text = text.strip().lstrip("\ufeff")
+    if not text:
+        return _fail("empty answer")
+    if len(text) > _MAX_CHARS:
+        return _fail(f"answer too long to read ({len(text)} characters)")
+    whole = _loads(text) if text[0] in "{[" else None
+    if isinstance(whole, dict):
+        return Read(whole)
+    delims = list(_DELIM.finditer(text))
+    if len(delims) >= 2:
+        inner = text[delims[0].end() : delims[1].start()].strip()
+        if not inner.startswith("{"):
+            inner = "{" + inner.rstrip().rstrip(",") + "}"
+        obj = _loads(inner)
+        if isinstance(obj, dict):
+            return Read(obj)
+        found = _objects_in(inner)
+        if found:
+            return _one(found, "between the ||V^=^V|| delimiters")
+        return _fail("the block between ||V^=^V|| delimiters is not JSON")
+    fences = [m.group(1).strip() for m in _FENCE.finditer(text)]
+    fenced = [o for f in fences for o in ([_loads(f)] if isinstance(_loads(f), dict) else _objects_in(f))]
+    if fenced:
+        return _one(fenced, "in the code blocks")
+    return _one(_objects_in(text), "in the answer")
+
+
+# ---------------------------------------------------------------------- field readers
+def _get(obj: Mapping[str, Any], keys: Sequence[str]) -> tuple[str, Any] | None:
+    lowered = {str(k).strip().lower(): k for k in obj}
+    for k in keys:
+        real = lowered.get(k.lower())
+        if real is not None:
+            return str(real), obj[real]
+    return None
+
+
+def _as_int(v: Any) -> int | None:
+    if isinstance(v, list) and len(v) == 1:
+        v = v[0]
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    if isinstance(v, str):
+        s = v.strip()
+        if re.fullmatch(r"[-+]?\d+(?:\.0+)?", s):
+            return int(float(s))
+    return None
+
+
+def read_int(obj: Mapping[str, Any], keys: Sequence[str], low: int, high: int) -> Read[int]:
+    """An integer in [low, high] under the first of ``keys`` present (case-insensitive)."""
+    got = _get(obj, keys)
+    if got is None:
+        return _fail(f"no {'/'.join(keys)} key")
+    k, v = got
+    n = _as_int(v)
+    if n is None:
+        return _fail(f"{k}={v!r} is not an integer")
+    if not low <= n <= high:
+        return _fail(f"{k}={n} is outside {low}-{high}")
+    return Read(n)
+
+
+def read_choice(obj: Mapping[str, Any], keys: Sequence[str], letters: str) -> Read[str]:
+    """One option letter (``"B"``, ``"(b)"``, ``"Image B"``, ``"Option B."``) under ``keys``."""
+    got = _get(obj, keys)
+    if got is None:
+        return _fail(f"no {'/'.join(keys)} key")
+    k, v = got
+    if not isinstance(v, str):
+        return _fail(f"{k}={v!r} is not a letter")
+    s = v.strip().strip("()[].:*\"' ").strip()
+    s = re.sub(r"(?i)^(?:image|poster|option|answer|choice)\s+", "", s).strip("()[].:*\"' ")
+    if len(s) == 1 and s.upper() in letters.upper():
+        return Read(s.upper())
+    return _fail(f"{k}={v!r} is not one of {', '.join(letters)}")
+
+
+def read_str(obj: Mapping[str, Any], keys: Sequence[str], *, allow_empty: bool = True) -> Read[str]:
+    got = _get(obj, keys)
+    if got is None:
+        return _fail(f"no {'/'.join(keys)} key")
+    k, v = got
+    if v is None and allow_empty:
+        return Read("")
+    if not isinstance(v, str):
+        return _fail(f"{k}={v!r} is not a string")
+    if not v.strip() and not allow_empty:
+        return _fail(f"{k} is empty")
+    return Read(v.strip())
+
+
+def read_bool(obj: Mapping[str, Any], keys: Sequence[str]) -> Read[bool]:
+    """A boolean: JSON true/false or the strings yes/no/true/false."""
+    got = _get(obj, keys)
+    if got is None:
+        return _fail(f"no {'/'.join(keys)} key")
+    k, v = got
+    if isinstance(v, bool):
+        return Read(v)
+    if isinstance(v, str) and v.strip().lower().rstrip(".") in ("yes", "true", "no", "false"):
+        return Read(v.strip().lower().rstrip(".") in ("yes", "true"))
+    return _fail(f"{k}={v!r} is not true/false")
+
+
+def read_str_list(obj: Mapping[str, Any], keys: Sequence[str]) -> Read[list[str]]:
+    """A list of non-empty strings (stripped; duplicates kept once, order kept)."""
+    got = _get(obj, keys)
+    if got is None:
+        return _fail(f"no {'/'.join(keys)} key")
+    k, v = got
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        return _fail(f"{k} is not a list of strings")
+    return Read(list(dict.fromkeys(x.strip() for x in v if x.strip())))
+
+
+_REFUSAL = re.compile(
+    r"^\W*(?:i['’]m sorry|i am sorry|sorry,|i can(?:no|['’])t (?:help|assist|comply|provide|do that|evaluate)|"
+    r"i cannot (?:help|assist|comply|provide|evaluate)|i['’]m (?:not able|unable) to|i am (?:not able|unable) to|"
+    r"as an ai\b)",
+    re.I,
+)
+
+
+def looks_like_refusal(text: str | None) -> bool:
+    """True when an answer opens like a refusal ("I'm sorry, I can't ..."); used only to label
+    an unreadable answer "refused" instead of "unparsable"."""
+    return bool(text) and bool(_REFUSAL.match(text.strip()))  # type: ignore[union-attr]

@@ -1,0 +1,77 @@
+"""IMTBench's judge prompts (App. A.3 rubric, our wording): harmonization and alignment, 0-10."""
+
+from __future__ import annotations
+
+from transcreval.judge.prompts.common import JSON_ONLY
+from transcreval.judge.templates import PromptTemplate
+
+__all__ = ["IMTBENCH_ALIGNMENT", "IMTBENCH_HARMONIZATION", "IMTBENCH_JOINT"]
+
+_SYNTHETIC_NOTE = "The images are synthetic or machine-edited; no privacy concerns apply."
+_HARMONIZATION_RUBRIC = (
+    "naturalness (0-10): 0 = the scene does not look natural at all (wrong sense of distance, shadows or "
+    "lighting); 10 = the image looks entirely natural.\n"
+    "artifacts (0-10): 0 = large areas of distortion, watermarks, scratches, blurred faces, malformed body "
+    "parts or subjects that do not blend in; 10 = no artifacts at all."
+)
+_ALIGNMENT_RUBRIC = (
+    "alignment (0-10): how well the translation text matches the text rendered in the image. 0 = it does not "
+    "match at all, or contradicts it in major parts; 10 = it matches perfectly in meaning and in every key "
+    "detail. Criteria: key facts must match exactly (numbers, dates, units, prices, names, proper nouns, "
+    "negations); it must cover every prominent text region (headline before body before small print), and a "
+    "missing prominent region costs a lot; rephrasing is fine when the meaning is kept, contradictions are "
+    "penalised heavily; terms repeated in the image should be translated consistently; where image text is "
+    "truly unreadable, do not invent mismatches, judge only what can be read."
+)
+
+IMTBENCH_HARMONIZATION = PromptTemplate(
+    id="imtbench.harmonization",
+    version="1",
+    images=("image",),
+    output={"reasoning": "string", "naturalness": "integer 0-10", "artifacts": "integer 0-10"},
+    user=(
+        "{image:image}\n"
+        "You are a localisation quality reviewer. The text in this image was translated and rendered back into "
+        "the image. Judge the image itself, with two integer scores:\n"
+        f"{_HARMONIZATION_RUBRIC}\n{_SYNTHETIC_NOTE} Keep the reasoning short.\n"
+        f"{JSON_ONLY}\n"
+        '{{"reasoning": "<text>", "naturalness": <integer 0-10>, "artifacts": <integer 0-10>}}'
+    ),
+)
+
+IMTBENCH_ALIGNMENT = PromptTemplate(
+    id="imtbench.alignment",
+    version="1",
+    images=("image",),
+    output={"reasoning": "string", "alignment": "integer 0-10"},
+    user=(
+        "{image:image}\n"
+        "You are a localisation quality reviewer. The text in this image was translated and rendered back into "
+        'the image; the system also produced this translation text:\n"{translation}"\n'
+        f"Score {_ALIGNMENT_RUBRIC}\n{_SYNTHETIC_NOTE} Keep the reasoning short.\n"
+        f"{JSON_ONLY}\n"
+        '{{"reasoning": "<text>", "alignment": <integer 0-10>}}'
+    ),
+)
+
+IMTBENCH_JOINT = PromptTemplate(
+    id="imtbench.joint",
+    version="1",
+    images=("image",),
+    output={
+        "reasoning": "string",
+        "naturalness": "integer 0-10",
+        "artifacts": "integer 0-10",
+        "alignment": "integer 0-10",
+    },
+    user=(
+        "{image:image}\n"
+        "You are a localisation quality reviewer. The text in this image was translated and rendered back into "
+        'the image; the system also produced this translation text:\n"{translation}"\n'
+        "Give three integer scores.\n"
+        f"{_HARMONIZATION_RUBRIC}\n{_ALIGNMENT_RUBRIC}\n{_SYNTHETIC_NOTE} Keep the reasoning short.\n"
+        f"{JSON_ONLY}\n"
+        '{{"reasoning": "<text>", "naturalness": <integer 0-10>, "artifacts": <integer 0-10>, '
+        '"alignment": <integer 0-10>}}'
+    ),
+)

@@ -1,0 +1,131 @@
+"""Judges that need no endpoint: :class:`ReplayJudge` (cache only) and :class:`FunctionJudge`.
+
+``ReplayJudge`` answers from a response cache and never calls anything; a request it does not
+hold is an error (:class:`~transcreval.errors.JudgeCacheMiss`). Use it in CI, and to reproduce
+a published run from its cache file. Its keys must equal the recording judge's, so it takes
+the backend, model and decoding parameters from the cache when the file holds one setup (or
+from ``judge.replay()`` / explicit arguments when it holds several).
+
+``FunctionJudge`` answers with a Python function ``fn(request) -> str`` (a local model, a
+rule for tests); it caches like any judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from transcreval.errors import InputError, JudgeCacheError
+from transcreval.judge.base import CachingJudge
+from transcreval.judge.cache import JudgeCache
+from transcreval.judge.types import JudgeReply, JudgeRequest
+
+__all__ = ["FunctionJudge", "ReplayJudge"]
+
+
+class ReplayJudge(CachingJudge):
+    """Answers only from a judge cache; a miss raises :class:`~transcreval.errors.JudgeCacheMiss`.
+
+    Args:
+        cache: the cache file (opened read-only) or a :class:`JudgeCache`.
+        model, backend, params, cache_namespace, image_max_side: the recording judge's settings;
+            when omitted they are read from the cache, which must then hold exactly one setup.
+    """
+
+    replay_only: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        cache: Any,
+        *,
+        model: str | None = None,
+        backend: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        cache_namespace: str | None = None,
+        image_max_side: int | None = None,
+    ) -> None:
+        if cache is None:
+            raise InputError("ReplayJudge needs a cache file: ReplayJudge(cache='judge.sqlite')")
+        store = cache if isinstance(cache, JudgeCache) else JudgeCache(cache, "read-only")
+        if model is None or backend is None or params is None:
+            wanted = None if params is None else {k: v for k, v in params.items() if v is not None}
+            setups = [
+                s
+                for s in store.setups()
+                if (model is None or s[1] == model)
+                and (backend is None or s[0] == backend)
+                and (wanted is None or s[2] == wanted)
+            ]
+            if len(setups) != 1:
+                listing = (
+                    "; ".join(f"backend={b} model={m} params={p} namespace={n}" for b, m, p, n in setups) or "none"
+                )
+                raise JudgeCacheError(
+                    f"ReplayJudge cannot tell which recorded setup to replay from {store.path} ({len(setups)} match: "
+                    f"{listing}): pass model=, backend= and params= (or use judge.replay() on the recording judge)"
+                )
+            backend, model, params, ns = setups[0]
+            cache_namespace = cache_namespace if cache_namespace is not None else ns
+        self.backend = backend  # type: ignore[misc]
+        super().__init__(
+            model,
+            cache=store,
+            cache_mode=store.mode,
+            max_concurrency=1,
+            params=params,
+            image_max_side=image_max_side,
+            cache_namespace=cache_namespace,
+        )
+
+    def _call(self, request: JudgeRequest, params: Mapping[str, Any]) -> JudgeReply:  # pragma: no cover
+        raise AssertionError("ReplayJudge never calls an endpoint")
+
+    def __repr__(self) -> str:
+        assert self.cache is not None
+        return f"ReplayJudge({str(self.cache.path)!r}, model={self.model!r}, backend={self.backend!r})"
+
+
+class FunctionJudge(CachingJudge):
+    """A judge whose answers come from ``fn(request) -> str`` (or a :class:`JudgeReply`).
+
+    An exception inside ``fn`` becomes an "api_error" reply (never a score). ``model`` names
+    the function in cache keys and signatures: change it when the function changes.
+    """
+
+    backend: ClassVar[str] = "function"
+
+    def __init__(
+        self,
+        fn: Callable[[JudgeRequest], str | JudgeReply],
+        model: str = "function",
+        *,
+        cache: Any = None,
+        cache_mode: str = "read-write",
+        max_concurrency: int = 1,
+        params: Mapping[str, Any] | None = None,
+        cache_namespace: str | None = None,
+    ) -> None:
+        if not callable(fn):
+            raise InputError("FunctionJudge needs a callable fn(request) -> str")
+        super().__init__(
+            model,
+            cache=cache,
+            cache_mode=cache_mode,
+            max_concurrency=max_concurrency,
+            params=params,
+            cache_namespace=cache_namespace,
+        )
+        self.fn = fn
+
+    def _call(self, request: JudgeRequest, params: Mapping[str, Any]) -> JudgeReply:
+        try:
+            out = self.fn(request)
+        except Exception as e:
+            return JudgeReply("api_error", detail=f"{type(e).__name__}: {e}"[:300])
+        if isinstance(out, JudgeReply):
+            return out
+        if not isinstance(out, str):
+            return JudgeReply("api_error", detail=f"fn returned {type(out).__name__}, not a string")
+        if not out.strip():
+            return JudgeReply("api_error", text=out, detail="empty answer")
+        return JudgeReply("ok", text=out, model=self.model)

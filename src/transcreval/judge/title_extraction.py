@@ -1,0 +1,72 @@
+"""TitleExtraction: titles read by a judge, compared with chrF (MPTc-Bench §5.1, Table 4)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import torch
+
+from transcreval.errors import InputError
+from transcreval.functional.judge.title_extraction import title_extraction_from_stats, title_extraction_stats
+from transcreval.judge.catalog import MPTC_TITLE
+from transcreval.judge.judge_metric import JudgeMetric
+from transcreval.result import MetricResult
+from transcreval.states import Sum
+
+
+class TitleExtraction(JudgeMetric):
+    """Mean sentence chrF (0-100) between the titles a judge reads off the system's posters
+    (``preds``) and off the human target-market posters (``target``): MPTc-Bench's Title column.
+
+    ``update(preds, target)``: each entry a poster image, or a title as text (used as is; the
+    planner's title in ``preds`` gives MPTc's Plan column). chrF as ``TitleChrF`` (sacrebleu,
+    n=6, beta=2); ``extras["corpus"]`` the corpus chrF. Items whose title could not be read
+    are counted in ``extras["failures"]``.
+    """
+
+    value_range: ClassVar[tuple[float, float]] = (0.0, 100.0)
+    default_template = MPTC_TITLE
+
+    def __init__(
+        self,
+        *,
+        judge: Any,
+        char_order: int = 6,
+        word_order: int = 0,
+        beta: float = 2.0,
+        lowercase: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        for name, v in (("char_order", char_order), ("word_order", word_order)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise InputError(f"{name} must be a non-negative integer, got {v!r}")
+        if char_order + word_order == 0 or not isinstance(beta, (int, float)) or beta <= 0:
+            raise InputError("chrF needs char_order + word_order > 0 and beta > 0")
+        super().__init__(judge=judge, **kwargs)
+        self.options: dict[str, Any] = {
+            "char_order": char_order,
+            "word_order": word_order,
+            "beta": float(beta),
+            "lowercase": lowercase,
+        }
+        self.add_state("ngram_stats", Sum(torch.int64, (3 * (char_order + word_order),)))
+
+    def _stats(self, preds: Sequence[Any], target: Sequence[Any]) -> dict[str, Any]:
+        """``preds``: system posters (or titles); ``target``: reference posters (or titles)."""
+        return title_extraction_stats(
+            preds, target, judge=self.judge, template=self.template, on_failure=self.on_failure, **self.options
+        )
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return title_extraction_from_stats(stats, self.signature, self.options["beta"])
+
+    def _signature_options(self) -> dict[str, Any]:
+        o = self.options
+        return {
+            "nc": o["char_order"],
+            "nw": o["word_order"],
+            "b": o["beta"],
+            "lc": o["lowercase"],
+            **self._judge_options(),
+        }

@@ -1,0 +1,64 @@
+"""VLMTranscreationScore: VLM scores of intent, creativity and cultural relevance (Khanuja et al. 2025)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import torch
+
+from transcreval.functional.judge.transcreation_score import (
+    ASPECTS,
+    DIRECTION,
+    Aspect,
+    check_aspect,
+    transcreation_score_from_stats,
+    transcreation_score_stats,
+)
+from transcreval.judge.judge_metric import JudgeMetric
+from transcreval.result import MetricResult
+from transcreval.states import Sum
+
+
+class VLMTranscreationScore(JudgeMetric):
+    """Mean 1-5 VLM score of transcreated images (``preds``) against their sources (``target``).
+
+    ``aspect``: "intent" (same semantic category as the source, needs ``category``),
+    "creativity" (amount of visual change; neither direction is better, needs ``category``) or
+    "cultural" (relevance to ``country``; also reports ``extras["source_mean"]`` and
+    ``extras["delta"]``). ``update(preds, target, category=None, country=None)``.
+    """
+
+    value_range: ClassVar[tuple[float, float]] = (1.0, 5.0)
+
+    def __init__(self, *, judge: Any, aspect: Aspect = "cultural", **kwargs: Any) -> None:
+        self.aspect = check_aspect(aspect)
+        self.default_template = ASPECTS[self.aspect]  # type: ignore[misc]
+        self.higher_is_better = DIRECTION[self.aspect]  # type: ignore[misc]
+        super().__init__(judge=judge, **kwargs)
+        self.add_state("source_total", Sum(torch.float64))
+
+    def _stats(
+        self,
+        preds: Any,
+        target: Any,
+        category: str | Sequence[str] | None = None,
+        country: str | Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        """``preds``: transcreated images; ``target``: source images; category/country per item."""
+        return transcreation_score_stats(
+            preds,
+            target,
+            judge=self.judge,
+            aspect=self.aspect,
+            category=category,
+            country=country,
+            template=self.template,
+            on_failure=self.on_failure,
+        )
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return transcreation_score_from_stats(stats, self.signature, self.aspect)
+
+    def _signature_options(self) -> dict[str, Any]:
+        return {"aspect": self.aspect, **self._judge_options()}

@@ -1,0 +1,294 @@
+"""From judge replies to verdicts, and the failure bookkeeping every judge metric shares.
+
+A :class:`Verdict` is one answer read by a metric: its status (one of :data:`STATUSES`), the
+value read when the status is "ok", and what went wrong otherwise. :func:`ask` sends a batch
+of requests and reads every reply with the metric's reader; an answer that arrived but cannot
+be read is "unparsable" (or "refused" when it opens like a refusal). :class:`FailureTally`
+counts failures per status; metrics store it as an int64 vector state and report it as
+``extras["failures"]`` next to ``n_valid`` and ``n_failed``. A failure is never scored.
+
+Also here: the per-item RNG for orders and shuffles (SHA-256 of seed, item id and purpose,
+never Python's salted ``hash``), content ids for items, and per-item field broadcasting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from transcreval.errors import InputError, JudgeFailure
+from transcreval.judge.parse import Read, extract_json, looks_like_refusal
+from transcreval.judge.types import FAILURE_STATUSES, ImagePart, Judge, JudgeReply, JudgeRequest
+
+OnFailure = Literal["skip", "raise"]
+
+__all__ = [
+    "FailureTally",
+    "JudgeTally",
+    "OnFailure",
+    "Verdict",
+    "ask",
+    "broadcast",
+    "check_judge",
+    "check_on_failure",
+    "check_valid_count",
+    "content_id",
+    "failures_dict",
+    "item_id_list",
+    "item_rng",
+    "json_reader",
+    "judge_extras",
+    "judge_result",
+    "render_each",
+]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One judge answer as a metric reads it."""
+
+    status: str
+    value: Any = None
+    detail: str = ""
+    reply: JudgeReply | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def json_reader(read: Callable[[Mapping[str, Any]], Read[Any]]) -> Callable[[str], Read[Any]]:
+    """A reader of raw answers: find the JSON object, then apply ``read`` to it."""
+
+    def reader(text: str) -> Read[Any]:
+        obj = extract_json(text)
+        if not obj.ok:
+            return obj
+        return read(obj.value)  # type: ignore[arg-type]
+
+    return reader
+
+
+def ask(
+    judge: Judge,
+    requests: Sequence[JudgeRequest],
+    reader: Callable[[str], Read[Any]] | Sequence[Callable[[str], Read[Any]]],
+) -> list[Verdict]:
+    """Send ``requests`` (one batch) and read each reply; same order.
+
+    ``reader`` reads every reply, or is a list with one reader per request.
+    """
+    if not requests:
+        return []
+    readers = list(reader) if isinstance(reader, Sequence) else [reader] * len(requests)
+    if len(readers) != len(requests):
+        raise InputError(f"{len(readers)} readers for {len(requests)} requests")
+    replies = judge.complete(list(requests))
+    if len(replies) != len(requests):
+        raise InputError(f"the judge returned {len(replies)} replies for {len(requests)} requests")
+    out = []
+    for rep, read in zip(replies, readers):
+        if rep.status != "ok":
+            out.append(Verdict(rep.status, None, rep.detail, rep))
+            continue
+        got = read(rep.text or "")
+        if got.ok:
+            out.append(Verdict("ok", got.value, "", rep))
+        elif looks_like_refusal(rep.text):
+            out.append(Verdict("refused", None, f"the model declined: {(rep.text or '')[:120]!r}", rep))
+        else:
+            out.append(Verdict("unparsable", None, got.error, rep))
+    return out
+
+
+class FailureTally:
+    """Counts of failed items per status (api_error, refused, timeout, truncated, unparsable)."""
+
+    def __init__(self) -> None:
+        self.counts = [0] * len(FAILURE_STATUSES)
+        self.first: dict[str, str] = {}
+
+    def add(self, status: str, detail: str = "") -> None:
+        if status not in FAILURE_STATUSES:
+            raise ValueError(f"not a failure status: {status!r}")
+        self.counts[FAILURE_STATUSES.index(status)] += 1
+        self.first.setdefault(status, detail)
+
+    @property
+    def n_failed(self) -> int:
+        return sum(self.counts)
+
+    def raise_if_any(self, what: str, on_failure: OnFailure) -> None:
+        if on_failure == "raise" and self.n_failed:
+            lines = ", ".join(f"{s}: {n}" for s, n in zip(FAILURE_STATUSES, self.counts) if n)
+            first = "; ".join(f"{s}: {d}" for s, d in self.first.items() if d)
+            raise JudgeFailure(
+                f"{what}: {self.n_failed} judge answer(s) failed ({lines}){'; first: ' + first if first else ''}. "
+                "Answers that came back are cached; on_failure='skip' scores the others and reports the failures."
+            )
+
+
+def failures_dict(counts: Sequence[int]) -> dict[str, int]:
+    """``{status: count}`` for every failure status (zeros included)."""
+    return {s: int(n) for s, n in zip(FAILURE_STATUSES, counts)}
+
+
+def check_on_failure(on_failure: str) -> OnFailure:
+    if on_failure not in ("skip", "raise"):
+        raise InputError(f"on_failure must be 'skip' or 'raise', got {on_failure!r}")
+    return on_failure  # type: ignore[return-value]
+
+
+def check_judge(judge: Any, what: str) -> Judge:
+    if judge is None:
+        raise InputError(
+            f"{what} needs a judge: judge=OpenAICompatibleJudge(model=..., cache=...) or judge=ReplayJudge(cache=...)"
+        )
+    if not callable(getattr(judge, "complete", None)):
+        raise InputError(f"{what}: judge must have a complete(requests) method, got {type(judge).__name__}")
+    return judge
+
+
+def item_rng(seed: int, item_id: str, purpose: str) -> random.Random:
+    """A random generator for one item and purpose, the same in every process and run."""
+    digest = hashlib.sha256(f"{seed}:{item_id}:{purpose}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def content_id(*parts: Any) -> str:
+    """An item id from its content (image pixel hashes and strings): stable across processes."""
+    h = hashlib.sha256()
+    for p in parts:
+        if isinstance(p, ImagePart):
+            h.update(b"img:" + p.sha256.encode())
+        elif isinstance(p, (list, tuple)):
+            h.update(b"seq:" + content_id(*p).encode())
+        else:
+            h.update(b"str:" + str(p).encode("utf-8") + b"\x00")
+    return h.hexdigest()[:24]
+
+
+def item_id_list(item_ids: Any, n: int) -> list[str] | None:
+    """``item_ids`` as n strings (None stays None: ids then come from the content)."""
+    if item_ids is None:
+        return None
+    if isinstance(item_ids, (str, bytes)) or not isinstance(item_ids, Sequence):
+        raise InputError("item_ids must be a list with one id per item")
+    ids = [str(x) for x in item_ids]
+    if len(ids) != n:
+        raise InputError(f"item_ids has {len(ids)} ids for {n} items")
+    return ids
+
+
+def broadcast(value: Any, n: int, name: str, *, required: bool = True) -> list[Any]:
+    """A per-item list: a string (or scalar) for every item, or a sequence of length n."""
+    if value is None:
+        if required:
+            raise InputError(f"{name} is required: one value for all items, or a list with one per item")
+        return [None] * n
+    if isinstance(value, (str, int, float)):
+        return [value] * n
+    if isinstance(value, Sequence):
+        items = list(value)
+        if len(items) != n:
+            raise InputError(f"{name} has {len(items)} values for {n} items")
+        return items
+    raise InputError(f"{name} must be a string or a list of strings, got {type(value).__name__}")
+
+
+class JudgeTally:
+    """A batch's statistics being built: valid item values and failures per status.
+
+    ``stats()`` gives the states every judge metric declares: ``total`` (sum of item values),
+    ``count`` (valid items), ``failures`` (int64 counts in :data:`FAILURE_STATUSES` order) and
+    ``values`` (the per-item values, in order).
+    """
+
+    def __init__(self) -> None:
+        self.total = 0.0
+        self.count = 0
+        self.values: list[float] = []
+        self.failed = FailureTally()
+
+    def add(self, value: float) -> None:
+        v = float(value)
+        if v != v or v in (float("inf"), float("-inf")):
+            raise ValueError(f"a judge item value must be finite, got {value!r}")
+        self.total += v
+        self.count += 1
+        self.values.append(v)
+
+    def fail(self, status: str, detail: str = "") -> None:
+        self.failed.add(status, detail)
+
+    def stats(self) -> dict[str, Any]:
+        import numpy as np
+
+        return {
+            "total": self.total,
+            "count": self.count,
+            "failures": list(self.failed.counts),
+            "values": np.asarray(self.values, dtype=np.float64),
+        }
+
+
+def judge_extras(stats: Mapping[str, Any]) -> dict[str, Any]:
+    """``n_valid``, ``n_failed`` and ``failures`` (a count per failure status) from stats."""
+    counts = [
+        int(x) for x in (stats["failures"].tolist() if hasattr(stats["failures"], "tolist") else stats["failures"])
+    ]
+    return {"n_valid": int(stats["count"]), "n_failed": sum(counts), "failures": failures_dict(counts)}
+
+
+def check_valid_count(stats: Mapping[str, Any], what: str) -> int:
+    """The number of valid items; EmptyInputError (naming the failures) when there is none."""
+    from transcreval.errors import EmptyInputError
+
+    n = int(stats["count"])
+    if n == 0:
+        ex = judge_extras(stats)
+        detail = ", ".join(f"{s}: {c}" for s, c in ex["failures"].items() if c) or "no items"
+        raise EmptyInputError(
+            f"{what}: no valid judge answers to score ({detail}); failures are never scored: see "
+            "extras['failures'] of earlier results, or rerun with on_failure='raise' to see the first error"
+        )
+    return n
+
+
+def render_each(
+    template: Any,
+    rows: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]],
+    arguments: Mapping[str, str] | None = None,
+    what: str = "judge metric",
+) -> list[JudgeRequest]:
+    """Render ``template`` once per ``(images, fields)`` row.
+
+    A field the template needs but the caller did not give is an InputError naming the
+    metric argument that supplies it (``arguments`` maps field -> argument name).
+    """
+    needed = set(template.fields)
+    missing = [(f, arg) for f, arg in (arguments or {}).items() if f in needed and rows and rows[0][1].get(f) is None]
+    if missing:
+        names = ", ".join(repr(f) for f, _ in missing)
+        args = ", ".join(f"{arg}=" for _, arg in missing)
+        raise InputError(f"{what}: template {template.ref} needs {names}: pass {args}")
+    out = []
+    for images, fields in rows:
+        out.append(template.render(images, **{k: v for k, v in fields.items() if k in needed}))
+    return out
+
+
+def judge_result(value: float, stats: Mapping[str, Any], signature: Any, **extras: Any) -> Any:
+    """A :class:`~transcreval.result.MetricResult` with the per-item values and the failure extras."""
+    import torch
+
+    from transcreval.result import MetricResult
+
+    values = stats["values"]
+    per_item = values.clone() if isinstance(values, torch.Tensor) else torch.as_tensor(values, dtype=torch.float64)
+    return MetricResult(
+        float(value), int(stats["count"]), signature, per_item=per_item, extras={**judge_extras(stats), **extras}
+    )

@@ -1,0 +1,320 @@
+"""OpenAICompatibleJudge against a scripted loopback server: every status, retries, caching."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import logging
+import pickle
+import re
+import socket
+import time
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tests.judge.conftest import SCORE_TEMPLATE, SECRET, TEXT_TEMPLATE, image
+from transcreval.errors import JudgeConfigError, JudgeUnreachableError
+from transcreval.judge import JudgeCache, OpenAICompatibleJudge
+from transcreval.judge.fake_server import FakeAnswer, FakeHang, FakeHTTPError, FakeOpenAIServer, FakeRaw
+
+
+def make(server, cache=None, **kw):
+    kw.setdefault("max_retries", 2)
+    kw.setdefault("timeout", 5.0)
+    return OpenAICompatibleJudge("fake-judge", base_url=server.base_url, api_key=SECRET, cache=cache, **kw)
+
+
+def ask(judge, item="1"):
+    return judge.complete([TEXT_TEMPLATE.render(item=item)])[0]
+
+
+def test_ok_answer_is_cached_and_replayed_without_a_request(server, cache_path):
+    server.script('{"score": 4}')
+    judge = make(server, cache_path)
+    r = ask(judge)
+    assert (r.status, r.text, r.cached, r.finish_reason, r.model) == ("ok", '{"score": 4}', False, "stop", "fake-judge")
+    assert r.usage and r.usage["completion_tokens"] >= 1
+    assert server.request_count == 1
+    again = make(server, cache_path)  # a new process would do the same: a new judge on the same file
+    r2 = ask(again)
+    assert (r2.status, r2.text, r2.cached, r2.key) == ("ok", '{"score": 4}', True, r.key)
+    assert server.request_count == 1 and again.calls_made == 0
+
+
+def test_defaults_sent_temperature_zero_and_seed(server):
+    ask(make(server))
+    body = server.requests[0]
+    assert body["temperature"] == 0 and body["seed"] == 0 and body["max_tokens"] == 1024
+    assert body["model"] == "fake-judge"
+    assert server.auth_headers[0] == f"Bearer {SECRET}"
+
+
+def test_none_parameters_are_not_sent(server):
+    ask(make(server, temperature=None, seed=None))
+    assert "temperature" not in server.requests[0] and "seed" not in server.requests[0]
+
+
+def test_429_with_retry_after_is_honoured(server):
+    server.script(FakeHTTPError(429, headers={"retry-after": "1.2"}), '{"score": 2}')
+    t0 = time.perf_counter()
+    r = ask(make(server))
+    waited = time.perf_counter() - t0
+    assert r.status == "ok" and r.text == '{"score": 2}'
+    assert server.request_count == 2
+    assert waited >= 1.15  # the SDK's own backoff would be ~0.5 s: the header was followed
+
+
+def test_retry_after_ms_is_honoured(server):
+    server.script(FakeHTTPError(503, headers={"retry-after-ms": "900"}), '{"score": 2}')
+    t0 = time.perf_counter()
+    assert ask(make(server)).status == "ok"
+    assert time.perf_counter() - t0 >= 0.85
+
+
+def test_rate_limit_that_outlives_the_retries_is_an_api_error_and_not_cached(server, cache_path):
+    server.script(*[FakeHTTPError(429, headers={"retry-after": "0.05"})] * 3)
+    judge = make(server, cache_path, max_retries=2)
+    r = ask(judge)
+    assert r.status == "api_error" and "rate limited after 2 retries" in r.detail and r.text is None
+    assert server.request_count == 3
+    assert len(JudgeCache(cache_path)) == 0
+    server.script('{"score": 1}')
+    assert ask(judge).status == "ok"  # asked again: errors were never cached
+    assert server.request_count == 4
+
+
+def test_5xx_is_retried_then_succeeds(server):
+    server.script(FakeHTTPError(500), FakeHTTPError(502), '{"score": 3}')
+    r = ask(make(server, max_retries=2))
+    assert r.status == "ok" and server.request_count == 3
+
+
+def test_5xx_forever_is_an_api_error(server):
+    server.script(*[FakeHTTPError(500, message="boom")] * 2)
+    r = ask(make(server, max_retries=1))
+    assert r.status == "api_error" and "HTTP 500" in r.detail and "boom" in r.detail
+
+
+def test_hang_past_the_timeout_is_a_timeout(server, cache_path):
+    server.script(FakeHang(30), FakeHang(30))
+    judge = make(server, cache_path, timeout=0.4, max_retries=1)
+    r = ask(judge)
+    assert r.status == "timeout" and r.text is None and "0.4 s" in r.detail
+    assert server.request_count == 2
+    assert len(JudgeCache(cache_path)) == 0
+
+
+def test_malformed_response_body_is_an_api_error(server):
+    server.script(FakeRaw(b'{"choices": [ this is not json'))
+    r = ask(make(server))
+    assert r.status == "api_error" and "malformed" in r.detail
+
+
+def test_response_without_choices_is_an_api_error(server):
+    server.script(FakeRaw(json.dumps({"id": "x", "object": "chat.completion", "choices": []}).encode()))
+    r = ask(make(server))
+    assert r.status == "api_error" and "no choices" in r.detail
+
+
+def test_truncated_answer_keeps_its_text_but_is_not_cached(server, cache_path):
+    server.script(FakeAnswer('{"score": ', finish_reason="length"))
+    judge = make(server, cache_path)
+    r = ask(judge)
+    assert r.status == "truncated" and r.text == '{"score": ' and "max_tokens" in r.detail
+    assert len(JudgeCache(cache_path)) == 0
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        FakeAnswer(None, refusal="I can't help with that."),
+        FakeAnswer("", finish_reason="content_filter"),
+        FakeHTTPError(400, message="The response was filtered", code="content_filter"),
+        FakeHTTPError(400, message="blocked by the content management policy"),
+    ],
+    ids=["refusal-field", "finish-content-filter", "400-code", "400-azure-wording"],
+)
+def test_refusals(server, cache_path, action):
+    server.script(action)
+    judge = make(server, cache_path)
+    r = ask(judge)
+    assert r.status == "refused", r
+    assert server.request_count == 1  # refusals are not retried
+    assert len(JudgeCache(cache_path)) == 0
+
+
+def test_other_400_is_an_api_error(server):
+    server.script(FakeHTTPError(400, message="max_tokens is too large"))
+    r = ask(make(server))
+    assert r.status == "api_error" and "HTTP 400" in r.detail and "max_tokens is too large" in r.detail
+
+
+def test_empty_answer_is_an_api_error(server):
+    server.script(FakeAnswer("   "))
+    assert ask(make(server)).status == "api_error"
+
+
+def test_auth_error_raises_and_keeps_earlier_answers(server, cache_path):
+    server.script('{"score": 1}', '{"score": 2}', FakeHTTPError(401, message=f"Incorrect API key provided: {SECRET}"))
+    judge = make(server, cache_path, max_concurrency=1)
+    with pytest.raises(JudgeConfigError) as e:
+        judge.complete([TEXT_TEMPLATE.render(item=str(i)) for i in range(4)])
+    assert "rejected the API key" in str(e.value) and SECRET not in str(e.value)
+    assert len(JudgeCache(cache_path)) == 2  # what came back before the error is kept
+    assert server.request_count == 3  # and nothing after the error was sent
+
+
+def test_auth_error_in_a_concurrent_batch_stops_sending(cache_path):
+    def responder(body):
+        return FakeHTTPError(401, message="bad key")
+
+    with FakeOpenAIServer(responder, latency=0.05) as server:
+        judge = make(server, cache_path, max_concurrency=4)
+        with pytest.raises(JudgeConfigError):
+            judge.complete([TEXT_TEMPLATE.render(item=str(i)) for i in range(40)])
+        assert server.request_count < 40
+
+
+def test_unknown_model_raises(server):
+    server.script(FakeHTTPError(404, message="model 'x' does not exist"))
+    with pytest.raises(JudgeConfigError, match="404 for model 'fake-judge'"):
+        ask(make(server))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_endpoint_raises_a_clear_error():
+    judge = OpenAICompatibleJudge(
+        "m", base_url=f"http://127.0.0.1:{_free_port()}/v1", api_key=SECRET, max_retries=0, timeout=2
+    )
+    with pytest.raises(JudgeUnreachableError, match=r"never answered.*check base_url"):
+        ask(judge)
+
+
+def test_connection_lost_after_a_first_answer_is_a_per_item_error(server):
+    judge = make(server, max_retries=0)
+    server.script('{"score": 1}')
+    assert ask(judge, "a").status == "ok"
+    server.stop()
+    r = ask(judge, "b")
+    assert r.status == "api_error" and "connection failed" in r.detail
+
+
+def test_missing_key_for_the_hosted_api_is_an_error(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(JudgeConfigError, match="OPENAI_API_KEY"):
+        OpenAICompatibleJudge("gpt-4o")
+
+
+def test_key_from_the_environment(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env-42")
+    judge = OpenAICompatibleJudge("fake-judge", base_url=server.base_url)
+    ask(judge)
+    assert server.auth_headers[-1] == "Bearer sk-from-env-42"
+
+
+def test_local_server_without_a_key(server, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert ask(OpenAICompatibleJudge("fake-judge", base_url=server.base_url)).status == "ok"
+
+
+def test_images_are_sent_as_lossless_png_data_urls(server):
+    img = image(3, (9, 7))
+    judge = make(server)
+    judge.complete([SCORE_TEMPLATE.render({"image": img}, item="x")])
+    content = server.requests[0]["messages"][0]["content"]
+    urls = [p["image_url"]["url"] for p in content if p["type"] == "image_url"]
+    assert len(urls) == 1 and urls[0].startswith("data:image/png;base64,")
+    decoded = Image.open(io.BytesIO(base64.b64decode(urls[0].split(",", 1)[1])))
+    assert decoded.format == "PNG" and np.array_equal(np.asarray(decoded.convert("RGB")), img)
+    assert [p["type"] for p in content] == ["image_url", "text"]  # the marker put the image first
+
+
+def test_identical_requests_in_a_batch_make_one_call(server):
+    judge = make(server, max_concurrency=4)
+    replies = judge.complete([TEXT_TEMPLATE.render(item="same")] * 5 + [TEXT_TEMPLATE.render(item="other")])
+    assert server.request_count == 2
+    assert len({r.key for r in replies}) == 2 and all(r.status == "ok" for r in replies)
+
+
+def test_concurrency_is_bounded():
+    with FakeOpenAIServer(latency=0.1) as server:
+        judge = make(server, max_concurrency=3)
+        replies = judge.complete([TEXT_TEMPLATE.render(item=str(i)) for i in range(12)])
+        assert all(r.status == "ok" for r in replies)
+        assert server.request_count == 12 and server.max_in_flight <= 3
+
+
+def test_replies_keep_the_request_order():
+    def responder(body):
+        item = re.search(r"item (\d+)", body["messages"][0]["content"]).group(1)
+        return json.dumps({"score": int(item) % 5 + 1})
+
+    with FakeOpenAIServer(responder, latency=0.01) as server:
+        replies = make(server, max_concurrency=8).complete([TEXT_TEMPLATE.render(item=str(i)) for i in range(30)])
+    assert [json.loads(r.text)["score"] for r in replies] == [i % 5 + 1 for i in range(30)]
+
+
+def test_read_only_and_off_modes(server, cache_path):
+    make(server, cache_path).complete([TEXT_TEMPLATE.render(item="1")])
+    ro = make(server, cache_path, cache_mode="read-only")
+    assert ask(ro, "1").cached
+    assert not ask(ro, "2").cached
+    assert len(JudgeCache(cache_path)) == 1  # read-only never writes
+    off = make(server, cache_path, cache_mode="off")
+    n = server.request_count
+    assert not ask(off, "1").cached and server.request_count == n + 1
+
+
+def test_the_api_key_never_reaches_logs_cache_pickles_or_errors(server, cache_path, caplog):
+    caplog.set_level(logging.DEBUG)  # every logger, the SDK's and httpx's included
+    server.script(
+        '{"score": 5}',
+        FakeHTTPError(500, message=f"internal error for key {SECRET}"),
+        FakeHTTPError(500, message=f"internal error for key {SECRET}"),
+        FakeHTTPError(400, message=f"bad request from {SECRET}"),
+        FakeHTTPError(401, message=f"Incorrect API key provided: {SECRET}"),
+    )
+    judge = make(server, cache_path, max_retries=1, max_concurrency=1)
+    texts = []
+    for item in ("1", "2", "3"):
+        r = ask(judge, item)
+        texts += [r.detail, repr(r)]
+    with pytest.raises(JudgeConfigError) as e:
+        ask(judge, "4")
+    texts += [str(e.value), repr(e.value), repr(judge), str(judge.describe())]
+    assert all(SECRET not in t for t in texts)
+    assert SECRET not in caplog.text
+    for suffix in ("", "-wal", "-shm"):
+        p = cache_path.parent / (cache_path.name + suffix)
+        if p.exists():
+            assert SECRET.encode() not in p.read_bytes()
+    assert SECRET.encode() not in pickle.dumps(judge)
+
+
+def test_pickled_judge_reads_the_key_from_the_environment(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env-after-unpickle")
+    judge = pickle.loads(pickle.dumps(make(server)))
+    ask(judge)
+    assert server.auth_headers[-1] == "Bearer sk-env-after-unpickle"
+
+
+def test_bad_options_are_rejected(server):
+    for kw, match in (
+        ({"max_concurrency": 0}, "max_concurrency"),
+        ({"timeout": 0}, "timeout"),
+        ({"max_retries": -1}, "max_retries"),
+        ({"max_tokens": 0}, "max_tokens"),
+        ({"extra_params": {"messages": []}}, "extra_params"),
+        ({"cache_mode": "sometimes"}, "cache mode"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            make(server, **kw)

@@ -1,0 +1,128 @@
+"""SIGKILL a judging run at any point and rerun it: no answer that came back is lost, and no
+call whose answer was stored is made again. The run and the fake endpoint are real processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+N = 48
+
+RUN = textwrap.dedent(
+    """
+    import sys
+    from transcreval.judge import OpenAICompatibleJudge, PromptTemplate
+    t = PromptTemplate("kill.test", "1", 'Rate item {item}. Reply {{"score": <integer 1-5>}}')
+    judge = OpenAICompatibleJudge("fake-judge", base_url=sys.argv[1], api_key="sk-x", cache=sys.argv[2],
+                                  max_concurrency=4, max_retries=0, timeout=30)
+    replies = judge.complete([t.render(item=str(i)) for i in range(int(sys.argv[3]))])
+    assert all(r.status == "ok" for r in replies), [r.detail for r in replies if r.status != "ok"]
+    print("done", sum(not r.cached for r in replies), flush=True)
+    """
+)
+
+
+def prompts(path: Path) -> dict[str, str]:
+    """key -> SHA-256 of the prompt text, for the stored answers."""
+    import hashlib
+    import json
+
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        out = {}
+        for key, request in conn.execute("SELECT key, request FROM replies"):
+            text = "\n".join(p["text"] for m in json.loads(request)["messages"] for p in m["content"])
+            out[hashlib.sha256(text.encode()).hexdigest()] = key
+        return out
+    finally:
+        conn.close()
+
+
+def sent_before(log: Path, t: float) -> set[str]:
+    """Prompts whose answers the server finished sending before time t."""
+    out = set()
+    for line in log.read_text().splitlines():
+        kind, digest, *rest = line.split()
+        if kind == "sent" and float(rest[0]) < t:
+            out.add(digest)
+    return out
+
+
+def rows(path: Path) -> dict[str, str]:
+    if not path.exists():
+        return {}
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return dict(conn.execute("SELECT key, text FROM replies"))
+    except sqlite3.OperationalError:  # the table is not created yet
+        return {}
+    finally:
+        conn.close()
+
+
+def lines(path: Path) -> int:
+    """Requests the server received."""
+    return sum(line.startswith("recv ") for line in path.read_text().splitlines()) if path.exists() else 0
+
+
+@pytest.fixture
+def endpoint(tmp_path):
+    log = tmp_path / "requests.log"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "transcreval.judge.fake_server", "--latency", "0.15", "--log", str(log)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:")
+        yield url, log
+    finally:
+        proc.kill()
+        proc.wait(30)
+
+
+def test_sigkill_at_any_point_loses_nothing_and_repeats_nothing(tmp_path, endpoint):
+    url, log = endpoint
+    cache = tmp_path / "judge.sqlite"
+    script = tmp_path / "run.py"
+    script.write_text(RUN)
+    cmd = [sys.executable, str(script), url, str(cache), str(N)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+
+    for kill_at in (1, 9, 30):  # kill three times, at different points of the run
+        kept = rows(cache)
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while len(rows(cache)) < kill_at and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert proc.poll() is None, "the run finished before it could be killed"
+        killed_at = time.time()
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        after = rows(cache)
+        # an answer that came back well before the kill (0.5 s: ample time to commit it) is stored
+        assert sent_before(log, killed_at - 0.5) <= set(prompts(cache))
+        # every answer stored before (and before this kill) is still there, unchanged
+        assert {k: after[k] for k in kept} == kept
+        assert len(after) >= kill_at
+
+    stored, received_before = rows(cache), lines(log)
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    new_calls = int(done.stdout.split()[1])
+    final = rows(cache)
+    assert len(final) == N
+    assert {k: final[k] for k in stored} == stored
+    # the rerun asked only for what was missing, once each
+    assert new_calls == N - len(stored)
+    assert lines(log) - received_before == N - len(stored)

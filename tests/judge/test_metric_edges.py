@@ -1,0 +1,169 @@
+"""Edge cases for every judge metric: an empty batch, a single item, constant inputs (one call
+for identical requests); and the metric-specific answer readers fuzzed."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from transcreval import (
+    AlignmentScore,
+    CSIOverlap,
+    HarmonizationScore,
+    JudgedFontRichness,
+    JudgedPointScore,
+    JudgedStyleScore,
+    JudgeScore,
+    MarketPreferenceRate,
+    QuizHitRate,
+    TitleExtraction,
+    VLMTranscreationScore,
+    WinRate,
+)
+from transcreval.errors import InputError
+from transcreval.functional.judge.csi_overlap import read_matches, read_objects, read_replacements
+from transcreval.functional.judge.quiz_hit_rate import read_quiz_answer
+from transcreval.judge import FunctionJudge
+
+SOURCE = np.zeros((24, 16, 3), np.uint8)
+OUTPUT = np.full((24, 16, 3), 255, np.uint8)
+
+
+def answer(request):
+    t = request.template_id
+    if t == "mptc.title":
+        return '{"title": "Parasite"}'
+    if t == "mptc.quiz":
+        return json.dumps({"answer": re.search(r"^([A-Z])\. drama$", request.text, re.M).group(1)})
+    if t in ("mptc.aesthetic", "mptc.adaptation"):
+        return '{"comment": "x", "score": 4}'
+    if t in ("mptc.pairwise", "mptc.market"):
+        return '{"reason": "x", "preferred": "A"}'
+    if t == "khanuja.cultural":
+        return '{"first_score": 2, "second_score": 4}'
+    if t.startswith("khanuja.csi-objects"):
+        black = request.images[0].image.getpixel((0, 0))[0] == 0
+        return json.dumps({"objects": ["bread", "fork"] if black else ["rice", "fork"]})
+    if t == "khanuja.csi-replacements":
+        return '{"replacements": {"bread": ["rice"], "fork": ["chopsticks"]}}'
+    if t == "khanuja.csi-match":
+        return '{"matches": [["rice", "rice"]]}'
+    if t.startswith("imtbench"):
+        return '{"naturalness": 7, "artifacts": 9, "alignment": 6}'
+    if t.startswith("posteriq.point"):
+        return '{"covered": true}'
+    if t == "posteriq.style":
+        return '{"style": "Memphis Style"}'
+    if t == "posteriq.font":
+        return '{"attributes": ["bold"]}'
+    raise KeyError(t)
+
+
+CTX = {"target_market": "Japan", "source_market": "USA", "genre": "drama"}
+# (metric factory, update arguments for n items, the value of every item)
+CASES = {
+    "TitleExtraction": (lambda j: TitleExtraction(judge=j), lambda n: ([OUTPUT] * n, ["Parasite"] * n), 100.0),
+    "QuizHitRate": (
+        lambda j: QuizHitRate(judge=j, labels=["drama", "comedy", "horror", "action"]),
+        lambda n: ([OUTPUT] * n, ["drama"] * n),
+        100.0,
+    ),
+    "JudgeScore": (lambda j: JudgeScore(judge=j), lambda n: ([OUTPUT] * n, [SOURCE] * n, CTX), 4.0),
+    "WinRate": (lambda j: WinRate(judge=j, both_orders=True), lambda n: ([OUTPUT] * n, [SOURCE] * n, CTX), 50.0),
+    "MarketPreferenceRate": (
+        lambda j: MarketPreferenceRate(judge=j, both_orders=True),
+        lambda n: ([OUTPUT] * n, [SOURCE] * n, {"target_market": "Japan"}),
+        50.0,
+    ),
+    "VLMTranscreationScore": (
+        lambda j: VLMTranscreationScore(judge=j),
+        lambda n: ([OUTPUT] * n, [SOURCE] * n, {"country": "Japan"}),
+        4.0,
+    ),
+    "CSIOverlap": (
+        lambda j: CSIOverlap(judge=j),
+        lambda n: ([OUTPUT] * n, [SOURCE] * n, {"country": "Japan", "category": "food"}),
+        0.5,
+    ),
+    "HarmonizationScore": (lambda j: HarmonizationScore(judge=j), lambda n: ([OUTPUT] * n,), 0.7),
+    "AlignmentScore": (lambda j: AlignmentScore(judge=j), lambda n: ([OUTPUT] * n, ["Sale"] * n), 0.6),
+    "JudgedPointScore": (lambda j: JudgedPointScore(judge=j), lambda n: ([OUTPUT] * n, [["a title"]] * n), 1.0),
+    "JudgedStyleScore": (lambda j: JudgedStyleScore(judge=j), lambda n: ([OUTPUT] * n, ["Memphis Style"] * n), 1.0),
+    "JudgedFontRichness": (
+        lambda j: JudgedFontRichness(judge=j, vocabulary=["bold", "serif"]),
+        lambda n: ([OUTPUT] * n,),
+        0.5,
+    ),
+}
+
+
+def call(metric, args):
+    *pos, kw = args if isinstance(args[-1], dict) else (*args, {})
+    return metric(*pos, **kw)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_single_item(name):
+    factory, args, value = CASES[name]
+    r = call(factory(FunctionJudge(answer)), args(1))
+    assert r.value == pytest.approx(value) and r.n == 1 and r.extras["n_failed"] == 0
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_constant_inputs_make_one_call_per_distinct_request(name):
+    factory, args, value = CASES[name]
+    calls = []
+    judge = FunctionJudge(lambda r: (calls.append(r.template_id), answer(r))[1])
+    r1 = call(factory(judge), args(1))
+    n1 = len(calls)
+    calls.clear()
+    r5 = call(factory(judge), args(5))
+    assert r5.value == pytest.approx(r1.value) == pytest.approx(value) and r5.n == 5
+    assert len(calls) == n1  # five identical items cost what one does
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_empty_batch_is_a_clear_error(name):
+    factory, args, _ = CASES[name]
+    with pytest.raises(InputError, match=r"empty|no items|at least one"):
+        call(factory(FunctionJudge(answer)), args(0))
+
+
+# ---------------------------------------------------------------------- the readers, fuzzed
+text = st.text(max_size=300)
+
+
+@given(text)
+def test_objects_reader_never_raises(t):
+    r = read_objects(t)
+    assert (r.ok and all(isinstance(x, str) and x for x in r.value)) or (not r.ok and r.value is None)
+
+
+@given(st.dictionaries(st.text(max_size=10), st.lists(st.text(max_size=10), max_size=4) | st.text(max_size=5)))
+def test_replacements_reader_only_returns_lists_of_strings(obj):
+    r = read_replacements(json.dumps(obj))
+    if r.ok:
+        assert all(isinstance(k, str) and all(isinstance(x, str) for x in v) for k, v in r.value.items())
+    else:
+        assert r.value is None
+
+
+@given(
+    text, st.lists(st.text(min_size=1, max_size=8), max_size=4), st.lists(st.text(min_size=1, max_size=8), max_size=4)
+)
+def test_matches_reader_only_returns_items_of_list_1(t, l1, l2):
+    from transcreval.functional.judge.csi_overlap import normalise_name
+
+    r = read_matches(l1, l2)(t)
+    assert (r.ok and r.value <= {normalise_name(x) for x in l1}) or (not r.ok and r.value is None)
+
+
+@given(text)
+def test_quiz_reader_only_returns_a_letter_shown(t):
+    r = read_quiz_answer("ABCD")(t)
+    assert (r.ok and r.value in ("A", "B", "C", "D")) or (not r.ok and r.value is None)
