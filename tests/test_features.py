@@ -75,7 +75,7 @@ def test_trunk_from_torchvision_file_in_weights_dir_equals_lpips(env, monkeypatc
         assert list(ours) == list(rw.TRUNKS[net][3])
         for a, b in zip(ours.values(), _reference_features(ref, x)):
             assert a.shape == b.shape
-            torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
+            torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)  # channels-last convolutions: rounding
 
 
 def test_vgg_trunk_from_an_lpips_layout_file_equals_lpips(env, vgg_lpips_file):
@@ -85,7 +85,7 @@ def test_vgg_trunk_from_an_lpips_layout_file_equals_lpips(env, vgg_lpips_file):
     ref = rw.reference_lpips("vgg", feats, lins)
     x = _images(2, 40)
     for a, b in zip(ex(x).values(), _reference_features(ref, x)):
-        torch.testing.assert_close(a, b, rtol=0, atol=1e-6)
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
 
 
 def test_preprocessing_is_lpips_scaling_layer_bit_for_bit():

@@ -350,3 +350,26 @@ def test_result_per_item_is_float64_and_mean_is_the_value(weights):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         m.forward(a, b)  # no warnings on the ordinary path
+
+
+def test_the_batched_conversion_equals_io():
+    from transcreval.functional.image.lpips import as_image_batch
+    from transcreval.io import to_rgb_float
+
+    g = torch.Generator().manual_seed(3)
+    x = torch.rand(3, 3, 40, 41, generator=g)
+    for raw, rng in (
+        (x, None),
+        (x.double(), None),
+        (x.half(), None),
+        (x * 2 - 1, (-1, 1)),
+        ((x * 255).double(), (0, 255)),
+        (x.permute(0, 1, 3, 2), None),  # a non-contiguous view
+    ):
+        got, want = as_image_batch(raw, rng, "preds"), to_rgb_float(raw, input_range=rng)
+        assert got.dtype == torch.float32 and torch.equal(got, want)
+    from transcreval.errors import InputError
+
+    for bad, match in ((x * 2, "input_range"), (x.masked_fill(x > 0.9, float("nan")), "NaN")):
+        with pytest.raises(InputError, match=match):
+            as_image_batch(bad, None, "preds")

@@ -163,3 +163,24 @@ def test_feature_cache_skips_references_seen_before(env, alex):
     for s in systems:  # a rerun: nothing goes through the trunk
         LPIPS(weights=path, feature_cache=FeatureCache(cache_file)).update(s, refs)
     assert ex.stats.images_computed == 0 and ex.stats.cache_hits == 24
+
+
+def test_device_option_pickling_and_cloning_with_a_cache(env, alex):
+    import pickle
+
+    _, feats, lins = alex
+    path = env / "full.pth"
+    torch.save(rw.lpips_layout_state("alex", feats, lins), path)
+    a, b = _pairs(2, seed=8)
+    m = LPIPS(weights=path, device="cpu", feature_cache=env / "f.sqlite")
+    assert m.network.extractor.device == torch.device("cpu")
+    first = m.forward(a, b)
+    assert torch.equal(first.per_item, lpips(a, b, weights=path, device="cpu").double())
+    again = pickle.loads(pickle.dumps(m))
+    assert again.network.extractor is m.network.extractor  # the shared trunk, not a copy
+    assert again.feature_cache.path == m.feature_cache.path
+    again.update(a, b)
+    twin = m.clone()
+    twin.update(a, b)
+    assert again.compute().value == twin.compute().value == first.value
+    assert m.network.on("cpu") is m.network

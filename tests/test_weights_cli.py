@@ -127,3 +127,18 @@ def test_the_command_runs_as_a_program(env):
         check=True,
     ).stdout
     assert "lpips" in out and "verified" in out
+
+
+def test_every_command_in_the_offline_page_parses(capsys):
+    import re
+    import shlex
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "offline.md").read_text(encoding="utf-8")
+    commands = [m.split("#")[0].strip() for m in re.findall(r"^(transcreval weights .+)$", page, flags=re.M)]
+    assert len(commands) >= 6
+    for cmd in commands:
+        with pytest.raises(SystemExit) as info:
+            main([*shlex.split(cmd)[1:], "--help"])
+        assert info.value.code == 0, cmd
+    capsys.readouterr()

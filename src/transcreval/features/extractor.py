@@ -200,7 +200,11 @@ class FeatureExtractor:
         # image inside a batch in the last bits: run one image as a batch of two, so features
         # (and metric values) do not depend on how the data was batched.
         single = n == 1 and self.device.type == "cpu"
-        out = self.module(x.expand(2, *x.shape[1:]) if single else x)
+        if single:
+            x = x.expand(2, *x.shape[1:])
+        if self.spec.channels_last:
+            x = x.contiguous(memory_format=torch.channels_last)
+        out = self.module(x)
         self.stats.forward_passes += 1
         self.stats.images_computed += n
         if isinstance(out, torch.Tensor):
@@ -243,10 +247,13 @@ class FeatureExtractor:
                 per_item[i] = item
                 new[keys[i]] = item
             cache.put_many(new, extractor=self.name)
-        return {
+        out = {
             k: torch.stack([per_item[i][k].to(self.device, self.dtype) for i in range(len(keys))])
             for k in self.spec.outputs
         }
+        if self.spec.channels_last:  # the layout fresh features have, so later reductions round alike
+            out = {k: v.contiguous(memory_format=torch.channels_last) if v.ndim == 4 else v for k, v in out.items()}
+        return out
 
     def __call__(
         self, images: torch.Tensor, *, batch_size: int | None = None, cache: FeatureCache | None = None
@@ -344,6 +351,8 @@ def get_extractor(
 
     Raises WeightsNotFoundError when a file is missing (before anything is built).
     """
+    import torch
+
     spec = get_extractor_spec(name)
     dev, dt = _device(device), _dtype(dtype)
     resolved = resolve_weights(spec, weights)
@@ -353,6 +362,8 @@ def get_extractor(
         if inst is None or inst.spec != spec:
             module = spec.builder()(spec, {w.name: w for w in resolved}, dev, dt)
             module = module.to(device=dev, dtype=dt).eval().requires_grad_(False)
+            if spec.channels_last:
+                module = module.to(memory_format=torch.channels_last)
             explicit = {w.name: str(w.path) for w in resolved if w.source == "argument"}
             inst = FeatureExtractor(spec, module, resolved, dev, dt, explicit)
             _INSTANCES[key] = inst

@@ -162,6 +162,7 @@ for _net, (_arch, _entry, _cuts, _outputs) in TRUNKS.items():
             outputs=_outputs,
             build="transcreval.features.lpips_trunk:build_lpips_trunk",
             requires=(("torchvision", "image"),),
+            channels_last=True,
             description=f"LPIPS {_net} trunk: torchvision {_arch} features cut into lpips' slices",
         )
     )

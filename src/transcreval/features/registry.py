@@ -49,6 +49,8 @@ class ExtractorSpec:
         build: ``build(spec, weights, device, dtype) -> nn.Module`` or ``"module:function"``.
         requires: ``(import name, pip extra)`` pairs checked before building (MissingDependencyError).
         description: one line for humans.
+        channels_last: run the network in channels-last memory format (faster convolutions on
+            CPUs and tensor cores; outputs are returned contiguous either way).
     """
 
     name: str
@@ -59,6 +61,7 @@ class ExtractorSpec:
     build: Callable[..., Any] | str
     requires: tuple[tuple[str, str], ...] = ()
     description: str = ""
+    channels_last: bool = False
 
     def __post_init__(self) -> None:
         if not self.outputs:

@@ -28,6 +28,7 @@ The head runs in float32 (float64 when the trunk does).
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
@@ -53,7 +54,7 @@ def normalize_channels(x: torch.Tensor, eps: float = NORM_EPS) -> torch.Tensor:
     """Unit-normalise along channels with eps inside the square root (finite gradients)."""
     import torch
 
-    return x / torch.sqrt((x * x).sum(dim=1, keepdim=True) + eps)
+    return x * torch.rsqrt((x * x).sum(dim=1, keepdim=True) + eps)
 
 
 def layer_distances(
@@ -68,10 +69,14 @@ def layer_distances(
     out = []
     for a, b, w in zip(feats_a, feats_b, lins):
         head = torch.float64 if a.dtype == torch.float64 else torch.float32
-        diff = (normalize_channels(a.to(head)) - normalize_channels(b.to(head))) ** 2
-        # sum_c w_c d_c, as lpips' 1x1 convolution computes it, but as a per-pixel reduction:
-        # the convolution's result depends on the batch size in the last bits, this does not
-        out.append((diff * w.to(device=diff.device, dtype=head).view(1, -1, 1, 1)).sum(dim=1, keepdim=True))
+        wl = w.to(device=a.device, dtype=head).view(1, -1, 1, 1)
+        na, nb = normalize_channels(a.to(head)), normalize_channels(b.to(head))
+        # sum_c w_c d_c, as lpips' 1x1 convolution computes it, but as a per-pixel reduction: the
+        # convolution's result depends on the batch size in the last bits, this does not.
+        if torch.is_grad_enabled() and (na.requires_grad or nb.requires_grad):
+            out.append(((na - nb) ** 2 * wl).sum(dim=1, keepdim=True))
+        else:  # in place: the maps are large (layer 1 of a 512x512 batch of 16 is ~70 MB)
+            out.append(na.sub_(nb).square_().mul_(wl).sum(dim=1, keepdim=True))
     return out
 
 
@@ -126,22 +131,45 @@ def check_pair_sizes(a: torch.Tensor, b: torch.Tensor, net: str) -> None:
         raise InputError(f"LPIPS-{net} needs images of at least {low}x{low} pixels, got {h}x{w}; upscale them first")
 
 
-def as_image_batch(images: Any, input_range: Any, what: str) -> list[torch.Tensor]:
-    """Images in any form :mod:`transcreval.io` accepts, as a list of 3 x H x W float [0, 1]
-    tensors (shared with the other metrics of a collection within one update)."""
+def _fast_batch(raw: Any, input_range: Any) -> torch.Tensor | None:
+    """A float N x 3 x H x W tensor whose values are already valid, converted as
+    :func:`transcreval.io.to_rgb_float` would (same arithmetic), with one min/max pass instead of
+    a per-image loop; None for anything else (io then converts it, or names the problem)."""
+    import math
+
     import torch
 
+    if not (isinstance(raw, torch.Tensor) and raw.ndim == 4 and raw.shape[1] == 3 and raw.shape[0] > 0):
+        return None
+    if not raw.is_floating_point() or raw.shape[-1] in (3, 4) or raw.shape[-2] in (1, 2, 3, 4):
+        return None  # integer data, or a shape io reads as channels-last: leave it to io
+    x = raw.to(torch.float64 if raw.dtype == torch.float64 else torch.float32)
+    if input_range is not None:
+        lo, hi = float(input_range[0]), float(input_range[1])
+        x = (x - lo) / (hi - lo)
+    mn, mx = (float(v) for v in torch.aminmax(x.detach()))
+    if not (math.isfinite(mn) and math.isfinite(mx) and mn >= 0.0 and mx <= 1.0):
+        return None
+    return x.to(torch.float32)
+
+
+def as_image_batch(images: Any, input_range: Any, what: str) -> torch.Tensor | list[torch.Tensor]:
+    """Images in any form :mod:`transcreval.io` accepts, as one float [0, 1] N x 3 x H x W tensor
+    (or a list of 3 x H x W tensors when sizes differ), shared with the other metrics of a
+    collection within one update."""
     from transcreval.io import to_rgb_float
 
-    def convert(raw: Any) -> list[torch.Tensor]:
+    def convert(raw: Any) -> torch.Tensor | list[torch.Tensor]:
+        fast = _fast_batch(raw, input_range)
+        if fast is not None:
+            return fast
         try:
-            x = to_rgb_float(raw, input_range=input_range)
+            return to_rgb_float(raw, input_range=input_range)
         except InputError as e:
             raise InputError(f"{what}: {e}") from None
-        return list(x) if isinstance(x, torch.Tensor) else x
 
     key = ("rgb-float", None if input_range is None else tuple(float(v) for v in input_range))
-    return shared_input(images, key, convert)
+    return shared_input(images, key, convert)  # type: ignore[no-any-return,unused-ignore]
 
 
 def iter_pair_layers(
@@ -171,21 +199,22 @@ def iter_pair_layers(
         check_pair_sizes(x, y, network.net)
         groups.setdefault(tuple(x.shape), []).append(i)
     for shape, idx in groups.items():
-        if len(idx) == len(a):
-            xa, xb = _stacked(preds, a, input_range, "preds"), _stacked(target, b, input_range, "target")
-        else:
-            xa, xb = torch.stack([a[i] for i in idx]), torch.stack([b[i] for i in idx])
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+            xa, xb = a, b  # one group: the (shared) batch tensors themselves
+        else:  # sizes differ within the batch: one stacked tensor per size, shared like the inputs
+            key = ("rgb-float-group", tuple(idx), None if input_range is None else tuple(map(float, input_range)))
+            xa = shared_input(preds, key, functools.partial(_stack_group, a, idx))
+            xb = shared_input(target, key, functools.partial(_stack_group, b, idx))
         net = network.on(device if device is not None else xa.device)
         fa = net.extractor(xa, batch_size=batch_size, cache=feature_cache)
         fb = net.extractor(xb, batch_size=batch_size, cache=feature_cache)
         yield idx, layer_distances(list(fa.values()), list(fb.values()), net.lins), (shape[1], shape[2]), len(a)
 
 
-def _stacked(raw: Any, items: list[torch.Tensor], input_range: Any, what: str) -> torch.Tensor:
+def _stack_group(items: torch.Tensor | Sequence[torch.Tensor], idx: list[int], _raw: Any) -> torch.Tensor:
     import torch
 
-    key = ("rgb-float-stacked", None if input_range is None else tuple(float(v) for v in input_range))
-    return shared_input(raw, key, lambda _: torch.stack(items))
+    return torch.stack([items[i] for i in idx])
 
 
 def per_pair(values: list[tuple[list[int], torch.Tensor]], n: int) -> torch.Tensor:

@@ -1,0 +1,106 @@
+"""LPIPS throughput: MaskedLPIPS vs lpips.LPIPS on the same pairs and weights; feature cache rerun.
+
+Targets (issue 8): MaskedLPIPS >= 0.95x lpips' throughput at 256x256 and 512x512, batch 16
+(AlexNet, the default); a second evaluation of 3 systems against the same references with the
+feature cache on runs no trunk pass at all (passes counted, wall time reported).
+
+Weights are seeded random (the timings do not depend on the values; no download needed); the
+values are checked equal to lpips first (all-ones mask, to 1e-5).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import pytest
+import torch
+from tests._helpers import random_weights as rw
+
+from transcreval import LPIPS, MaskedLPIPS
+from transcreval.features import FeatureCache, get_extractor
+
+BATCH = 16
+
+
+@pytest.fixture(scope="module")
+def alex(tmp_path_factory):
+    feats = rw.features_only(rw.trunk_state("alex", seed=0))
+    lins = rw.lin_state("alex", seed=1)
+    path = tmp_path_factory.mktemp("w") / "lpips_alex.pth"
+    torch.save(rw.lpips_layout_state("alex", feats, lins), path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = rw.reference_lpips("alex", feats, lins)
+    return str(path), ref
+
+
+def _data(size, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    a = torch.rand(BATCH, 3, size, size, generator=g)
+    b = (a + 0.2 * torch.randn(BATCH, 3, size, size, generator=g)).clamp(0, 1)
+    mask = torch.rand(BATCH, size, size, generator=g) > 0.2
+    return a, b, mask
+
+
+@pytest.mark.parametrize("size", [256, 512])
+def test_paired_masked_lpips_vs_lpips(paired, alex, size):
+    path, ref = alex
+    a, b, mask = _data(size)
+    metric = MaskedLPIPS(weights=path)
+    with torch.no_grad():
+        want = ref(a, b, normalize=True).flatten().double()
+    got = metric.forward(a, b, torch.ones(size, size)).per_item
+    assert torch.allclose(got, want, rtol=0, atol=1e-5)
+
+    def reference(x, y, m):
+        with torch.no_grad():
+            return ref(x, y, normalize=True)
+
+    def ours(x, y, m):
+        return metric.forward(x, y, m)
+
+    ratio = paired(f"MaskedLPIPS vs lpips, alex, {BATCH}x{size}x{size}", reference, ours, a, b, mask, pairs=12)
+    print(f"\nMaskedLPIPS/lpips throughput at {size}: {ratio:.2f}x")
+
+
+def test_three_systems_rerun_with_the_feature_cache(alex, tmp_path, benchmark):
+    """Score 3 systems against 16 references, three ways; count trunk passes and time them."""
+    path, _ = alex
+    size, n_sys = 256, 3
+    refs = _data(size, seed=10)[0]
+    systems = [_data(size, seed=20 + i)[1] for i in range(n_sys)]
+    ex = get_extractor("lpips-alex", {"torchvision-alexnet": path})
+
+    def evaluate(cache):
+        values = []
+        for s in systems:
+            m = LPIPS(weights=path, feature_cache=cache)
+            m.update(s, refs)
+            values.append(m.compute().value)
+        return values
+
+    report = {}
+    for label, cache in (
+        ("no cache", None),
+        ("cache, first run", FeatureCache(tmp_path / "f.sqlite")),
+        ("cache, rerun", FeatureCache(tmp_path / "f.sqlite")),
+    ):
+        ex.stats.reset()
+        t0 = time.perf_counter()
+        values = evaluate(cache)
+        report[label] = (time.perf_counter() - t0, ex.stats.images_computed, ex.stats.cache_hits, values)
+    base = report["no cache"][3]
+    for label, (_, _, _, values) in report.items():
+        assert values == pytest.approx(base, abs=1e-12), label
+    assert report["no cache"][1] == 2 * n_sys * BATCH
+    assert report["cache, first run"][1] == (n_sys + 1) * BATCH  # references once
+    assert report["cache, rerun"][1] == 0  # nothing goes through the trunk
+    benchmark.extra_info.update(
+        {k: {"seconds": v[0], "trunk_images": v[1], "cache_hits": v[2]} for k, v in report.items()}
+    )
+    benchmark.group = "LPIPS: 3 systems x 16 references, 256x256"
+    benchmark.pedantic(lambda: evaluate(FeatureCache(tmp_path / "f.sqlite")), rounds=3, iterations=1)
+    print()
+    for label, (secs, imgs, hits, _) in report.items():
+        print(f"{label:<18} {secs * 1e3:8.0f} ms   trunk images {imgs:3d}   cache hits {hits:3d}")
