@@ -47,13 +47,17 @@ _SUBMODULES = (
 )
 
 __all__ = [
+    "FID",
     "LPIPS",
     "AlignmentScore",
     "AreaRatio",
     "BackgroundPreservation",
     "BoxRecallRate",
+    "CLIPSimilarity",
     "CSIOverlap",
     "CenterBias",
+    "CulturalRelevanceDelta",
+    "DINOv2Distance",
     "EmptyInputError",
     "FontRichness",
     "FontSizeStability",
@@ -83,6 +87,7 @@ __all__ = [
     "QuadraticWeightedKappa",
     "QuizHitRate",
     "SegmentKendallTau",
+    "SemanticEquivalence",
     "SeparabilityAUC",
     "Signature",
     "SpearmanRho",
@@ -92,6 +97,7 @@ __all__ = [
     "TitleExtraction",
     "UndefinedValueError",
     "VLMTranscreationScore",
+    "VisualSimilarity",
     "WeightsNotFoundError",
     "WinRate",
     "WordRecall",
@@ -114,6 +120,8 @@ if TYPE_CHECKING:
         UndefinedValueError,
         WeightsNotFoundError,
     )
+    from transcreval.image.dinov2_distance import DINOv2Distance
+    from transcreval.image.fid import FID
     from transcreval.image.lpips import LPIPS
     from transcreval.image.masked_lpips import BackgroundPreservation, MaskedLPIPS
     from transcreval.image.phash import PHashDistance
@@ -128,6 +136,12 @@ if TYPE_CHECKING:
     from transcreval.layout.boxes import AreaRatio, BoxRecallRate, CenterBias, TextLocalizationIoU
     from transcreval.layout.patches import MatchAccuracy, PatchIoU
     from transcreval.metric import Metric
+    from transcreval.multimodal.embedding_similarity import (
+        CLIPSimilarity,
+        CulturalRelevanceDelta,
+        SemanticEquivalence,
+        VisualSimilarity,
+    )
     from transcreval.ocr.mask_iou import OCRMaskIoU
     from transcreval.registry import MetricInfo, get_metric, list_metrics
     from transcreval.result import MetricResult, Signature

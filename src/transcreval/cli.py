@@ -61,12 +61,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_list.add_argument("--extra", help="the pip extra a metric needs ('core' for none)")
     p_list.add_argument("--needs", help="weights, ocr, judge, or nothing")
     p_list.add_argument("--name", help="a shell pattern on the class name, e.g. '*ChrF'")
-    from transcreval.judge import cache_cli
-
-    cache_cli.add_parser(sub)
     from transcreval.weights import cli as weights_cli
 
     weights_cli.add_parser(sub)
+    from transcreval.judge import cache_cli
+
+    cache_cli.add_parser(sub)
     args = parser.parse_args(argv)
     if args.command == "demo":
         from transcreval.demo import run_demo
@@ -74,10 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_demo()
     if args.command == "list":
         return run_list(args)
-    if args.command == "judge-cache":
-        return cache_cli.run(args)
     if args.command == "weights":
         return weights_cli.run(args)
+    if args.command == "judge-cache":
+        return cache_cli.run(args)
     parser.print_help()
     return 2
 

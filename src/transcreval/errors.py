@@ -50,33 +50,6 @@ class UndefinedValueWarning(UserWarning):
     """``forward`` met a batch whose own value is undefined; the batch was still accumulated."""
 
 
-class JudgeError(TranscrevalError):
-    """A VLM/LLM judge could not be used: misconfigured, unreachable, or a cache problem."""
-
-
-class JudgeConfigError(JudgeError, InputError):
-    """The judge endpoint rejects the configuration (API key, model name, URL); no call can succeed."""
-
-
-class JudgeUnreachableError(JudgeError, ConnectionError):
-    """The judge endpoint never answered (wrong URL, server down, no network)."""
-
-
-class JudgeCacheMiss(JudgeError, KeyError):
-    """A replay-only judge (or a read-only cache) was asked for an answer it does not hold."""
-
-    def __str__(self) -> str:  # KeyError would repr() the message
-        return str(self.args[0]) if self.args else ""
-
-
-class JudgeCacheError(JudgeError):
-    """The judge response cache file is missing, unreadable, or of an unknown schema."""
-
-
-class JudgeFailure(JudgeError):
-    """A judge answer failed (api_error, refused, timeout, truncated, unparsable) under on_failure="raise"."""
-
-
 class WeightsError(TranscrevalError):
     """Base class of the errors about model files (weights)."""
 
@@ -105,3 +78,35 @@ class WeightsIntegrityError(WeightsError, ValueError):
 
 class WeightsFormatError(WeightsError, ValueError):
     """A model file loads, but its keys or shapes do not match the network (strict loading)."""
+
+
+class SignatureMismatchError(InputError):
+    """Saved statistics (an FID reference) were computed with other settings (weights,
+    preprocessing, network dtype) than the metric that loads them; the message names each difference."""
+
+
+class JudgeError(TranscrevalError):
+    """A VLM/LLM judge could not be used: misconfigured, unreachable, or a cache problem."""
+
+
+class JudgeConfigError(JudgeError, InputError):
+    """The judge endpoint rejects the configuration (API key, model name, URL); no call can succeed."""
+
+
+class JudgeUnreachableError(JudgeError, ConnectionError):
+    """The judge endpoint never answered (wrong URL, server down, no network)."""
+
+
+class JudgeCacheMiss(JudgeError, KeyError):
+    """A replay-only judge (or a read-only cache) was asked for an answer it does not hold."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class JudgeCacheError(JudgeError):
+    """The judge response cache file is missing, unreadable, or of an unknown schema."""
+
+
+class JudgeFailure(JudgeError):
+    """A judge answer failed (api_error, refused, timeout, truncated, unparsable) under on_failure="raise"."""

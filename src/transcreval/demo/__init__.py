@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from transcreval.data.demo_set import DemoPoster
 
 #: the demo's sections, in order (module names under ``transcreval.demo``)
-SECTIONS: tuple[str, ...] = ("hash_and_titles", "ocr", "background", "judges")
+SECTIONS: tuple[str, ...] = ("hash_and_titles", "ocr", "background", "similarity", "judges")
 
 
 @dataclass

@@ -23,11 +23,13 @@ _HELPERS: dict[str, str] = {
     "point_score_per_point": "choice.point_score",
     "kendall_tau_b": "stats.kendall",
     "threshold_sweep": "stats.separability",
+    "frechet_distance": "image.frechet",
 }
 _LAZY: dict[str, str] = {
     **{m.functional: m.functional_module for m in _list_metrics()},
     **{k: f"transcreval.functional.{v}" for k, v in _HELPERS.items()},
     "posteriq_summary": "transcreval.protocols.posteriq",
+    "edit_intensity_study": "transcreval.protocols.mptc",
 }
 
 __all__ = [
@@ -36,11 +38,17 @@ __all__ = [
     "background_preservation",
     "box_recall_rate",
     "center_bias",
+    "clip_similarity",
     "corpus_chrf",
     "csi_overlap",
+    "cultural_relevance_delta",
+    "dinov2_distance",
     "edit_intensity_split",
+    "edit_intensity_study",
+    "fid",
     "font_richness",
     "font_size_stability",
+    "frechet_distance",
     "hamming_distance",
     "harmonization_score",
     "judge_score",
@@ -67,6 +75,7 @@ __all__ = [
     "quadratic_weighted_kappa",
     "quiz_hit_rate",
     "segment_kendall_tau",
+    "semantic_equivalence",
     "sentence_chrf",
     "separability_auc",
     "spearman_rho",
@@ -76,6 +85,7 @@ __all__ = [
     "title_chrf",
     "title_extraction",
     "transcreation_score",
+    "visual_similarity",
     "win_rate",
     "word_recall",
 ]
@@ -85,6 +95,9 @@ if TYPE_CHECKING:
     from transcreval.functional.choice.k_option import k_option_score
     from transcreval.functional.choice.point_score import point_score, point_score_per_point
     from transcreval.functional.choice.style_score import style_score
+    from transcreval.functional.image.dinov2_distance import dinov2_distance
+    from transcreval.functional.image.fid import fid
+    from transcreval.functional.image.frechet import frechet_distance
     from transcreval.functional.image.lpips import lpips
     from transcreval.functional.image.masked_lpips import background_preservation, masked_lpips
     from transcreval.functional.image.phash import (
@@ -105,6 +118,12 @@ if TYPE_CHECKING:
     from transcreval.functional.judge.win_rate import market_preference_rate, win_rate
     from transcreval.functional.layout.boxes import area_ratio, box_recall_rate, center_bias, text_localization_iou
     from transcreval.functional.layout.patches import match_accuracy, patch_iou
+    from transcreval.functional.multimodal.embedding_similarity import (
+        clip_similarity,
+        cultural_relevance_delta,
+        semantic_equivalence,
+        visual_similarity,
+    )
     from transcreval.functional.ocr.mask_iou import ocr_mask_iou
     from transcreval.functional.stats.kappa import quadratic_weighted_kappa
     from transcreval.functional.stats.kendall import kendall_tau_b, segment_kendall_tau
@@ -113,6 +132,7 @@ if TYPE_CHECKING:
     from transcreval.functional.stats.spearman import spearman_rho
     from transcreval.functional.text.chrf import corpus_chrf, sentence_chrf, title_chrf
     from transcreval.functional.text.word_recall import font_size_stability, ocr_robustness_gap, word_recall
+    from transcreval.protocols.mptc import edit_intensity_study
     from transcreval.protocols.posteriq import posteriq_summary
 
 

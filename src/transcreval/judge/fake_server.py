@@ -278,7 +278,17 @@ class FakeOpenAIServer:
                 with contextlib.suppress(OSError):
                     super().finish()
 
+            def _leave(self) -> None:
+                # A request stops counting as in flight the moment its reply starts to go out: the
+                # client may send its next request before this handler thread runs again, so
+                # decrementing after the write would count one request twice.
+                if getattr(self, "_counted", False):
+                    self._counted = False
+                    with server._lock:
+                        server.in_flight -= 1
+
             def _send(self, status: int, payload: bytes, ctype: str = "application/json", headers: Any = None) -> None:
+                self._leave()
                 self.send_response(status)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(payload)))
@@ -313,14 +323,14 @@ class FakeOpenAIServer:
                 with server._lock:
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                self._counted = True
                 try:
                     if server.latency:
                         time.sleep(server.latency)
                     self._act(action, body)
                     server._log(f"sent {digest} {time.time():.6f}")
                 finally:
-                    with server._lock:
-                        server.in_flight -= 1
+                    self._leave()
 
             def _act(self, action: Action, body: dict[str, Any]) -> None:
                 try:

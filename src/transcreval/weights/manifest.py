@@ -111,8 +111,18 @@ def unregister_weights(name: str) -> None:
         _MANIFEST.pop(name, None)
 
 
+def _register_builtin_extractors() -> None:
+    """Entries that extractor modules register (FID Inception, DINOv2): imported on first lookup,
+    so ``transcreval weights`` and the resolver know them without importing any model package."""
+    import importlib
+
+    importlib.import_module("transcreval.features")
+
+
 def get_entry(name: str) -> WeightsEntry:
     """The manifest entry called ``name``; a ``KeyError`` lists the known names."""
+    if name not in _MANIFEST:
+        _register_builtin_extractors()
     try:
         return _MANIFEST[name]
     except KeyError:
@@ -122,6 +132,7 @@ def get_entry(name: str) -> WeightsEntry:
 
 def entries() -> Iterator[WeightsEntry]:
     """Every registered entry, sorted by name."""
+    _register_builtin_extractors()
     with _LOCK:
         items = sorted(_MANIFEST.values(), key=lambda e: e.name)
     return iter(items)

@@ -106,8 +106,8 @@ def separability_auc(
 
 
 def threshold_sweep(
-    distances: Sequence[float],
-    phash_distances: Sequence[float],
+    distances: Sequence[float] | np.ndarray,
+    phash_distances: Sequence[float] | np.ndarray,
     surface_max: Sequence[float] = (10, 12, 14),
     deep_min: Sequence[float] = (28, 30, 32),
     *,

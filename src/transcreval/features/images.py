@@ -1,0 +1,107 @@
+"""Running a registered extractor on images in any form, shared within a collection update.
+
+:func:`image_groups` converts an input (paths, PIL images, arrays, tensors; images of different
+sizes allowed) once per :func:`~transcreval.features.feature_scope` into float RGB batches of
+equal size; :func:`extract` runs an extractor on those batches and returns one feature row per
+image, in input order. Two metrics of a collection that extract with the same extractor from
+the same argument get the same batch tensors, so the extractor's scope memo runs the network
+once for both (FID_GT and FID_SRC share the system outputs' Inception features this way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any
+
+from transcreval.errors import InputError
+from transcreval.features.extractor import FeatureExtractor, shared_input
+
+if TYPE_CHECKING:
+    import torch
+
+    from transcreval.features.cache import FeatureCache
+
+__all__ = ["FIXED_BATCH", "ImageGroups", "extract", "fixed_batches", "image_groups"]
+
+#: networks run on chunks of exactly this many images per device type (the last chunk padded by
+#: repeating its final image): CPU and GPU kernels pick code paths by batch size, so without it
+#: an image's features would change in the last bits with the batch it came in. With it they do
+#: not (tested): results are invariant to batching and to the number of processes.
+FIXED_BATCH = {"cpu": 4, "cuda": 16}
+
+
+def fixed_batches(fn: Any, x: torch.Tensor, size: int | None = None) -> torch.Tensor:
+    """``fn(x)`` computed on chunks of exactly ``size`` rows (padded; default
+    ``FIXED_BATCH[device type]``), so each row's result does not depend on the other rows or on
+    the batch size."""
+    import torch
+
+    size = size or FIXED_BATCH.get(x.device.type, 8)
+    n = int(x.shape[0])
+    outs = []
+    for i in range(0, n, size):
+        chunk = x[i : i + size]
+        k = int(chunk.shape[0])
+        if k < size:
+            chunk = torch.cat([chunk, chunk[-1:].expand(size - k, *chunk.shape[1:])])
+        outs.append(fn(chunk)[:k])
+    return outs[0] if len(outs) == 1 else torch.cat(outs)
+
+
+class ImageGroups:
+    """Images converted to float RGB [0, 1], as same-size batches with their positions."""
+
+    def __init__(self, n: int, groups: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
+        self.n = n
+        self.groups = groups  # (positions: int64 index tensor, images: k x 3 x H x W)
+
+
+def _convert(raw: Any, input_range: Any, what: str) -> ImageGroups:
+    import torch
+
+    from transcreval.io import to_rgb_float
+
+    try:
+        x = to_rgb_float(raw, input_range=input_range)
+    except InputError as e:
+        raise type(e)(f"{what}: {e}") from None
+    if isinstance(x, torch.Tensor):
+        return ImageGroups(int(x.shape[0]), [(torch.arange(int(x.shape[0])), x)])
+    by_size: dict[tuple[int, ...], list[int]] = {}
+    for i, t in enumerate(x):
+        by_size.setdefault(tuple(t.shape), []).append(i)
+    groups = [(torch.tensor(idx), torch.stack([x[i] for i in idx])) for idx in by_size.values()]
+    return ImageGroups(len(x), groups)
+
+
+def image_groups(raw: Any, *, input_range: Any = None, what: str = "images") -> ImageGroups:
+    """``raw`` as same-size float RGB batches, converted once per feature scope."""
+    how: Hashable = ("rgb-groups", None if input_range is None else tuple(input_range))
+    return shared_input(raw, how, lambda r: _convert(r, input_range, what))
+
+
+def extract(
+    extractor: FeatureExtractor,
+    raw: Any,
+    output: str,
+    *,
+    input_range: Any = None,
+    batch_size: int | None = None,
+    cache: FeatureCache | None = None,
+    what: str = "images",
+) -> torch.Tensor:
+    """``extractor``'s ``output`` for every image of ``raw`` (N x ..., in input order, on the
+    extractor's device)."""
+    import torch
+
+    groups = image_groups(raw, input_range=input_range, what=what)
+    parts = []
+    for idx, imgs in groups.groups:
+        parts.append((idx, extractor(imgs, batch_size=batch_size, cache=cache)[output]))
+    if len(parts) == 1:
+        return parts[0][1]
+    first = parts[0][1]
+    out = torch.empty((groups.n, *first.shape[1:]), dtype=first.dtype, device=first.device)
+    for idx, feats in parts:
+        out[idx.to(out.device)] = feats
+    return out

@@ -1,0 +1,1 @@
+"""Functional twins of the multimodal metrics (the mirror of ``transcreval.multimodal``)."""

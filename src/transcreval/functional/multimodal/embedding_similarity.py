@@ -1,0 +1,248 @@
+"""Embedding similarities of image/text dual encoders (open_clip CLIP and SigLIP).
+
+* CLIP similarity (MPTc-Bench §5.3, Table 5): ``100 * cos(V_MTc, V_GT)`` per pair, averaged.
+* Khanuja et al. §5.2 (default encoder SigLIP):
+
+  - cultural-relevance delta ``cos(V_tgt, T_cul) - cos(V_src, T_cul)``, ``T_cul`` the text
+    embedding of a culture prompt naming the target country;
+  - semantic equivalence ``cos(V_tgt, T_int)``, ``T_int`` the embedding of a category prompt;
+  - visual similarity ``cos(V_src, V_tgt)``.
+
+``V_tgt`` is the system's output (``preds``), ``V_src`` the source image (``source``), ``V_GT``
+the human target-market image (``target``). Embeddings are L2-normalised, so a cosine is a dot
+product. Prompt templates are parameters (``{country}`` / ``{category}`` placeholders); the
+defaults are our own wording. Every value is a per-item mean: the statistics are the float64
+sum, the count and the per-item values.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from transcreval.errors import EmptyInputError, InputError
+from transcreval.result import MetricResult, Signature
+
+if TYPE_CHECKING:
+    import torch
+
+    from transcreval.features.clip_models import CLIPEncoder
+
+__all__ = [
+    "CATEGORY_TEMPLATE",
+    "CULTURE_TEMPLATE",
+    "clip_similarity",
+    "cultural_relevance_delta",
+    "embedding_mean_from_stats",
+    "fill_template",
+    "load_template",
+    "semantic_equivalence",
+    "similarity_stats",
+    "visual_similarity",
+]
+
+#: our default culture prompt (Khanuja et al. §5.2 measure with "a region/country X" prompt)
+CULTURE_TEMPLATE = "A photo of something typical of {country}."
+#: our default intent/category prompt
+CATEGORY_TEMPLATE = "A photo showing a kind of {category}."
+CLIP_DEFAULT = ("ViT-B-32", "openai")
+SIGLIP_DEFAULT = ("ViT-B-16-SigLIP", "webli")
+
+
+def load_template(template: str | None, template_file: str | os.PathLike[str] | None, field: str, default: str) -> str:
+    """The prompt template: ``template``, or the text of ``template_file``, or ``default``;
+    it must contain ``{field}`` exactly once as its only placeholder."""
+    if template is not None and template_file is not None:
+        raise InputError("pass template or template_file, not both")
+    if template_file is not None:
+        try:
+            with open(template_file, encoding="utf-8") as f:
+                template = f.read().strip()
+        except OSError as e:
+            raise InputError(f"cannot read template_file {template_file}: {e}") from None
+    text = default if template is None else template
+    if not isinstance(text, str) or text.count("{" + field + "}") != 1:
+        raise InputError(f"a prompt template needs exactly one {{{field}}} placeholder, got {text!r}")
+    try:
+        text.format(**{field: "x"})
+    except (KeyError, IndexError, ValueError) as e:
+        raise InputError(f"template {text!r} has placeholders other than {{{field}}} ({e})") from None
+    return text
+
+
+def fill_template(template: str, field: str, values: Any, n: int) -> list[str]:
+    """One prompt per item: ``values`` is one string for every item or a list of ``n`` strings."""
+    if isinstance(values, str):
+        vals = [values] * n
+    elif isinstance(values, Sequence) and all(isinstance(v, str) for v in values):
+        vals = list(values)
+    else:
+        raise InputError(f"{field} must be a string or a list of strings, got {type(values).__name__}")
+    if len(vals) != n:
+        raise InputError(f"{len(vals)} values of {field} for {n} images: give one per image, or one string for all")
+    if any(not v.strip() for v in vals):
+        raise InputError(f"an empty {field} name")
+    return [template.format(**{field: v}) for v in vals]
+
+
+def _pairs(a: torch.Tensor, b: torch.Tensor, names: tuple[str, str]) -> None:
+    if a.shape[0] != b.shape[0]:
+        raise InputError(f"{a.shape[0]} {names[0]} but {b.shape[0]} {names[1]}: pass one per item")
+
+
+def similarity_stats(values: torch.Tensor) -> dict[str, Any]:
+    """Per-item values -> ``{"total", "count", "values"}`` (float64 sum, int64 count)."""
+    import torch
+
+    v = values.detach().to(torch.float64).reshape(-1)
+    return {"total": v.sum(), "count": torch.tensor(v.numel(), dtype=torch.int64), "values": v}
+
+
+def embedding_mean_from_stats(stats: dict[str, Any], signature: Signature, what: str) -> MetricResult:
+    count = int(stats["count"])
+    if count == 0:
+        raise EmptyInputError(f"{what}: no items")
+    return MetricResult(float(stats["total"]) / count, count, signature, per_item=stats["values"])
+
+
+def _opts(encoder: CLIPEncoder, kw: dict[str, Any]) -> dict[str, Any]:
+    return {k: kw[k] for k in ("input_range", "batch_size", "cache") if k in kw}
+
+
+def clip_similarity_values(preds: Any, target: Any, encoder: CLIPEncoder, **kw: Any) -> torch.Tensor:
+    a = encoder.image_embeddings(preds, what="preds", **_opts(encoder, kw))
+    b = encoder.image_embeddings(target, what="target", **_opts(encoder, kw))
+    _pairs(a, b, ("outputs (preds)", "reference images (target)"))
+    return 100.0 * (a * b).sum(dim=1)
+
+
+def visual_similarity_values(preds: Any, source: Any, encoder: CLIPEncoder, **kw: Any) -> torch.Tensor:
+    a = encoder.image_embeddings(preds, what="preds", **_opts(encoder, kw))
+    b = encoder.image_embeddings(source, what="source", **_opts(encoder, kw))
+    _pairs(a, b, ("outputs (preds)", "source images"))
+    return (a * b).sum(dim=1)
+
+
+def cultural_relevance_values(
+    preds: Any, source: Any, country: Any, encoder: CLIPEncoder, template: str, **kw: Any
+) -> torch.Tensor:
+    tgt = encoder.image_embeddings(preds, what="preds", **_opts(encoder, kw))
+    src = encoder.image_embeddings(source, what="source", **_opts(encoder, kw))
+    _pairs(tgt, src, ("outputs (preds)", "source images"))
+    text = encoder.text_embeddings(fill_template(template, "country", country, tgt.shape[0])).to(tgt)
+    return (tgt * text).sum(dim=1) - (src * text).sum(dim=1)
+
+
+def semantic_equivalence_values(
+    preds: Any, category: Any, encoder: CLIPEncoder, template: str, **kw: Any
+) -> torch.Tensor:
+    tgt = encoder.image_embeddings(preds, what="preds", **_opts(encoder, kw))
+    text = encoder.text_embeddings(fill_template(template, "category", category, tgt.shape[0])).to(tgt)
+    return (tgt * text).sum(dim=1)
+
+
+def model_defaults(model: Any, pretrained: Any, default: tuple[str, str]) -> tuple[str, Any]:
+    """``(model, pretrained)`` with the metric's default encoder when no model is named."""
+    if model is None:
+        return default[0], default[1] if pretrained is None else pretrained
+    return model, pretrained
+
+
+def _encoder(
+    model: Any, pretrained: Any, tokenizer: Any, preprocess: str, device: Any, default: tuple[str, str] = SIGLIP_DEFAULT
+) -> CLIPEncoder:
+    from transcreval.features.clip_models import get_clip
+
+    model, pretrained = model_defaults(model, pretrained, default)
+    return get_clip(model, pretrained, tokenizer=tokenizer, preprocess=preprocess, device=device)
+
+
+def clip_similarity(
+    preds: Any,
+    target: Any,
+    *,
+    model: str | None = None,
+    pretrained: Any = None,
+    preprocess: str = "open_clip",
+    device: Any = None,
+    **kw: Any,
+) -> MetricResult:
+    """CLIP similarity (MPTc-Bench §5.3): ``100 * mean cos(V_preds, V_target)`` over pairs, in
+    [-100, 100], higher is more similar; ``per_item`` holds each pair's value. Default encoder:
+    open_clip ViT-B-32 with OpenAI's weights; ``model``/``pretrained`` as open_clip takes them
+    (``pretrained``: a tag or a checkpoint file; required when ``model`` is named)."""
+    enc = _encoder(model, pretrained, kw.pop("tokenizer", None), preprocess, device, CLIP_DEFAULT)
+    sig = Signature.make("CLIPSimilarity", enc.signature_options, ("open_clip_torch", "torch", "pillow"))
+    return embedding_mean_from_stats(
+        similarity_stats(clip_similarity_values(preds, target, enc, **kw)), sig, "CLIPSimilarity"
+    )
+
+
+def visual_similarity(
+    preds: Any,
+    source: Any,
+    *,
+    model: str | None = None,
+    pretrained: Any = None,
+    tokenizer: Any = None,
+    preprocess: str = "open_clip",
+    device: Any = None,
+    **kw: Any,
+) -> MetricResult:
+    """Visual similarity S_v-s (Khanuja et al. §5.2): mean ``cos(V_source, V_preds)``, in [-1, 1]."""
+    enc = _encoder(model, pretrained, tokenizer, preprocess, device)
+    sig = Signature.make("VisualSimilarity", enc.signature_options, ("open_clip_torch", "torch", "pillow"))
+    return embedding_mean_from_stats(
+        similarity_stats(visual_similarity_values(preds, source, enc, **kw)), sig, "VisualSimilarity"
+    )
+
+
+def cultural_relevance_delta(
+    preds: Any,
+    source: Any,
+    country: Any,
+    *,
+    model: str | None = None,
+    pretrained: Any = None,
+    tokenizer: Any = None,
+    template: str | None = None,
+    template_file: Any = None,
+    preprocess: str = "open_clip",
+    device: Any = None,
+    **kw: Any,
+) -> MetricResult:
+    """Cultural-relevance delta (Khanuja et al. §5.2): mean of ``cos(V_preds, T_cul) -
+    cos(V_source, T_cul)``, in [-2, 2]; ``country`` names the target culture (one string for
+    all items or one per item)."""
+    tpl = load_template(template, template_file, "country", CULTURE_TEMPLATE)
+    enc = _encoder(model, pretrained, tokenizer, preprocess, device)
+    sig = Signature.make(
+        "CulturalRelevanceDelta", {**enc.signature_options, "tpl": tpl}, ("open_clip_torch", "torch", "pillow")
+    )
+    vals = cultural_relevance_values(preds, source, country, enc, tpl, **kw)
+    return embedding_mean_from_stats(similarity_stats(vals), sig, "CulturalRelevanceDelta")
+
+
+def semantic_equivalence(
+    preds: Any,
+    category: Any,
+    *,
+    model: str | None = None,
+    pretrained: Any = None,
+    tokenizer: Any = None,
+    template: str | None = None,
+    template_file: Any = None,
+    preprocess: str = "open_clip",
+    device: Any = None,
+    **kw: Any,
+) -> MetricResult:
+    """Semantic equivalence S_s-e (Khanuja et al. §5.2): mean ``cos(V_preds, T_int)``, in [-1, 1];
+    ``category`` is the intended semantic category (one string or one per item)."""
+    tpl = load_template(template, template_file, "category", CATEGORY_TEMPLATE)
+    enc = _encoder(model, pretrained, tokenizer, preprocess, device)
+    sig = Signature.make(
+        "SemanticEquivalence", {**enc.signature_options, "tpl": tpl}, ("open_clip_torch", "torch", "pillow")
+    )
+    vals = semantic_equivalence_values(preds, category, enc, tpl, **kw)
+    return embedding_mean_from_stats(similarity_stats(vals), sig, "SemanticEquivalence")

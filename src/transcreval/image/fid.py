@@ -1,0 +1,156 @@
+"""FID (MPTc-Bench §5.3, Table 5: FID_GT and FID_SRC)."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import torch
+
+from transcreval.errors import InputError
+from transcreval.functional.image.fid import (
+    FEATURES,
+    FID_PREPROCESS,
+    SIDES,
+    fid_extractor,
+    fid_from_stats,
+    fid_signature_options,
+    fid_stats,
+    fid_version_packages,
+    fid_weights_argument,
+)
+from transcreval.functional.image.fid_reference import (
+    check_reference_identity,
+    load_fid_reference,
+    save_fid_reference,
+)
+from transcreval.metric import Metric
+from transcreval.result import MetricResult
+from transcreval.states import Sum
+
+
+class FID(Metric):
+    """Frechet Inception Distance between generated and real images (>= 0, lower is better).
+
+    ``update(preds, target)`` adds generated images (``preds``) and real images (``target``);
+    ``update(images, real=True)`` / ``update(images, real=False)`` adds one side, as
+    torchmetrics' FID does. The states are float64 sums per side (``n``, ``sum x``,
+    ``sum x x^T``): they sync with one all-reduce and never hold a list of features.
+
+    Args:
+        weights: None (the ``inception-v3-fid`` file through the weights resolver), a file in
+            torch-fidelity's layout (what its ``feature_extractor_weights_path`` takes), or a
+            weights name. A missing file raises WeightsNotFoundError here, when the metric is built.
+        preprocess: ``"torch-fidelity"`` (default: uint8 quantisation + TF1 bilinear resize, the
+            MPTc protocol) or ``"clean"`` (clean-fid's PIL-bicubic float resize).
+        reference: a file written by :meth:`save_reference`: the real side's statistics, checked
+            against this metric's extractor (SignatureMismatchError if they differ); then only
+            generated images are added.
+        real_from: ``"target"`` (default) or ``"source"``: which ``update`` argument holds the
+            real images. MPTc's FID_SRC is ``FID(real_from="source")`` beside FID_GT = ``FID()``
+            in one :class:`~transcreval.MetricCollection` updated with
+            ``(outputs, gt_posters, source=src_posters)``: the outputs' Inception features are
+            computed once for both.
+        input_range: value range of float inputs (default [0, 1]; uint8 is 0..255).
+        batch_size: network batch size (default: each update's images at once).
+        feature_cache: a :class:`~transcreval.features.FeatureCache` (reuse features across runs).
+
+    The network runs on the metric's device (``FID().to("cuda")``), where the states live too;
+    the distance is computed there in float64.
+    """
+
+    higher_is_better: ClassVar[bool | None] = False
+    value_range: ClassVar[tuple[float, float]] = (0.0, math.inf)
+
+    def __init__(
+        self,
+        weights: Any = None,
+        preprocess: Literal["torch-fidelity", "clean"] = "torch-fidelity",
+        *,
+        reference: str | os.PathLike[str] | None = None,
+        real_from: Literal["target", "source"] = "target",
+        input_range: tuple[float, float] | None = None,
+        batch_size: int | None = None,
+        feature_cache: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        if preprocess not in FID_PREPROCESS:
+            raise InputError(f"preprocess must be one of {sorted(FID_PREPROCESS)}, got {preprocess!r}")
+        if real_from not in ("target", "source"):
+            raise InputError(f"real_from must be 'target' or 'source', got {real_from!r}")
+        if batch_size is not None and (
+            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+        ):
+            raise InputError(f"batch_size must be a positive integer or None, got {batch_size!r}")
+        self.preprocess = preprocess
+        self.real_from = real_from
+        self.input_range = input_range
+        self.batch_size = batch_size
+        self.feature_cache = feature_cache
+        self._weights = fid_weights_argument(weights)
+        ext = fid_extractor(self._weights, preprocess)  # resolves (and builds) now: a missing file fails here
+        self._identity = ext.identity
+        self._options = fid_signature_options(ext, preprocess)
+        if real_from == "source":
+            self._options["real"] = "source"
+        self.version_packages = fid_version_packages(preprocess)  # type: ignore[misc]
+        for side in SIDES:
+            self.add_state(f"{side}_n", Sum(torch.int64))
+            self.add_state(f"{side}_sum", Sum(torch.float64, (FEATURES,)))
+            self.add_state(f"{side}_outer", Sum(torch.float64, (FEATURES, FEATURES)))
+        self._reference: dict[str, torch.Tensor] | None = None
+        self.reference_path: str | None = None
+        if reference is not None:
+            stats, identity = load_fid_reference(reference)
+            check_reference_identity(identity, self._identity, reference)
+            self._reference = stats
+            self.reference_path = os.fspath(reference)
+            self._options["ref"] = Path(reference).name
+
+    def _signature_options(self) -> dict[str, Any]:
+        return dict(self._options)
+
+    def _stats(self, preds: Any, target: Any = None, source: Any = None, real: bool | None = None) -> dict[str, Any]:
+        """``preds``: generated images (or, with ``real=``, the images of that side); ``target``:
+        real images; ``source``: real images when built with ``real_from="source"`` (ignored
+        otherwise); ``real``: True/False to add ``preds`` to one side only."""
+        real_images = source if self.real_from == "source" else target
+        if self.real_from == "source" and real is None and source is None and target is not None:
+            raise InputError("this FID takes its real images from source= (real_from='source'); target is not read")
+        wants_real = real is True or (real is None and real_images is not None)
+        if wants_real and self._reference is not None:
+            raise InputError(
+                f"this FID compares against the saved reference {self.reference_path}; add generated images only"
+            )
+        ext = fid_extractor(self._weights, self.preprocess, self.device)
+        return fid_stats(
+            preds,
+            real_images,
+            real=real,
+            extractor=ext,
+            input_range=self.input_range,
+            batch_size=self.batch_size,
+            cache=self.feature_cache,
+        )
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return fid_from_stats(stats, self.signature, self._reference)
+
+    def save_reference(self, path: str | os.PathLike[str], side: Literal["real", "fake"] = "real") -> Path:
+        """Save one side's statistics (over every process: a collective when distributed; rank 0
+        writes) with this metric's extractor identity, for ``FID(reference=path)``."""
+        if side not in SIDES:
+            raise InputError(f"side must be 'real' or 'fake', got {side!r}")
+        if side == "real" and self._reference is not None:
+            stats = self._reference
+        else:
+            states = self.synced_state() if self.sync_on_compute else self.state_dict()
+            stats = {k: states[f"{side}_{k}"] for k in ("n", "sum", "outer")}
+        rank0 = not self._dist_available() or torch.distributed.get_rank(self.process_group) == 0
+        dest = Path(path).expanduser()
+        if rank0:
+            save_fid_reference(dest, stats, self._identity)
+        return dest

@@ -1,0 +1,160 @@
+"""CLIPSimilarity (MPTc-Bench §5.3) and Khanuja et al.'s SigLIP embedding metrics (§5.2)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, ClassVar
+
+import torch
+
+from transcreval.errors import InputError
+from transcreval.functional.multimodal.embedding_similarity import (
+    CATEGORY_TEMPLATE,
+    CLIP_DEFAULT,
+    CULTURE_TEMPLATE,
+    SIGLIP_DEFAULT,
+    clip_similarity_values,
+    cultural_relevance_values,
+    embedding_mean_from_stats,
+    load_template,
+    semantic_equivalence_values,
+    similarity_stats,
+    visual_similarity_values,
+)
+from transcreval.metric import Metric
+from transcreval.result import MetricResult
+from transcreval.states import Cat, Sum
+
+__all__ = ["CLIPSimilarity", "CulturalRelevanceDelta", "EmbeddingMetric", "SemanticEquivalence", "VisualSimilarity"]
+
+
+class EmbeddingMetric(Metric):
+    """Base of the open_clip similarity metrics: a per-item mean (``per_item`` holds each item).
+
+    Args:
+        model: an open_clip model name (or ``local-dir:`` / ``hf-hub:`` identifier).
+        pretrained: an open_clip pretrained tag, or a local checkpoint file (required with a
+            named model; the default model comes with its default tag).
+        tokenizer: a local Hugging Face tokenizer directory (for SigLIP without Hub access).
+        preprocess: ``"open_clip"`` (the model's exact PIL transform) or ``"tensor"`` (torch ops).
+        input_range: value range of float array/tensor inputs (default [0, 1]).
+        batch_size: network batch size (default: each update's images at once).
+        feature_cache: a :class:`~transcreval.features.FeatureCache` (reuse image embeddings).
+
+    The encoder is built (or found in the process-wide cache) when the metric is built, and runs
+    on the metric's device.
+    """
+
+    higher_is_better: ClassVar[bool | None] = True
+    version_packages: ClassVar[tuple[str, ...]] = ("open_clip_torch", "torch", "pillow")
+    default_model: ClassVar[tuple[str, str]] = SIGLIP_DEFAULT
+
+    def __init__(
+        self,
+        model: str | None = None,
+        pretrained: str | os.PathLike[str] | None = None,
+        *,
+        tokenizer: str | os.PathLike[str] | None = None,
+        preprocess: str = "open_clip",
+        input_range: tuple[float, float] | None = None,
+        batch_size: int | None = None,
+        feature_cache: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        from transcreval.features.clip_models import get_clip
+        from transcreval.functional.multimodal.embedding_similarity import model_defaults
+
+        model, pretrained = model_defaults(model, pretrained, self.default_model)
+        if batch_size is not None and (
+            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+        ):
+            raise InputError(f"batch_size must be a positive integer or None, got {batch_size!r}")
+        self.model_name, self.pretrained, self.tokenizer, self.preprocess = model, pretrained, tokenizer, preprocess
+        self._run = {"input_range": input_range, "batch_size": batch_size, "cache": feature_cache}
+        self._options = dict(get_clip(model, pretrained, tokenizer=tokenizer, preprocess=preprocess).signature_options)
+        self.add_state("total", Sum(torch.float64))
+        self.add_state("count", Sum(torch.int64))
+        self.add_state("values", Cat(torch.float64))
+
+    def _encoder(self) -> Any:
+        from transcreval.features.clip_models import get_clip
+
+        return get_clip(
+            self.model_name, self.pretrained, tokenizer=self.tokenizer, preprocess=self.preprocess, device=self.device
+        )
+
+    def _signature_options(self) -> dict[str, Any]:
+        return dict(self._options)
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return embedding_mean_from_stats(stats, self.signature, self.name)
+
+
+class CLIPSimilarity(EmbeddingMetric):
+    """CLIP similarity (MPTc-Bench §5.3, Table 5): ``100 x`` the mean cosine between the image
+    embeddings of each system output and its human target-market image, in [-100, 100], higher
+    is more similar. Default encoder: open_clip ``ViT-B-32`` with OpenAI's weights."""
+
+    value_range: ClassVar[tuple[float, float]] = (-100.0, 100.0)
+    default_model: ClassVar[tuple[str, str]] = CLIP_DEFAULT
+
+    def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
+        """``preds``: the system outputs; ``target``: the human target-market images (one per output)."""
+        return similarity_stats(clip_similarity_values(preds, target, self._encoder(), **self._run))
+
+
+class VisualSimilarity(EmbeddingMetric):
+    """Visual similarity S_v-s (Khanuja et al. §5.2): mean ``cos(V_src, V_tgt)`` of the source
+    image and the transcreated output, in [-1, 1]. Descriptive: high means the output stayed
+    close to the source, low a stronger adaptation. Default encoder: SigLIP ``ViT-B-16-SigLIP``."""
+
+    higher_is_better: ClassVar[bool | None] = None
+    value_range: ClassVar[tuple[float, float]] = (-1.0, 1.0)
+
+    def _stats(self, preds: Any, source: Any) -> dict[str, Any]:
+        """``preds``: the transcreated outputs; ``source``: the source images (one per output)."""
+        return similarity_stats(visual_similarity_values(preds, source, self._encoder(), **self._run))
+
+
+class _PromptMetric(EmbeddingMetric):
+    field: ClassVar[str] = ""
+    default_template: ClassVar[str] = ""
+
+    def __init__(self, *args: Any, template: str | None = None, template_file: Any = None, **kwargs: Any) -> None:
+        self.template = load_template(template, template_file, self.field, self.default_template)
+        super().__init__(*args, **kwargs)
+        self._options["tpl"] = self.template
+
+
+class CulturalRelevanceDelta(_PromptMetric):
+    """Cultural-relevance delta (Khanuja et al. §5.2): mean of ``cos(V_tgt, T_cul) -
+    cos(V_src, T_cul)``, ``T_cul`` the text embedding of the culture prompt for the target
+    country, in [-2, 2], higher means the output moved towards the target culture. Default
+    encoder SigLIP; ``template`` (with ``{country}``) or ``template_file`` sets the prompt."""
+
+    value_range: ClassVar[tuple[float, float]] = (-2.0, 2.0)
+    field: ClassVar[str] = "country"
+    default_template: ClassVar[str] = CULTURE_TEMPLATE
+
+    def _stats(self, preds: Any, source: Any, country: Any) -> dict[str, Any]:
+        """``preds``: the transcreated outputs; ``source``: the source images; ``country``: the
+        target country (one string for all, or one per output)."""
+        enc = self._encoder()
+        return similarity_stats(cultural_relevance_values(preds, source, country, enc, self.template, **self._run))
+
+
+class SemanticEquivalence(_PromptMetric):
+    """Semantic equivalence S_s-e (Khanuja et al. §5.2): mean ``cos(V_tgt, T_int)``, ``T_int``
+    the text embedding of the category prompt, in [-1, 1], higher is better. Default encoder
+    SigLIP; ``template`` (with ``{category}``) or ``template_file`` sets the prompt."""
+
+    value_range: ClassVar[tuple[float, float]] = (-1.0, 1.0)
+    field: ClassVar[str] = "category"
+    default_template: ClassVar[str] = CATEGORY_TEMPLATE
+
+    def _stats(self, preds: Any, category: Any) -> dict[str, Any]:
+        """``preds``: the transcreated outputs; ``category``: the intended semantic category
+        (one string for all, or one per output)."""
+        enc = self._encoder()
+        return similarity_stats(semantic_equivalence_values(preds, category, enc, self.template, **self._run))
