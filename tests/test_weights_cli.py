@@ -84,8 +84,12 @@ def test_fetch_downloads_and_reports_failures(env, capsys):
                     licence="test",
                 )
             )
-            # fetching is an explicit request: it downloads even in offline mode
-            assert main(["weights", "fetch", "cli-blob"]) == 0
+            # offline mode (the env fixture sets TRANSCREVAL_OFFLINE=1) forbids the download...
+            assert main(["weights", "fetch", "cli-blob"]) == 1
+            err = capsys.readouterr().err
+            assert "TRANSCREVAL_OFFLINE=1" in err and "--ignore-offline" in err and srv.hits["/w.bin"] == 0
+            # ... unless the command says otherwise
+            assert main(["weights", "fetch", "cli-blob", "--ignore-offline"]) == 0
             assert (env / "cache" / "weights" / "cli-blob.bin").read_bytes() == BLOB
             assert main(["weights", "fetch", "cli-blob", "--to", str(env / "x")]) == 0  # copied, not downloaded
             assert srv.hits["/w.bin"] == 1
@@ -100,7 +104,7 @@ def test_fetch_downloads_and_reports_failures(env, capsys):
                 ),
                 overwrite=True,
             )
-            assert main(["weights", "fetch", "cli-blob", "--to", str(env / "y")]) == 1
+            assert main(["weights", "fetch", "cli-blob", "--to", str(env / "y"), "--ignore-offline"]) == 1
             assert "HTTP Error 404" in capsys.readouterr().err
     finally:
         unregister_weights("cli-blob")

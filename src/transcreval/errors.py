@@ -105,3 +105,7 @@ class WeightsIntegrityError(WeightsError, ValueError):
 
 class WeightsFormatError(WeightsError, ValueError):
     """A model file loads, but its keys or shapes do not match the network (strict loading)."""
+
+
+class FeatureCacheError(TranscrevalError, OSError):
+    """The on-disk feature cache cannot be opened, read or written (the message names the file)."""
