@@ -13,7 +13,7 @@ without losing rows. A file that is not a readable database is moved aside (``.c
 a fresh one started.
 
 Size: a row holds one image's features, which grow with the image's pixels (float32 LPIPS
-features: about 39 bytes per pixel for alex, 488 for vgg, 80 for squeeze; 2.6 MB for a 256x256
+features: about 39 bytes per pixel for alex, 488 for vgg, 134 for squeeze; 2.6 MB for a 256x256
 image with alex, 128 MB at 512x512 with vgg). Nothing is evicted: :meth:`FeatureCache.nbytes`
 tells the size, :meth:`FeatureCache.clear` empties it. An item larger than ``max_item_bytes``
 (by default what SQLite accepts in a row, about 1 GB: VGG at 1080x1920 exceeds it) is not

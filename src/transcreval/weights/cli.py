@@ -168,5 +168,6 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except (KeyError, WeightsError, _CommandError) as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 1
-    print("usage: transcreval weights {list,where NAME,fetch NAME... [--to DIR],verify [DIR]}", file=sys.stderr)
+    usage = "{list,where NAME,fetch NAME... [--to DIR] [--ignore-offline],verify [DIR]}"
+    print(f"usage: transcreval weights {usage}", file=sys.stderr)
     return 2
