@@ -184,3 +184,18 @@ def test_deep_nesting_is_harmless(depth):
 def test_score_glued_to_a_word_or_range_is_not_read(text):
     # found by the property test: "A-1" was read as the score 1
     assert parse_score(text).status == "unparsable"
+
+
+@pytest.mark.parametrize(
+    "text", ["Not A.", "I would rule out C", "The answer could be A or B", "It isn't D", "B is wrong"]
+)
+def test_choices_that_negate_or_hedge_are_not_read(text):
+    assert parse_choice(text).status == "ambiguous"
+
+
+@pytest.mark.parametrize(
+    ("text", "letter"),
+    [("B", "B"), ("(C)", "C"), ("Answer: D", "D"), ('{"answer": "A"}', "A"), ("The answer is B, not A.", "B")],
+)
+def test_plain_choices_are_still_read(text, letter):
+    assert parse_choice(text).value == letter

@@ -187,13 +187,21 @@ def parse_patch_ids(answer: Any, *, n_patches: int = 49) -> Parsed[list[int]]:
     return Parsed(ids, "ok")
 
 
+_NEGATION = re.compile(
+    r"(?i)\b(?:not|never|no|rule[sd]?\s+out|ruling\s+out|except|exclud\w*|eliminat\w*|neither|nor|"
+    r"unless|instead\s+of|rather\s+than|wrong|incorrect)\b|n't\b"
+)
+
+
 def parse_choice(answer: Any, options: Sequence[str] | str = "ABCD") -> Parsed[str]:
     """One option letter from an answer ("B", "(B)", "Answer: B", ``{"answer": "B"}``, ...).
 
     Looks, in order, for a JSON ``answer``/``choice`` field, an "answer is/answer: X" phrase, a
     letter opening the answer followed by punctuation or the end, and finally the standalone
     option letters in the text (a capital "A"/"I" followed by a lower-case word is read as an
-    English word). Two different letters at the deciding step give "ambiguous".
+    English word). Two different letters at the deciding step give "ambiguous"; so does a
+    free-text answer that negates, excludes or hedges ("Not A.", "I would rule out C", "A or B"),
+    which is never read as a choice.
     """
     text = _text(answer)
     opts = [str(o).strip().upper() for o in options]
@@ -219,6 +227,8 @@ def parse_choice(answer: Any, options: Sequence[str] | str = "ABCD") -> Parsed[s
     head = re.match(rf"^\s*[\(\[]?([{letters}])[\)\]]?(?:[.:)\]]|\s*$|\s*\n)", text)
     if head:
         return Parsed(head.group(1), "ok")
+    if _NEGATION.search(text) or re.search(rf"\b[{letters}]\s+or\s+[\(\[]?[{letters}]\b", text):
+        return _fail("ambiguous", "the answer rules options out or hedges between them; not read as a choice")
     tokens = {
         m.group(1)
         for m in re.finditer(rf"(?<![A-Za-z0-9'])([{letters}])(?![A-Za-z0-9'])", text)

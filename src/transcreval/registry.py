@@ -220,8 +220,9 @@ _METRICS: tuple[MetricInfo, ...] = (
     _m("MarketPreferenceRate", "judge.win_rate", "market_preference_rate", "MPTc-Bench", "§5.2, Fig. 4, App. A.2",
        True, (0.0, 100.0), "judge validation: rate (%) of preferring the target market's poster to another market's",
        "the rate of a scripted judge's intended preferences", "1e-12", "judge", ("judge",)),
+    # direction None: higher is better for aspect="intent" and "cultural", neither for "creativity"
     _m("VLMTranscreationScore", "judge.transcreation_score", "transcreation_score", "Khanuja et al.",
-       "§4.3, §5.3, App. A", True, (1.0, 5.0),
+       "§4.3, §5.3, App. A", None, (1.0, 5.0),
        "a VLM's 1-5 score of intent (same category), creativity (visual change) or cultural relevance",
        "the mean of a scripted judge's intended scores (failures left out)", "1e-12", "judge", ("judge",)),
     _m("CSIOverlap", "judge.csi_overlap", "csi_overlap", "Khanuja et al.", "§5.1, App. A", True, (0.0, 1.0),

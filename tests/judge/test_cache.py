@@ -144,8 +144,88 @@ def test_not_a_cache_is_a_clear_error(tmp_path):
         JudgeCache(junk)
     other = tmp_path / "other.sqlite"
     sqlite3.connect(other).execute("CREATE TABLE meta (name TEXT, value TEXT)").connection.commit()
-    with pytest.raises(JudgeCacheError, match="schema"):
+    with pytest.raises(JudgeCacheError, match=r"not a transcreval judge cache .*tables: meta"):
         JudgeCache(other, "read-only")
+    newer = tmp_path / "newer.sqlite"
+    JudgeCache(newer).close()
+    conn = sqlite3.connect(newer)
+    conn.execute("UPDATE meta SET value = '99' WHERE name = 'schema'")
+    conn.commit()
+    conn.close()
+    for mode in ("read-only", "read-write"):
+        with pytest.raises(JudgeCacheError, match="schema '99'"):
+            JudgeCache(newer, mode)
+
+
+def file_state(path):
+    """Everything a write could change: the bytes of the file and of its journals."""
+    return {p.name: p.read_bytes() for p in path.parent.iterdir() if p.name.startswith(path.name)}
+
+
+@pytest.mark.parametrize("how", ["cache", "judge", "replay"])
+def test_a_database_that_is_not_a_cache_is_refused_and_left_untouched(tmp_path, how):
+    other = tmp_path / "app.sqlite"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE users (name TEXT)")
+    conn.execute("INSERT INTO users VALUES ('ada')")
+    conn.commit()
+    conn.close()
+    before = file_state(other)
+    with pytest.raises(JudgeCacheError, match=r"not a transcreval judge cache .*tables: users.*left untouched"):
+        if how == "cache":
+            JudgeCache(other)
+        elif how == "judge":
+            FunctionJudge(scorer, cache=other)
+        else:
+            ReplayJudge(other)
+    assert file_state(other) == before  # no meta/replies tables, no switch to WAL
+    assert sqlite3.connect(other).execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def test_an_empty_file_becomes_a_cache_and_create_false_needs_one(tmp_path):
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    JudgeCache(empty).put("k", record("k"), "t", {})
+    assert JudgeCache(empty, "read-only").get("k").text == "t"
+    with pytest.raises(JudgeCacheError, match=r"no judge cache at .*does not exist"):
+        JudgeCache(tmp_path / "missing.sqlite", create=False)
+    assert not (tmp_path / "missing.sqlite").exists()
+
+
+def test_a_corrupt_cache_is_a_judge_cache_error_naming_the_file(cache_path):
+    c = JudgeCache(cache_path)
+    for i in range(300):
+        c.put(f"k{i}", record(f"k{i}"), "x" * 2000, {})
+    c.close()
+    sqlite3.connect(cache_path).execute("PRAGMA wal_checkpoint(TRUNCATE)").connection.close()
+    data = bytearray(cache_path.read_bytes())
+    data[8192:40960] = bytes(range(256)) * 128  # garble pages in the middle
+    cache_path.write_bytes(bytes(data))
+    for call in (
+        lambda c: c.stats(),
+        lambda c: list(c.rows()),
+        lambda c: c.prune(older_than_days=0),
+        lambda c: [c.get(f"k{i}") for i in range(300)],
+        lambda c: c.setups(),
+    ):
+        with pytest.raises(JudgeCacheError, match=str(cache_path.name)):
+            call(JudgeCache(cache_path))
+
+
+def test_a_lock_held_by_another_process_is_a_clear_error_after_busy_timeout(cache_path):
+    JudgeCache(cache_path).put("k", record("k"), "t", {})
+    holder = sqlite3.connect(cache_path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        c = JudgeCache(cache_path, busy_timeout=0.2)
+        with pytest.raises(JudgeCacheError, match=r"locked by another process \(waited 0.2 s\)"):
+            c.prune(older_than_days=0)
+        with pytest.raises(JudgeCacheError, match="locked"):
+            c.put("k2", record("k2"), "t", {})
+        assert c.get("k").text == "t"  # reading is never blocked (WAL)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
 
 
 def test_cache_pickles_as_its_path(cache_path):
@@ -222,3 +302,51 @@ def test_function_judge_errors_become_api_errors_and_are_not_cached(cache_path):
     j = FunctionJudge(broken, cache=cache_path)
     r = j.complete([TEXT_TEMPLATE.render(item="1")])[0]
     assert r.status == "api_error" and "model crashed" in r.detail and len(JudgeCache(cache_path)) == 0
+
+
+# ---------------------------------------------------------------------- review 11: endpoints, replay setups
+def openai_like(cache, base_url, **kw):
+    from transcreval.judge import OpenAICompatibleJudge
+
+    return OpenAICompatibleJudge("gpt-x", base_url=base_url, api_key="sk-test", cache=cache, **kw)
+
+
+def test_the_endpoint_is_part_of_the_key_unless_shared(cache_path):
+    from transcreval.judge.keys import endpoint_id
+
+    req = TEXT_TEMPLATE.render(item="1")
+    openai = openai_like(cache_path, None)
+    other = openai_like(cache_path, "https://other-provider.example/v1")
+    assert openai.key(req) != other.key(req)  # the same model name elsewhere never replays OpenAI's answer
+    assert openai.key(req) == openai_like(cache_path, "https://API.openai.com/v1/").key(req)
+    shared = [openai_like(cache_path, u, endpoint_in_key=False).key(req) for u in (None, "http://10.0.0.2:8000/v1")]
+    assert shared[0] == shared[1]
+    assert endpoint_id("https://user:pw@Host.example:8443/v1/?api-key=SECRET#x") == "host.example:8443/v1"
+    assert endpoint_id(None) == "api.openai.com/v1"
+
+
+def test_replay_from_the_file_alone_rebuilds_endpoint_and_image_size(cache_path):
+    from transcreval.judge.fake_server import FakeOpenAIServer
+
+    reqs = [SCORE_TEMPLATE.render({"image": image(i, size=(64, 48))}, item=str(i)) for i in range(3)]
+    with FakeOpenAIServer(lambda body: '{"score": 4}') as server:
+        live = openai_like(cache_path, server.base_url, image_max_side=16, max_retries=0)
+        recorded = live.complete(reqs)
+    replay = ReplayJudge(cache_path)  # no argument: the setup stored with the answers says it all
+    assert replay.image_max_side == 16 and replay.cache_endpoint == live.cache_endpoint
+    assert [r.text for r in replay.complete(reqs)] == [r.text for r in recorded]
+    with pytest.raises(JudgeCacheError, match=r"none matches; recorded: .*image_max_side=16"):
+        ReplayJudge(cache_path, image_max_side=32)  # another size matches no recorded setup
+    with pytest.raises(JudgeCacheMiss, match=r"image_max_side.*this replay: .*endpoint='127.0.0.1:\d+/v1', "):
+        replay.complete([SCORE_TEMPLATE.render({"image": image(9)}, item="9")])
+
+
+def test_a_template_overriding_max_tokens_does_not_look_like_another_setup(cache_path):
+    big = PromptTemplate("test.big", "1", "Long {item}", max_tokens=500)
+    live = FunctionJudge(scorer, cache=cache_path, params={"max_tokens": 100})
+    reqs = [TEXT_TEMPLATE.render(item="1"), big.render(item="1")]
+    recorded = live.complete(reqs)
+    assert JudgeCache(cache_path).setups() == [live.setup()]
+    replay = ReplayJudge(cache_path)
+    assert replay.params == {"max_tokens": 100}
+    assert [r.text for r in replay.complete(reqs)] == [r.text for r in recorded]

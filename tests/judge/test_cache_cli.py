@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.judge.conftest import TEXT_TEMPLATE
 from transcreval.cli import main
 from transcreval.judge import FunctionJudge, JudgeCache
@@ -68,3 +70,43 @@ def test_the_installed_command(cache_path):
         timeout=120,
     )
     assert r.returncode == 0 and "4 answers" in r.stdout
+
+
+# ---------------------------------------------------------------------- review 11: files that are not caches
+def other_database(path):
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE users (name TEXT)")
+    conn.commit()
+    conn.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("command", [["stats"], ["export"], ["prune", "--older-than", "0"]])
+def test_every_command_refuses_a_missing_foreign_or_corrupt_file_in_one_line(tmp_path, capsys, command):
+    missing = tmp_path / "missing.sqlite"
+    assert main(["judge-cache", command[0], str(missing), *command[1:]]) == 1
+    assert "no judge cache at" in capsys.readouterr().err and not missing.exists()
+    foreign = tmp_path / "app.sqlite"
+    before = other_database(foreign)
+    assert main(["judge-cache", command[0], str(foreign), *command[1:]]) == 1
+    err = capsys.readouterr().err
+    assert "not a transcreval judge cache" in err and len(err.strip().splitlines()) == 1
+    assert foreign.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["app.sqlite"]
+    corrupt = tmp_path / "corrupt.sqlite"
+    j = FunctionJudge(lambda r: '{"score": 2}' + "x" * 3000, cache=corrupt)
+    j.complete([TEXT_TEMPLATE.render(item=str(i)) for i in range(100)])
+    j.close()
+    data = bytearray(corrupt.read_bytes())
+    data[8192:65536] = bytes(range(256)) * 224
+    corrupt.write_bytes(bytes(data))
+    assert main(["judge-cache", command[0], str(corrupt), *command[1:]]) == 1
+    err = capsys.readouterr().err
+    assert "not a usable judge cache" in err and len(err.strip().splitlines()) == 1
+
+
+def test_stats_lists_the_recorded_setups(cache_path, capsys):
+    fill(cache_path)
+    assert main(["judge-cache", "stats", str(cache_path)]) == 0
+    assert "recorded setup: backend='function', model='rule'" in capsys.readouterr().out

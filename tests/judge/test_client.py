@@ -307,6 +307,45 @@ def test_pickled_judge_reads_the_key_from_the_environment(server, monkeypatch):
     assert server.auth_headers[-1] == "Bearer sk-env-after-unpickle"
 
 
+def test_an_unpickled_judge_built_with_a_key_says_it_needs_one(server, monkeypatch, caplog):
+    """A judge given api_key= never falls back to the placeholder key once unpickled: with no
+    OPENAI_API_KEY it says why it cannot call; with one it says which key it uses."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    judge = pickle.loads(pickle.dumps(make(server)))
+    with pytest.raises(
+        JudgeConfigError, match=r"never pickled \(it was built with api_key=\.\.\.\): set OPENAI_API_KEY"
+    ):
+        ask(judge)
+    assert server.request_count == 0
+    keyless = pickle.loads(pickle.dumps(OpenAICompatibleJudge("fake-judge", base_url=server.base_url)))
+    ask(keyless)  # a local server that checks no key: the placeholder, as before pickling
+    assert server.auth_headers[-1] == "Bearer EMPTY"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env-42")
+    with caplog.at_level(logging.WARNING, logger="transcreval.judge"):
+        judge = pickle.loads(pickle.dumps(make(server)))
+    assert "uses OPENAI_API_KEY of this process" in caplog.text
+    ask(judge, "2")
+    assert server.auth_headers[-1] == "Bearer sk-env-42"
+
+
+def test_pickling_keeps_plain_headers_and_drops_secret_ones_saying_so(server, caplog):
+    headers = {"X-Title": "my eval", "HTTP-Referer": "https://example.org", "api-key": SECRET, "X-Auth-Token": SECRET}
+    judge = make(server, default_headers=headers)
+    blob = pickle.dumps(judge)
+    assert SECRET.encode() not in blob
+    twin = pickle.loads(blob)
+    assert twin._headers == {"X-Title": "my eval", "HTTP-Referer": "https://example.org"}
+    server.script(FakeHTTPError(401, message="missing api-key header"))
+    with caplog.at_level(logging.WARNING, logger="transcreval.judge"):
+        twin._api_key = "sk-present"  # the key is there; the Azure-style header is not
+        with pytest.raises(JudgeConfigError, match=r"unpickled without the header\(s\) \['X-Auth-Token', 'api-key'\]"):
+            ask(twin)
+    assert "X-Auth-Token" in caplog.text
+    sent = {k.lower(): v for k, v in server.request_headers[-1].items()}
+    assert sent["x-title"] == "my eval" and sent["http-referer"] == "https://example.org"
+    assert "api-key" not in sent and "x-auth-token" not in sent
+
+
 def test_bad_options_are_rejected(server):
     for kw, match in (
         ({"max_concurrency": 0}, "max_concurrency"),

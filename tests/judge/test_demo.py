@@ -68,3 +68,23 @@ def test_the_demo_command_runs_the_judge_section(monkeypatch):
     assert run_demo(buf) == 0
     text = buf.getvalue()
     assert "== VLM-judge metrics" in text and "a FAKE judge on loopback" in text and "TitleExtraction" in text
+
+
+def test_an_endpoint_rejecting_the_key_stops_the_section_with_its_message(monkeypatch):
+    from transcreval.judge.fake_server import FakeHTTPError
+
+    with FakeOpenAIServer(lambda body: FakeHTTPError(401, message="Incorrect API key provided")) as server:
+        text = run(monkeypatch, TRANSCREVAL_JUDGE_URL=server.base_url, TRANSCREVAL_JUDGE_MODEL="m")
+        sent = server.request_count
+    assert "judge metrics stopped at TitleExtraction (chrF): JudgeConfigError:" in text
+    assert "rejected the API key (HTTP 401)" in text and "no value" not in text
+    assert sent <= 8  # one batch at most (8 in flight); before: at least one call for each of 26 cells
+
+
+def test_an_unreachable_endpoint_with_a_model_stops_at_once(monkeypatch):
+    from transcreval.judge.openai_judge import OpenAICompatibleJudge
+
+    monkeypatch.setitem(OpenAICompatibleJudge.__init__.__kwdefaults__, "max_retries", 0)  # no backoff in a test
+    text = run(monkeypatch, TRANSCREVAL_JUDGE_URL="http://127.0.0.1:9/v1", TRANSCREVAL_JUDGE_MODEL="m")
+    assert "judge metrics stopped at TitleExtraction (chrF): JudgeUnreachableError: the judge endpoint" in text
+    assert "never answered" in text and text.count("JudgeUnreachableError") == 1

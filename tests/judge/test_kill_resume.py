@@ -126,3 +126,48 @@ def test_sigkill_at_any_point_loses_nothing_and_repeats_nothing(tmp_path, endpoi
     # the rerun asked only for what was missing, once each
     assert new_calls == N - len(stored)
     assert lines(log) - received_before == N - len(stored)
+
+
+class Interrupted(BaseException):
+    """What the test's SIGINT handler raises (a KeyboardInterrupt that cannot end the pytest session)."""
+
+
+@pytest.mark.parametrize("concurrency", [2, 4])
+def test_ctrl_c_stops_the_batch_and_keeps_only_the_calls_in_flight(tmp_path, concurrency):
+    """SIGINT while a 60-call batch runs: no call starts after it; the calls in flight finish and
+    are cached (before the fix the pool went on and sent all 60, in a script or a notebook)."""
+    import threading
+
+    from transcreval.judge import FunctionJudge, JudgeCache, PromptTemplate
+
+    started: list[str] = []
+    lock = threading.Lock()
+
+    def fn(request):
+        with lock:
+            started.append(request.text)
+            if len(started) == 5:
+                signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        time.sleep(0.02)
+        return '{"score": 3}'
+
+    def interrupt(*_):
+        raise Interrupted
+
+    t = PromptTemplate("ctrl-c.test", "1", "Rate item {item}.")
+    judge = FunctionJudge(fn, cache=tmp_path / "c.sqlite", max_concurrency=concurrency)
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        with pytest.raises(Interrupted):
+            judge.complete([t.render(item=str(i)) for i in range(60)])
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    judge.close()  # waits for the worker threads: nothing more may start meanwhile
+    time.sleep(0.1)
+    assert 5 <= len(started) <= 5 + concurrency
+    assert judge.calls_made == len(started)
+    assert len(JudgeCache(tmp_path / "c.sqlite")) == len(started)  # every call that returned is kept
+    again = FunctionJudge(fn, cache=tmp_path / "c.sqlite", max_concurrency=concurrency)
+    started.clear()
+    replies = again.complete([t.render(item=str(i)) for i in range(5)])  # the five that had started
+    assert all(r.ok and r.cached for r in replies) and started == []

@@ -167,3 +167,22 @@ def test_matches_reader_only_returns_items_of_list_1(t, l1, l2):
 def test_quiz_reader_only_returns_a_letter_shown(t):
     r = read_quiz_answer("ABCD")(t)
     assert (r.ok and r.value in ("A", "B", "C", "D")) or (not r.ok and r.value is None)
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [
+        ("VLMTranscreationScore", [{"aspect": a} for a in ("intent", "creativity", "cultural")]),
+        ("JudgeScore", [{"aspect": a} for a in ("aesthetic", "adaptation")]),
+        ("HarmonizationScore", [{"combine": c} for c in ("naturalness", "min", "mean")]),
+    ],
+)
+def test_the_registry_direction_is_every_instances_direction_or_none(name, options):
+    """The registry (and the docs' facts table) may only claim a direction that every instance
+    has; VLMTranscreationScore(aspect="creativity") has none, so the metric's entry is None."""
+    from transcreval.registry import get_metric
+
+    info = get_metric(name)
+    directions = {info.load()(judge=FunctionJudge(answer), **o).higher_is_better for o in options}
+    assert info.higher_is_better == (directions.pop() if len(directions) == 1 else None)
+    assert info.load().higher_is_better == info.higher_is_better

@@ -179,3 +179,52 @@ def test_judge_metrics_pickle_and_clone_without_the_key(tmp_path, monkeypatch):
         assert twin.judge is judge  # clones share the judge (a service, not a state)
         restored = pickle.loads(pickle.dumps(m))
         assert restored.compute().value == m.compute().value
+
+
+# ---------------------------------------------------------------------- review 11: a missing item is an error
+@pytest.mark.parametrize("missing", [None, float("nan")])
+@pytest.mark.parametrize(
+    ("name", "build", "run"),
+    [
+        (
+            "translations",
+            lambda j: AlignmentScore(judge=j),
+            lambda m, tr: m([img(1), img(2)], tr),
+        ),
+        (
+            "target_market",
+            lambda j: JudgeScore(judge=j),
+            lambda m, v: m([img(1), img(2)], [img(3), img(4)], **{**CTX, "target_market": v}),
+        ),
+        (
+            "genre",
+            lambda j: WinRate(judge=j),
+            lambda m, v: m([img(1), img(2)], [img(3), img(4)], **{**CTX, "genre": v}),
+        ),
+        (
+            "country",
+            lambda j: VLMTranscreationScore(judge=j),
+            lambda m, v: m([img(1), img(2)], [img(3), img(4)], country=v),
+        ),
+        (
+            "category",
+            lambda j: CSIOverlap(judge=j, matching="exact"),
+            lambda m, v: m([img(1), img(2)], [img(3), img(4)], country="India", category=v),
+        ),
+    ],
+)
+@pytest.mark.parametrize("where", [0, 1])
+def test_a_missing_value_in_a_per_item_list_is_an_error_before_any_call(name, build, run, where, missing):
+    calls = []
+
+    def fn(r):
+        calls.append(r.template_id)
+        if r.template_id.startswith("khanuja.csi-objects"):
+            return '{"objects": ["bread"]}'
+        return '{"score": 3, "alignment": 3, "preferred": "A", "first_score": 2, "second_score": 3, "replacements": {}}'
+
+    values = ["Grand opening" if name == "translations" else "x"] * 2
+    values[where] = missing
+    with pytest.raises(InputError, match=rf"{name} has no value \(None or NaN\) for item\(s\) {where} of 2"):
+        run(build(FunctionJudge(fn)), values)
+    assert [c for c in calls if not c.startswith("khanuja.csi-objects")] == []

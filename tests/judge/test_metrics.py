@@ -215,7 +215,7 @@ def test_market_preference_rate(tmp_path, ddp_pool):
     check_metric(
         MetricCase(factory, lambda *b: run(market_preference_rate, b, replay), reference, batches, join_lists), ddp_pool
     )
-    assert "tpl:mptc.market@1" in str(extras_total(factory, batches).signature)
+    assert "tpl:mptc.market@2" in str(extras_total(factory, batches).signature)
 
 
 # ---------------------------------------------------------------------- QuizHitRate

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from transcreval.judge.parse import (
     extract_json,
     looks_like_refusal,
+    read_bare,
     read_bool,
     read_choice,
     read_int,
@@ -174,3 +175,65 @@ def test_other_readers_never_raise(value):
     obj = {"k": value}
     for r in (read_str(obj, ["k"]), read_bool(obj, ["k"]), read_str_list(obj, ["k"])):
         assert r.ok or r.value is None
+
+
+# ---------------------------------------------------------------------- review 11: never pick one of several
+@pytest.mark.parametrize(
+    "text",
+    [
+        '```json\n{"score": 2}\n```\nOn reflection the final answer is {"score": 5}',  # fenced vs prose
+        '{"score": 2}\n```json\n{"score": 5}\n```',
+        '||V^=^V|| "score": 2 ||V^=^V|| then ||V^=^V|| "score": 5 ||V^=^V||',  # two delimited blocks
+        '||V^=^V|| "score": 2 ||V^=^V|| but really {"score": 5}',
+        '||V^=^V|| "score": 2 ||V^=^V|| "score": 5 ||V^=^V||',  # unpaired delimiters
+        '{"score": 2, "score": 5}',  # a key twice (JSON keeps the last)
+        "{'score': 2, 'score': 5}",  # a key twice (Python literal)
+        'I think {"score": 2, "score": 2, "score": 5}',
+    ],
+)
+def test_extract_json_refuses_answers_holding_two_answers(text):
+    r = extract_json(text)
+    assert not r.ok and r.value is None and r.error
+
+
+def test_the_same_object_twice_is_one_answer():
+    assert extract_json('```json\n{"score": 3}\n```\nSo: {"score": 3}').value == {"score": 3}
+    assert extract_json('||V^=^V|| "score": 3 ||V^=^V|| ||V^=^V|| "score": 3 ||V^=^V||').value == {"score": 3}
+
+
+def test_a_key_written_in_two_cases_with_different_values_is_unreadable():
+    assert not read_int({"Score": 2, "score": 5}, ["score"], 1, 5).ok
+    assert not read_choice({"Answer": "A", "answer ": "B"}, ["answer"], "AB").ok
+    assert read_int({"Score": 4, "score": 4}, ["score"], 1, 5).value == 4  # the same value twice is fine
+
+
+@pytest.mark.parametrize("value", ["9" * 400, "-" + "9" * 400, "9" * 31, "1" * 400 + ".0"])
+def test_read_int_on_huge_digit_strings_is_a_failure_not_an_exception(value):
+    r = read_int({"score": value}, ["score"], 1, 5)
+    assert not r.ok and r.value is None and len(r.error) < 200
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("B", "B"), ("b", "B"), ("(B)", "B"), ("**B**", "B"), ("B.", "B"), ("Answer: B", "B"), ("The answer is C", "C")],
+)
+def test_read_bare_reads_an_answer_that_is_only_the_word(text, expected):
+    assert read_bare(text, {c: c for c in "ABCD"}, prefixes=("the answer", "answer")).value == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It is definitely not B.",
+        "Not A.",
+        "I would rule out C",
+        "could be A or B",
+        "B or C",
+        "A, B",
+        "Answer: not B",
+        "",
+    ],
+)
+def test_read_bare_reads_nothing_from_prose(text):
+    r = read_bare(text, {c: c for c in "ABCD"}, prefixes=("the answer", "answer"))
+    assert not r.ok and r.value is None

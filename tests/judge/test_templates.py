@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from tests.judge.conftest import image
@@ -76,7 +79,8 @@ def test_with_text_and_from_file(tmp_path):
     q = PromptTemplate.from_file(plain, base=T)
     assert q.id == "t+file" and q.system is None and len(q.version) == 16
     assert resolve_template(str(plain), T).user == "Rate the poster for {market}."
-    assert resolve_template(None, T) is T and resolve_template("mptc.title", T) is TEMPLATES["mptc.title"]
+    assert resolve_template(None, T) is T
+    assert resolve_template("mptc.title", TEMPLATES["posteriq.style"]) is TEMPLATES["mptc.title"]
     with pytest.raises(InputError, match="neither a file nor a built-in"):
         resolve_template("no-such-template", T)
     bad = tmp_path / "bad.txt"
@@ -118,3 +122,85 @@ def test_every_built_in_template_renders_and_names_its_answer_keys(tid):
     assert answer.ok
     simple = [k for k, v in t.output.items() if "object" not in v]
     assert set(simple) <= set(answer.value), "the fake server can answer every template"
+
+
+def example_answer(template) -> dict:
+    """The answer the prompt shows as its example (its last ``{...}``), slots filled with values
+    of their kind, read as JSON: what a model that copies the example's shape gives."""
+    text = template.render({n: image(i) for i, n in enumerate(template.images)}, **DUMMY).text
+    example = text[text.rfind("\n{") + 1 :]
+    filled = re.sub(r'"<[^>]*>"', '"x"', example)
+    filled = re.sub(r"<integer (-?\d+)\s*-\s*\d+>", r"\1", filled)
+    filled = filled.replace("<true or false>", "true")
+    return json.loads(filled)
+
+
+@pytest.mark.parametrize("tid", sorted(TEMPLATES))
+def test_every_example_answer_has_the_shape_the_parser_reads(tid):
+    """A list key is shown as a JSON list and an object key as an object: a model copying the
+    example literally gives an answer of the right type (before: "objects": "<list ...>")."""
+    t = TEMPLATES[tid]
+    answer = example_answer(t)
+    assert set(t.output) <= set(answer)
+    for key, kind in t.output.items():
+        if kind.startswith("list"):
+            assert isinstance(answer[key], list) and answer[key], (key, answer[key])
+        elif kind.startswith("object"):
+            assert isinstance(answer[key], dict) and all(isinstance(v, list) for v in answer[key].values())
+
+
+# Phrases of the papers' own prompts (normalised to lower-case words) that an earlier version of
+# the built-in templates reused. The templates carry the papers' rubrics in our own words.
+PAPER_PHRASES = [
+    "the most prominent one if no title",
+    "prefer the one with fewer artifacts and clearer text",
+    "typography layout and design conventions familiar",
+    "not which is better in the abstract",
+    "image belongs to the same category",
+    "to someone from country for each",
+    "relevant to someone in country and",
+    "in spelling wording or punctuation do not",
+    "does not look natural at all",
+    "numbers dates units prices names proper nouns",
+    "should be translated consistently",
+    "do not invent mismatches judge only what can be read",
+]
+
+
+@pytest.mark.parametrize("tid", sorted(TEMPLATES))
+def test_built_in_templates_do_not_reuse_the_papers_prompt_phrases(tid):
+    t = TEMPLATES[tid]
+    words = " ".join(re.findall(r"[a-z0-9]+", ((t.system or "") + " " + t.user.replace("{", " ")).lower()))
+    assert [p for p in PAPER_PHRASES if p in words] == []
+
+
+# ---------------------------------------------------------------------- review 11: errors before any call
+def test_a_template_using_a_field_or_image_the_metric_lacks_fails_when_the_metric_is_built(tmp_path):
+    from transcreval import JudgeScore, VLMTranscreationScore
+    from transcreval.judge import FunctionJudge
+
+    calls = []
+    judge = FunctionJudge(lambda r: (calls.append(r), '{"score": 3}')[1])
+    field = tmp_path / "field.txt"
+    field.write_text('Rate the poster for {market}.\nReply {{"score": n}}')
+    with pytest.raises(InputError, match=r"JudgeScore: .*uses the field\(s\) \['market'\].*fills \['target_market'"):
+        JudgeScore(judge=judge, template=str(field))
+    picture = tmp_path / "image.txt"
+    picture.write_text('{image:poster}\nRate it. {{"score": n}}')
+    with pytest.raises(InputError, match=r"places the image\(s\) \['poster'\].*provides \['source', 'output'\]"):
+        JudgeScore(judge=judge, template=str(picture))
+    with pytest.raises(InputError, match="uses the field"):
+        VLMTranscreationScore(judge=judge, aspect="intent", template=PromptTemplate(id="x", version="1", user="{lang}"))
+    # a field of the metric that its default template does not use is fine
+    ok = tmp_path / "ok.txt"
+    ok.write_text('{image:output} Is this from {country}, a {category}? {{"score": n}}')
+    VLMTranscreationScore(judge=judge, aspect="intent", template=str(ok))
+    assert calls == []
+
+
+def test_render_names_the_fields_it_was_given():
+    t = PromptTemplate(id="t", version="1", user="{a} {b}")
+    with pytest.raises(InputError, match=r"needs the field\(s\) \['b'\]; got values for \['a', 'c'\]"):
+        t.render(a="x", b=None, c="y")
+    with pytest.raises(InputError, match=r"needs the field\(s\) \['a'\]"):
+        t.render(a=float("nan"), b="x")

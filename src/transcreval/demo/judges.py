@@ -6,7 +6,8 @@ one; ``TRANSCREVAL_JUDGE_CACHE``, default: no cache). Otherwise it starts a **fa
 loopback (:class:`~transcreval.judge.fake_server.FakeOpenAIServer`) and says so before every
 number: the fake "reads" the titles the demo set knows it drew, and makes up every other answer
 from a hash of the request, so its numbers only show that the plumbing (HTTP, retries, caching,
-parsing, failure counts) works end to end.
+parsing, failure counts) works end to end. An endpoint that rejects the key or model, or never
+answers, stops the section at the first metric with its message (no other metric could run).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from transcreval.demo.table import format_table
+from transcreval.errors import JudgeConfigError, JudgeUnreachableError
 
 if TYPE_CHECKING:
     from transcreval.demo import DemoContext
@@ -173,9 +175,19 @@ def _rows(judge: Any, posters: list[Any], system: str) -> list[tuple[str, Any]]:
         try:
             metric.update(*args, **kwargs)
             out.append((name, metric.compute()))
+        except (JudgeConfigError, JudgeUnreachableError) as e:  # no call can succeed: stop here
+            raise _Stopped(name, e) from e
         except Exception as e:  # a real judge may fail every item of a tiny set: say so, go on
             out.append((name, e))
     return out
+
+
+class _Stopped(Exception):
+    """The endpoint rejected the setup or never answered: no further metric can run."""
+
+    def __init__(self, metric: str, error: Exception) -> None:
+        super().__init__(metric, error)
+        self.metric, self.error = metric, error
 
 
 def run(ctx: DemoContext, stream: TextIO) -> None:
@@ -189,7 +201,11 @@ def run(ctx: DemoContext, stream: TextIO) -> None:
     try:
         print(label, file=stream)
         systems = ctx.systems
-        results = {s: _rows(judge, posters, s) for s in systems}
+        try:
+            results = {s: _rows(judge, posters, s) for s in systems}
+        except _Stopped as stop:
+            print(f"judge metrics stopped at {stop.metric}: {type(stop.error).__name__}: {stop.error}", file=stream)
+            return
         rows = []
         for i, (name, _) in enumerate(results[systems[0]]):
             row = [name]

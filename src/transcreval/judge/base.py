@@ -3,7 +3,9 @@
 A subclass implements ``_call(request, params) -> JudgeReply`` for one request; this base
 answers from the cache where it can, makes each distinct missing call once (identical requests
 in a batch share one call), at most ``max_concurrency`` at a time, and stores every "ok"
-answer the moment it arrives, so a run killed at any point loses nothing that came back.
+answer the moment it arrives, so a run killed at any point loses nothing that came back. An
+interrupted batch (Ctrl-C) sends no further call: only the calls already in flight finish
+(and are cached).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ class CachingJudge:
         params: Mapping[str, Any] | None = None,
         image_max_side: int | None = None,
         cache_namespace: str | None = None,
+        cache_endpoint: str | None = None,
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise InputError(f"model must be a non-empty string, got {model!r}")
@@ -69,6 +72,7 @@ class CachingJudge:
         self.params = {k: v for k, v in (params or {}).items() if v is not None}
         self.image_max_side = image_max_side
         self.cache_namespace = cache_namespace
+        self.cache_endpoint = cache_endpoint  # the endpoint as it enters keys (keys.endpoint_id), or None
         self._executor: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
         self._pool_pid = -1
@@ -107,7 +111,19 @@ class CachingJudge:
             model=self.model,
             params=self.effective_params(request),
             namespace=self.cache_namespace,
+            endpoint=self.cache_endpoint,
         )
+
+    def setup(self) -> dict[str, Any]:
+        """What a replay needs to rebuild this judge's keys (stored next to every answer)."""
+        return {
+            "backend": self.backend,
+            "model": self.model,
+            "params": dict(sorted(self.params.items())),
+            "namespace": self.cache_namespace,
+            "endpoint": self.cache_endpoint,
+            "image_max_side": self.image_max_side,
+        }
 
     def replay(self) -> CachingJudge:
         """A :class:`~transcreval.judge.ReplayJudge` on this judge's cache with exactly its settings."""
@@ -122,6 +138,7 @@ class CachingJudge:
             params=self.params,
             cache_namespace=self.cache_namespace,
             image_max_side=self.image_max_side,
+            endpoint=self.cache_endpoint,
         )
 
     # ------------------------------------------------------------------ answering
@@ -133,7 +150,14 @@ class CachingJudge:
                 raise InputError(f"request {i} is a {type(r).__name__}, not a JudgeRequest")
         params = [self.effective_params(r) for r in reqs]
         records = [
-            request_record(r, backend=self.backend, model=self.model, params=p, namespace=self.cache_namespace)
+            request_record(
+                r,
+                backend=self.backend,
+                model=self.model,
+                params=p,
+                namespace=self.cache_namespace,
+                endpoint=self.cache_endpoint,
+            )
             for r, p in zip(reqs, params)
         ]
         keys = [record_key(rec) for rec in records]
@@ -162,7 +186,8 @@ class CachingJudge:
                 f"({self.cache.path if self.cache else 'no cache'}; model {self.model!r}, first missing: template "
                 f"{first.template_id}@{first.template_version}, key {next(iter(todo))[:16]}...). A replay judge "
                 "never calls an endpoint: rerun with OpenAICompatibleJudge(cache=...) to fill the cache, and check "
-                "that the model, decoding parameters and templates match the recorded run."
+                "that the model, decoding parameters, endpoint, image_max_side and templates match the recorded run "
+                f"(this replay: {self._setup_text()}; `transcreval judge-cache stats` lists the recorded setups)."
             )
         if todo:
             replies.update(self._run(todo, reqs, params, records))
@@ -176,6 +201,7 @@ class CachingJudge:
         records: list[dict[str, Any]],
     ) -> dict[str, JudgeReply]:
         stop = threading.Event()
+        setup = self.setup()
 
         def one(k: str, i: int) -> JudgeReply:
             if stop.is_set():
@@ -191,6 +217,7 @@ class CachingJudge:
                     "finish_reason": reply.finish_reason,
                     "system_fingerprint": reply.system_fingerprint,
                     "usage": dict(reply.usage) if reply.usage else None,
+                    "setup": setup,
                 }
                 self.cache.put(k, record, reply.text, meta)
             log.debug("judge %s %s: %s", reqs[i].template_id, k[:12], reply.status)
@@ -199,8 +226,24 @@ class CachingJudge:
         if len(todo) == 1 or self.max_concurrency == 1:
             return {k: one(k, i) for k, i in todo.items()}
         pool = self._pool()
-        futures: dict[Future[JudgeReply], str] = {pool.submit(one, k, i): k for k, i in todo.items()}
-        _, pending = wait(futures, return_when=FIRST_EXCEPTION)
+        futures: dict[Future[JudgeReply], str] = {}
+        try:
+            for k, i in todo.items():
+                futures[pool.submit(one, k, i)] = k
+            _, pending = wait(futures, return_when=FIRST_EXCEPTION)
+        except BaseException:
+            # Ctrl-C (KeyboardInterrupt) or any other interruption: send nothing more. Calls
+            # already in flight finish in their threads and their answers are cached.
+            stop.set()
+            for f in futures:
+                f.cancel()
+            log.warning(
+                "judge batch interrupted: %d of %d calls had not started and were not sent; calls in flight "
+                "finish and are cached",
+                sum(f.cancelled() for f in futures) + len(todo) - len(futures),
+                len(todo),
+            )
+            raise
         if pending:  # a fatal error (bad key, unreachable endpoint): stop sending, keep what came back
             stop.set()
             for f in pending:
@@ -219,6 +262,10 @@ class CachingJudge:
         if error is not None:
             raise error
         return out
+
+    def _setup_text(self) -> str:
+        s = self.setup()
+        return ", ".join(f"{k}={v!r}" for k, v in s.items() if v not in (None, {}) and k not in ("backend", "model"))
 
     def _pool(self) -> ThreadPoolExecutor:
         with self._pool_lock:

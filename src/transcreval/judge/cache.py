@@ -13,6 +13,10 @@ rank) may share one file: writers wait for each other (``busy_timeout``).
 
 Modes: ``"read-write"`` (read, and store new answers), ``"read-only"`` (never writes; the
 file must exist) and ``"off"`` (no file at all).
+
+A file that is not a judge cache (another SQLite database, a file of another schema version) is
+refused before anything is written to it; SQLite errors (a corrupt page, a lock held too long)
+become :class:`~transcreval.errors.JudgeCacheError` naming the file.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -30,6 +35,7 @@ from urllib.parse import quote
 
 from transcreval._version import __version__
 from transcreval.errors import InputError, JudgeCacheError
+from transcreval.judge.cache_maintenance import CacheMaintenance
 
 CacheMode = Literal["read-write", "read-only", "off"]
 CACHE_SCHEMA = "1"
@@ -80,27 +86,56 @@ class CachedAnswer:
     meta: Mapping[str, Any]
 
 
-class JudgeCache:
+class JudgeCache(CacheMaintenance):
     """A judge response cache in one SQLite file.
 
     Args:
         path: the SQLite file (created in read-write mode, with its parent directory).
         mode: "read-write" (default), "read-only" or "off".
+        create: in read-write mode, create the file when it does not exist (False: an error).
+        busy_timeout: seconds to wait for another process's write lock before giving up.
 
-    Thread-safe; safe to share between processes; picklable (only the path and mode travel).
+    Thread-safe; safe to share between processes; picklable (only the path, mode and timeout
+    travel).
     """
 
-    def __init__(self, path: str | os.PathLike[str], mode: str = "read-write") -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        mode: str = "read-write",
+        *,
+        create: bool = True,
+        busy_timeout: float = 60.0,
+    ) -> None:
         self.path = Path(path).expanduser()
         self.mode: CacheMode = normalise_mode(mode)
         if self.mode == "off":
             raise InputError("JudgeCache(mode='off') makes no sense: pass cache=None to a judge instead")
+        if not isinstance(busy_timeout, (int, float)) or isinstance(busy_timeout, bool) or busy_timeout < 0:
+            raise InputError(f"busy_timeout must be a number of seconds >= 0, got {busy_timeout!r}")
+        self.create = bool(create)
+        self.busy_timeout = float(busy_timeout)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
         self._connect()
 
     # ------------------------------------------------------------------ connection
+    @contextmanager
+    def _sqlite_errors(self) -> Iterator[None]:
+        """SQLite's errors as JudgeCacheError naming the file (a corrupt page, a lock held too long)."""
+        try:
+            yield
+        except sqlite3.OperationalError as e:
+            if "locked" in str(e) or "busy" in str(e):
+                raise JudgeCacheError(
+                    f"the judge cache {self.path} is locked by another process (waited {self.busy_timeout:g} s): "
+                    "a run writing to it, or a stale lock; retry when it has finished"
+                ) from e
+            raise JudgeCacheError(f"{self.path} is not a usable judge cache (SQLite says: {e})") from e
+        except sqlite3.DatabaseError as e:
+            raise JudgeCacheError(f"{self.path} is not a usable judge cache (SQLite says: {e})") from e
+
     def _connect(self) -> sqlite3.Connection:
         if self._conn is not None and self._pid == os.getpid():
             return self._conn
@@ -111,32 +146,56 @@ class JudgeCache:
                     "file written by a read-write run"
                 )
             conn = self._open_read_only()
-        else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             try:
-                conn = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False, isolation_level=None)
-                conn.execute("PRAGMA busy_timeout=60000")
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                with self._tx(conn):
-                    for stmt in _SCHEMA_SQL.strip().split(";"):
-                        if stmt.strip():
-                            conn.execute(stmt)
-                    conn.execute(
-                        "INSERT OR IGNORE INTO meta (name, value) VALUES ('schema', ?), ('created_by', ?)",
-                        (CACHE_SCHEMA, f"transcreval {__version__}"),
-                    )
-            except sqlite3.DatabaseError as e:
-                raise JudgeCacheError(f"{self.path} is not a usable judge cache (SQLite says: {e})") from e
-        self._check_schema(conn)
+                self._check_schema(conn)
+            except BaseException:
+                conn.close()
+                raise
+        else:
+            conn = self._open_read_write()
         self._conn, self._pid = conn, os.getpid()
         return conn
+
+    def _open_read_write(self) -> sqlite3.Connection:
+        if not self.path.is_file():
+            if not self.create or self.path.exists():
+                what = "is not a file" if self.path.exists() else "does not exist"
+                raise JudgeCacheError(f"no judge cache at {self.path}: the path {what}")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn: sqlite3.Connection | None = None
+        try:
+            with self._sqlite_errors():
+                conn = sqlite3.connect(
+                    self.path, timeout=self.busy_timeout, check_same_thread=False, isolation_level=None
+                )
+                conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
+                # look before writing anything: a file that is not ours is left exactly as it is
+                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if tables:
+                    self._check_schema(conn, tables)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                if not tables:
+                    with self._tx(conn):
+                        for stmt in _SCHEMA_SQL.strip().split(";"):
+                            if stmt.strip():
+                                conn.execute(stmt)
+                        conn.execute(
+                            "INSERT OR IGNORE INTO meta (name, value) VALUES ('schema', ?), ('created_by', ?)",
+                            (CACHE_SCHEMA, f"transcreval {__version__}"),
+                        )
+                self._check_schema(conn)
+            return conn
+        except BaseException:
+            if conn is not None:
+                conn.close()
+            raise
 
     def _open_read_only(self) -> sqlite3.Connection:
         uri = f"file:{quote(str(self.path.resolve()))}"
         try:
             conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA busy_timeout=60000")
+            conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             return conn
         except sqlite3.OperationalError:
@@ -150,15 +209,22 @@ class JudgeCache:
         except sqlite3.DatabaseError as e:
             raise JudgeCacheError(f"{self.path} is not a usable judge cache (SQLite says: {e})") from e
 
-    def _check_schema(self, conn: sqlite3.Connection) -> None:
-        try:
-            row = conn.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone()
-        except sqlite3.DatabaseError as e:
-            raise JudgeCacheError(f"{self.path} is not a transcreval judge cache ({e})") from e
-        if row is None or row[0] != CACHE_SCHEMA:
+    def _check_schema(self, conn: sqlite3.Connection, tables: set[str] | None = None) -> None:
+        """JudgeCacheError unless the database holds a judge cache of this schema version."""
+        with self._sqlite_errors():
+            if tables is None:
+                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            row = conn.execute("SELECT value FROM meta WHERE name = 'schema'").fetchone() if "meta" in tables else None
+        if row is None or "replies" not in tables:
+            found = ", ".join(sorted(tables)) or "none"
             raise JudgeCacheError(
-                f"{self.path} has judge-cache schema {row[0] if row else 'none'!r}; this transcreval reads "
-                f"schema {CACHE_SCHEMA!r}"
+                f"{self.path} is not a transcreval judge cache (an SQLite database with the tables: {found}); "
+                "it was left untouched: pass another path"
+            )
+        if row[0] != CACHE_SCHEMA:
+            raise JudgeCacheError(
+                f"{self.path} has judge-cache schema {row[0]!r}; this transcreval reads schema {CACHE_SCHEMA!r} "
+                "(the file was left untouched)"
             )
 
     class _tx:
@@ -170,6 +236,9 @@ class JudgeCache:
 
         def __exit__(self, exc_type: Any, *_: Any) -> None:
             self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+    def _write(self, conn: sqlite3.Connection) -> JudgeCache._tx:
+        return self._tx(conn)
 
     def close(self) -> None:
         with self._lock:
@@ -184,10 +253,10 @@ class JudgeCache:
         self.close()
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"path": str(self.path), "mode": self.mode}
+        return {"path": str(self.path), "mode": self.mode, "busy_timeout": self.busy_timeout}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["path"], state["mode"])  # type: ignore[misc]
+        self.__init__(state["path"], state["mode"], busy_timeout=state.get("busy_timeout", 60.0))  # type: ignore[misc]
 
     def __repr__(self) -> str:
         return f"JudgeCache({str(self.path)!r}, mode={self.mode!r})"
@@ -200,7 +269,7 @@ class JudgeCache:
         """The stored answers among ``keys`` (missing keys are simply absent)."""
         wanted = list(dict.fromkeys(keys))
         out: dict[str, CachedAnswer] = {}
-        with self._lock:
+        with self._lock, self._sqlite_errors():
             conn = self._connect()
             for i in range(0, len(wanted), 500):
                 chunk = wanted[i : i + 500]
@@ -212,7 +281,7 @@ class JudgeCache:
         return out
 
     def __len__(self) -> int:
-        with self._lock:
+        with self._lock, self._sqlite_errors():
             return int(self._connect().execute("SELECT count(*) FROM replies").fetchone()[0])
 
     def __contains__(self, key: object) -> bool:
@@ -238,127 +307,7 @@ class JudgeCache:
             json.dumps(dict(meta), sort_keys=True, ensure_ascii=False),
             time.time(),
         )
-        with self._lock:
+        with self._lock, self._sqlite_errors():
             conn = self._connect()
             cur = conn.execute("INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
             return cur.rowcount == 1
-
-    # ------------------------------------------------------------------ maintenance
-    def models(self) -> list[tuple[str, str]]:
-        """The distinct (backend, model) pairs stored."""
-        with self._lock:
-            rows = self._connect().execute("SELECT DISTINCT backend, model FROM replies ORDER BY 1, 2").fetchall()
-        return [(str(b), str(m)) for b, m in rows]
-
-    def setups(self) -> list[tuple[str, str, dict[str, Any], str | None]]:
-        """The distinct (backend, model, decoding parameters, namespace) the stored answers used."""
-        with self._lock:
-            rows = (
-                self._connect()
-                .execute(
-                    "SELECT DISTINCT backend, model, json_extract(request, '$.params'), "
-                    "json_extract(request, '$.namespace') FROM replies ORDER BY 1, 2, 3, 4"
-                )
-                .fetchall()
-            )
-        return [(str(b), str(m), json.loads(p) if p else {}, ns) for b, m, p, ns in rows]
-
-    def stats(self) -> dict[str, Any]:
-        """Counts per model and per template, token totals, size and age of the file."""
-        with self._lock:
-            conn = self._connect()
-            n, first, last = conn.execute("SELECT count(*), min(created), max(created) FROM replies").fetchone()
-            per_model: dict[str, dict[str, int]] = {}
-            for backend, model, meta in conn.execute("SELECT backend, model, meta FROM replies"):
-                usage = (json.loads(meta).get("usage") or {}) if meta else {}
-                slot = per_model.setdefault(
-                    f"{backend}:{model}", {"answers": 0, "prompt_tokens": 0, "completion_tokens": 0}
-                )
-                slot["answers"] += 1
-                slot["prompt_tokens"] += int(usage.get("prompt_tokens") or 0)
-                slot["completion_tokens"] += int(usage.get("completion_tokens") or 0)
-            per_template = {
-                f"{t}@{v}": int(c)
-                for t, v, c in conn.execute(
-                    "SELECT template_id, template_version, count(*) FROM replies GROUP BY 1, 2 ORDER BY 1, 2"
-                )
-            }
-        size = sum(p.stat().st_size for p in self._files() if p.exists())
-        return {
-            "path": str(self.path),
-            "answers": int(n),
-            "bytes": size,
-            "oldest": first,
-            "newest": last,
-            "models": per_model,
-            "templates": per_template,
-        }
-
-    def _files(self) -> list[Path]:
-        return [self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")]
-
-    def rows(self) -> Iterator[dict[str, Any]]:
-        """Every stored answer as a dict (oldest first), for export."""
-        with self._lock:
-            rows = (
-                self._connect()
-                .execute(
-                    "SELECT key, backend, model, template_id, template_version, request, text, meta, created "
-                    "FROM replies ORDER BY created, key"
-                )
-                .fetchall()
-            )
-        for key, backend, model, tid, tver, request, text, meta, created in rows:
-            yield {
-                "key": key,
-                "backend": backend,
-                "model": model,
-                "template": f"{tid}@{tver}",
-                "created": created,
-                "request": json.loads(request),
-                "text": text,
-                "meta": json.loads(meta),
-            }
-
-    def prune(
-        self,
-        *,
-        older_than_days: float | None = None,
-        model: str | None = None,
-        template: str | None = None,
-        dry_run: bool = False,
-    ) -> int:
-        """Delete the answers matching every given filter; returns how many match.
-
-        ``template`` is an id (all versions) or ``id@version``. At least one filter is needed.
-        """
-        if self.mode != "read-write" and not dry_run:
-            raise JudgeCacheError("prune needs the cache in read-write mode")
-        where: list[str] = []
-        args: list[Any] = []
-        if older_than_days is not None:
-            if older_than_days < 0:
-                raise InputError("older_than_days must be >= 0")
-            where.append("created < ?")
-            args.append(time.time() - older_than_days * 86400.0)
-        if model is not None:
-            where.append("model = ?")
-            args.append(model)
-        if template is not None:
-            tid, _, tver = template.partition("@")
-            where.append("template_id = ?")
-            args.append(tid)
-            if tver:
-                where.append("template_version = ?")
-                args.append(tver)
-        if not where:
-            raise InputError("prune needs at least one filter (older_than_days, model or template)")
-        cond = " AND ".join(where)
-        with self._lock:
-            conn = self._connect()
-            n = int(conn.execute(f"SELECT count(*) FROM replies WHERE {cond}", args).fetchone()[0])
-            if not dry_run and n:
-                with self._tx(conn):
-                    conn.execute(f"DELETE FROM replies WHERE {cond}", args)
-                conn.execute("VACUUM")
-        return n

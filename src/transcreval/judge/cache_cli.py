@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 import time
 from typing import Any, TextIO
@@ -11,6 +12,8 @@ from typing import Any, TextIO
 from transcreval.errors import TranscrevalError
 
 __all__ = ["add_parser", "run"]
+
+_BUSY = 5.0  # seconds the commands wait for a lock held by a running evaluation
 
 
 def add_parser(sub: Any) -> None:
@@ -43,7 +46,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     cmd = args.cache_command
     try:
         if cmd == "stats":
-            st = JudgeCache(args.path, "read-only").stats()
+            cache = JudgeCache(args.path, "read-only", busy_timeout=_BUSY)
+            st = {**cache.stats(), "setups": cache.setups()}
             if args.json:
                 print(json.dumps(st, indent=2, sort_keys=True), file=stream)
                 return 0
@@ -57,9 +61,12 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
                 )
             for name, n in sorted(st["templates"].items()):
                 print(f"  template {name}: {n} answers", file=stream)
+            for setup in st["setups"]:
+                shown = ", ".join(f"{k}={v!r}" for k, v in setup.items() if v not in (None, {}))
+                print(f"  recorded setup: {shown}", file=stream)
             return 0
         if cmd == "export":
-            cache = JudgeCache(args.path, "read-only")
+            cache = JudgeCache(args.path, "read-only", busy_timeout=_BUSY)
             target = stream if args.output == "-" else open(args.output, "w", encoding="utf-8")  # noqa: SIM115
             try:
                 n = 0
@@ -73,7 +80,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
                 print(f"exported {n} answers to {args.output}", file=stream)
             return 0
         if cmd == "prune":
-            cache = JudgeCache(args.path, "read-write" if not args.dry_run else "read-only")
+            mode = "read-write" if not args.dry_run else "read-only"
+            cache = JudgeCache(args.path, mode, create=False, busy_timeout=_BUSY)
             if args.dry_run:
                 n = cache.prune(older_than_days=args.older_than, model=args.model, template=args.template, dry_run=True)
                 print(f"{n} answers match (dry run: nothing deleted)", file=stream)
@@ -81,7 +89,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
                 n = cache.prune(older_than_days=args.older_than, model=args.model, template=args.template)
                 print(f"deleted {n} answers; {len(cache)} left", file=stream)
             return 0
-    except (TranscrevalError, ValueError, OSError) as e:
+    except (TranscrevalError, ValueError, OSError, sqlite3.Error) as e:
         print(f"transcreval judge-cache {cmd}: {e}", file=sys.stderr)
         return 1
     raise AssertionError(cmd)  # pragma: no cover - argparse rejects unknown commands

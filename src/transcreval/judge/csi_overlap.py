@@ -51,7 +51,7 @@ class CSIOverlap(JudgeMetric):
         self.matching = matching
         self.templates = dict(templates or {})
         for step, tpl in self.templates.items():
-            resolve_template(tpl, STEPS[step])
+            resolve_template(tpl, STEPS[step], what="CSIOverlap")
         for name in ("no_csi", "csis", "replaced"):
             self.add_state(name, Sum(torch.int64))
 

@@ -92,15 +92,15 @@ def prompt_text(body: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-_SLOT = re.compile(r'"(\w+)"\s*:\s*(?:"<([^>]*)>"|<([^>]*)>)')
+_SLOT = re.compile(r'"(\w+)"\s*:\s*(?:"<([^>]*)>"|<([^>]*)>|(\[))')
 
 
 def synthetic_answer(body: dict[str, Any]) -> str:
     """A made-up answer in the format the prompt asks for (the last ``{...}`` example in it).
 
     Slots: ``<integer A-B>`` -> an integer in [A, B]; ``<true or false>`` -> a boolean;
-    ``<one of: X, Y>`` -> one of the options; ``<list ...>`` -> a short list taken from the
-    prompt's options when there are any; anything else -> a short string. Values come from
+    ``<one of: X, Y>`` -> one of the options; a JSON list (``["<name>", ...]``) or ``<list ...>``
+    -> an empty list; anything else -> a short string. Values come from
     a SHA-256 of the request, so the same request always gets the same answer.
     """
     text = prompt_text(body)
@@ -109,7 +109,7 @@ def synthetic_answer(body: dict[str, Any]) -> str:
     tail = text[start + 1 :] if start != -1 else (text if text.startswith("{") else "")
     out: dict[str, Any] = {}
     for i, m in enumerate(_SLOT.finditer(tail)):
-        key, spec = m.group(1), (m.group(2) or m.group(3) or "").strip()
+        key, spec = m.group(1), (m.group(2) or m.group(3) or ("list" if m.group(4) else "")).strip()
         r = digest[i % len(digest)]
         rng = re.match(r"integer (-?\d+)\s*-\s*(-?\d+)", spec)
         if rng:
@@ -163,6 +163,7 @@ class FakeOpenAIServer:
         self.log_path = log_path
         self.requests: list[dict[str, Any]] = []
         self.auth_headers: list[str] = []
+        self.request_headers: list[dict[str, str]] = []  # every header of every chat request
         self._script: deque[Action] = deque()
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -305,6 +306,7 @@ class FakeOpenAIServer:
                     return
                 with server._lock:
                     server.auth_headers.append(self.headers.get("Authorization", ""))
+                    server.request_headers.append(dict(self.headers.items()))
                 digest = hashlib.sha256(prompt_text(body).encode()).hexdigest()
                 server._log(f"recv {digest}")
                 action = server._next_action(body)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from transcreval.functional.judge.imtbench import (
+    FIELDS,
     Combine,
     alignment_score_stats,
     check_combine,
@@ -27,6 +28,7 @@ class HarmonizationScore(JudgeMetric):
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = IMTBENCH_HARMONIZATION
+    template_fields = FIELDS
 
     def __init__(self, *, judge: Any, combine: Combine = "naturalness", **kwargs: Any) -> None:
         self.combine = check_combine(combine)
@@ -59,6 +61,7 @@ class AlignmentScore(JudgeMetric):
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = IMTBENCH_ALIGNMENT
+    template_fields = FIELDS
 
     def _stats(self, preds: Any, translations: Sequence[str]) -> dict[str, Any]:
         """``preds``: translated images; ``translations``: the system's translation texts."""

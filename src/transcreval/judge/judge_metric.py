@@ -39,6 +39,8 @@ class JudgeMetric(Metric):
 
     higher_is_better: ClassVar[bool | None] = True
     default_template: ClassVar[PromptTemplate | None] = None
+    #: the text fields the metric fills (None: those of ``default_template``)
+    template_fields: ClassVar[tuple[str, ...] | None] = None
 
     def __init__(
         self, *, judge: Judge, template: PromptTemplate | str | None = None, on_failure: str = "skip", **kwargs: Any
@@ -48,7 +50,7 @@ class JudgeMetric(Metric):
         self.on_failure = check_on_failure(on_failure)
         self.template = template
         if self.default_template is not None:
-            resolve_template(template, self.default_template)  # a bad template fails now, not at the first update
+            self._resolve(template)  # a bad template fails now, not at the first update
         self.add_state("total", Sum(torch.float64))
         self.add_state("count", Sum(torch.int64))
         self.add_state("failures", Sum(torch.int64, (len(FAILURE_STATUSES),)))
@@ -57,7 +59,11 @@ class JudgeMetric(Metric):
     def _template_ref(self) -> str:
         if self.default_template is None:
             return "builtin"
-        return resolve_template(self.template, self.default_template).ref
+        return self._resolve(self.template).ref
+
+    def _resolve(self, template: Any) -> PromptTemplate:
+        assert self.default_template is not None
+        return resolve_template(template, self.default_template, fields=self.template_fields, what=type(self).__name__)
 
     def _judge_options(self) -> dict[str, Any]:
         """What identifies the judge and the prompt in the signature (never a key)."""

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from transcreval.functional.judge.judge_score import (
     ASPECTS,
+    FIELDS,
     Aspect,
     check_aspect,
     judge_score_from_stats,
@@ -31,6 +32,7 @@ class JudgeScore(JudgeMetric):
     def __init__(self, *, judge: Any, aspect: Aspect = "aesthetic", **kwargs: Any) -> None:
         self.aspect = check_aspect(aspect)
         self.default_template = ASPECTS[self.aspect]  # type: ignore[misc]
+        self.template_fields = FIELDS  # type: ignore[misc]
         super().__init__(judge=judge, **kwargs)
 
     def _stats(

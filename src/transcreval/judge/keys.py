@@ -2,9 +2,10 @@
 
 The key covers the cache schema, the backend kind, the model, the prompt template's id and
 version, every message (text verbatim, images as hashes of their pixels), the effective
-decoding parameters and an optional namespace. It does not cover the endpoint URL (the same
-model served elsewhere replays the same answers; pass ``cache_namespace=`` to separate them)
-and never the API key.
+decoding parameters, the endpoint (:func:`endpoint_id`: host, port and path of the base URL,
+so the same model name on another provider or server never replays these answers; an
+:class:`~transcreval.judge.OpenAICompatibleJudge` with ``endpoint_in_key=False`` leaves it
+out) and an optional namespace. Never the API key, nor a base URL's user, password or query.
 """
 
 from __future__ import annotations
@@ -20,7 +21,25 @@ from transcreval.judge.types import JudgeRequest
 #: Bumped when the key layout changes; old entries then simply stop matching.
 KEY_SCHEMA = 1
 
-__all__ = ["KEY_SCHEMA", "canonical_json", "record_key", "request_key", "request_record"]
+__all__ = ["KEY_SCHEMA", "canonical_json", "endpoint_id", "record_key", "request_key", "request_record"]
+
+#: where the openai SDK sends requests when no base URL is given
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def endpoint_id(base_url: str | None) -> str:
+    """The endpoint as it enters cache keys: ``host[:port]/path`` of the base URL, lower-case host,
+    no scheme, no trailing slash, and never a user, password, query or fragment (which may hold
+    secrets). ``None`` is OpenAI's endpoint, where the SDK sends requests without a base URL."""
+    from urllib.parse import urlsplit
+
+    url = (base_url or DEFAULT_BASE_URL).strip()
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        port = ""
+    return f"{(parts.hostname or '').lower()}{port}{parts.path.rstrip('/')}"
 
 
 def _normalise(obj: Any) -> Any:
@@ -45,7 +64,13 @@ def canonical_json(obj: Any) -> str:
 
 
 def request_record(
-    request: JudgeRequest, *, backend: str, model: str, params: Mapping[str, Any], namespace: str | None = None
+    request: JudgeRequest,
+    *,
+    backend: str,
+    model: str,
+    params: Mapping[str, Any],
+    namespace: str | None = None,
+    endpoint: str | None = None,
 ) -> dict[str, Any]:
     """The JSON-able description of a call that the key hashes (and the cache stores)."""
     record: dict[str, Any] = {
@@ -57,14 +82,25 @@ def request_record(
     }
     if namespace:
         record["namespace"] = namespace
+    if endpoint:
+        record["endpoint"] = endpoint
     return record
 
 
 def request_key(
-    request: JudgeRequest, *, backend: str, model: str, params: Mapping[str, Any], namespace: str | None = None
+    request: JudgeRequest,
+    *,
+    backend: str,
+    model: str,
+    params: Mapping[str, Any],
+    namespace: str | None = None,
+    endpoint: str | None = None,
 ) -> str:
     """The SHA-256 hex digest of :func:`canonical_json` of :func:`request_record`."""
-    return record_key(request_record(request, backend=backend, model=model, params=params, namespace=namespace))
+    record = request_record(
+        request, backend=backend, model=model, params=params, namespace=namespace, endpoint=endpoint
+    )
+    return record_key(record)
 
 
 def record_key(record: Mapping[str, Any]) -> str:

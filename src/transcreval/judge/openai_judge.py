@@ -12,26 +12,37 @@ it never answered at all (:class:`JudgeUnreachableError`). Answers that came bac
 already in the cache.
 
 The API key comes from ``api_key=`` or ``OPENAI_API_KEY``; it is never logged, cached,
-pickled or put into an error message.
+pickled or put into an error message. An unpickled judge (a worker process, a restored
+metric) reads ``OPENAI_API_KEY`` again; a judge built with an explicit ``api_key=`` says so when
+that variable is not set (it never falls back to the placeholder key), and headers whose name
+suggests a secret (``Authorization``, ``api-key``, ``*token*``, ...) are not pickled either.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from transcreval.errors import InputError, JudgeConfigError, JudgeUnreachableError, MissingDependencyError
 from transcreval.judge.base import CachingJudge
+from transcreval.judge.keys import endpoint_id
 from transcreval.judge.types import ImagePart, JudgeReply, JudgeRequest, TextPart
 
 log = logging.getLogger("transcreval.judge")
 
-__all__ = ["OpenAICompatibleJudge"]
+__all__ = ["OpenAICompatibleJudge", "secret_header"]
 
 _PLACEHOLDER_KEY = "EMPTY"  # what local servers (vLLM, SGLang, Ollama) accept when they check no key
 _FILTER_CODES = {"content_filter", "content_policy_violation", "responsibleaipolicyviolation"}
+_SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie|password|signature|credential", re.I)
+
+
+def secret_header(name: str) -> bool:
+    """True for a header whose name suggests it carries a credential (never pickled)."""
+    return bool(_SECRET_HEADER.search(name))
 
 
 class OpenAICompatibleJudge(CachingJudge):
@@ -52,9 +63,13 @@ class OpenAICompatibleJudge(CachingJudge):
             models that reject ``temperature`` need ``temperature=None``.
         extra_params: further request fields (e.g. ``{"response_format": {...}}``), in the key.
         image_max_side: shrink images whose longer side exceeds this before sending (in the key).
-        cache_namespace: a string added to every key (separates otherwise identical setups,
-            e.g. the same model name on two servers that differ).
-        default_headers: extra HTTP headers (never stored).
+        cache_namespace: a string added to every key (separates otherwise identical setups).
+        endpoint_in_key: True (default): the endpoint (host, port and path of ``base_url``) is part
+            of every cache key, so answers recorded from one provider or server are never replayed
+            for the same model name elsewhere. False: answers are shared across endpoints (one
+            model served by several replicas, or a server that moved).
+        default_headers: extra HTTP headers (never stored; headers whose name suggests a secret
+            are not pickled).
     """
 
     backend: ClassVar[str] = "openai-compatible"
@@ -77,6 +92,7 @@ class OpenAICompatibleJudge(CachingJudge):
         extra_params: Mapping[str, Any] | None = None,
         image_max_side: int | None = None,
         cache_namespace: str | None = None,
+        endpoint_in_key: bool = True,
         default_headers: Mapping[str, str] | None = None,
     ) -> None:
         try:
@@ -94,6 +110,7 @@ class OpenAICompatibleJudge(CachingJudge):
             raise InputError(f"extra_params may not set {sorted(reserved)}: the judge sets them")
         params = {"temperature": temperature, "seed": seed, "max_tokens": max_tokens, "top_p": top_p}
         params.update(extra_params or {})
+        base_url = base_url if base_url is not None else os.environ.get("OPENAI_BASE_URL")
         super().__init__(
             model,
             cache=cache,
@@ -102,11 +119,14 @@ class OpenAICompatibleJudge(CachingJudge):
             params=params,
             image_max_side=image_max_side,
             cache_namespace=cache_namespace,
+            cache_endpoint=endpoint_id(base_url) if endpoint_in_key else None,
         )
-        self.base_url = base_url if base_url is not None else os.environ.get("OPENAI_BASE_URL")
+        self.base_url = base_url
         self.timeout = float(timeout)
         self.max_retries = max_retries
         self._headers = dict(default_headers or {})
+        self._explicit_key = api_key is not None
+        self._dropped_headers: list[str] = []  # secret headers a pickle did not carry
         self._api_key = self._resolve_key(api_key)
         self._client: Any = None
         self._answered = False  # the endpoint has answered at least once (any HTTP status)
@@ -124,30 +144,47 @@ class OpenAICompatibleJudge(CachingJudge):
 
     # ------------------------------------------------------------------ secrets stay home
     def _redact(self, text: str) -> str:
-        key = self._api_key
-        if key and key != _PLACEHOLDER_KEY and len(key) >= 4:
-            text = text.replace(key, "***")
+        secrets = [self._api_key, *(v for k, v in self._headers.items() if secret_header(k))]
+        for secret in secrets:
+            if secret and secret != _PLACEHOLDER_KEY and len(secret) >= 4:
+                text = text.replace(secret, "***")
         return text
 
     def __getstate__(self) -> dict[str, Any]:
         d = super().__getstate__()
         d["_client"] = None
         d["_api_key"] = None  # keys never travel: the unpickled judge reads OPENAI_API_KEY again
-        d["_headers"] = {}
+        d["_headers"] = {k: v for k, v in self._headers.items() if not secret_header(k)}
+        d["_dropped_headers"] = sorted({*self._dropped_headers, *(k for k in self._headers if secret_header(k))})
         return d
 
     def __setstate__(self, d: dict[str, Any]) -> None:
+        d.setdefault("_explicit_key", False)
+        d.setdefault("_dropped_headers", [])
         super().__setstate__(d)
         env = os.environ.get("OPENAI_API_KEY")
-        self._api_key = env if env else (_PLACEHOLDER_KEY if self.base_url else None)
+        if env:
+            self._api_key = env
+            if self._explicit_key:
+                log.warning(
+                    "an unpickled OpenAICompatibleJudge built with api_key=... uses OPENAI_API_KEY of this process "
+                    "(keys are never pickled)"
+                )
+        elif self._explicit_key:
+            self._api_key = None  # never the placeholder for a judge that was given a key: _get_client says so
+        else:
+            self._api_key = _PLACEHOLDER_KEY if self.base_url else None
 
     def _get_client(self) -> Any:
         if self._client is None:
             if self._api_key is None:
+                given = " (it was built with api_key=...)" if self._explicit_key else ""
                 raise JudgeConfigError(
-                    "this judge was unpickled and API keys never travel with a pickle: set OPENAI_API_KEY in this "
-                    "process"
+                    f"this judge was unpickled and API keys are never pickled{given}: set OPENAI_API_KEY in this "
+                    f"process, or build the judge in this process with api_key=...{self._dropped_note()}"
                 )
+            if self._dropped_headers:
+                log.warning("OpenAICompatibleJudge%s", self._dropped_note())
             from openai import OpenAI
 
             self._client = OpenAI(
@@ -197,7 +234,7 @@ class OpenAICompatibleJudge(CachingJudge):
             self._answered = True
             raise JudgeConfigError(
                 f"the judge endpoint {self._where()} rejected the API key (HTTP {e.status_code}): set a valid "
-                "OPENAI_API_KEY or pass api_key="
+                f"OPENAI_API_KEY or pass api_key={self._dropped_note()}"
             ) from None
         except openai.NotFoundError as e:
             self._answered = True
@@ -259,6 +296,14 @@ class OpenAICompatibleJudge(CachingJudge):
         return JudgeReply("ok", text=text, **common)
 
     # ------------------------------------------------------------------ helpers
+    def _dropped_note(self) -> str:
+        if not self._dropped_headers:
+            return ""
+        return (
+            f"; this judge was unpickled without the header(s) {self._dropped_headers}, which may hold secrets and "
+            "are never pickled: build the judge in this process to send them"
+        )
+
     def _where(self) -> str:
         return self.base_url or "api.openai.com"
 

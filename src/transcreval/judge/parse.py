@@ -4,12 +4,15 @@
 block (```json ... ```), a block between ``||V^=^V||`` delimiters (VIEScore / IMTBench style,
 whose content may be bare ``"key": value`` pairs), or the one balanced ``{...}`` object in
 surrounding prose. A Python-literal dict (single quotes) and trailing commas are accepted.
-Two different objects, or none, make the answer unparsable: nothing is guessed.
+Every object the answer holds counts (inside and outside code blocks and delimited blocks):
+two different objects, a key written twice (also in another case), or none make the answer
+unparsable: nothing is guessed.
 
 The field readers then take one value: an integer on a scale (a JSON integer, an integral
 float, a digit string, or a one-element list of those, as IMTBench's ``[7]``), a choice
 letter, a string, a boolean or a list of strings. A value of the wrong type or outside the
-scale makes the answer unparsable (never clamped, never rounded).
+scale makes the answer unparsable (never clamped, never rounded). :func:`read_bare` reads an
+answer that is nothing but one word or letter ("B", "Yes."); any other prose is unparsable.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ __all__ = [
     "Read",
     "extract_json",
     "looks_like_refusal",
+    "read_bare",
     "read_bool",
     "read_choice",
     "read_int",
@@ -56,17 +60,48 @@ def _fail(why: str) -> Read[Any]:
     return Read(None, why)
 
 
-def _loads(span: str) -> Any:
-    """JSON, JSON without trailing commas, or a Python literal; None when none parses."""
-    for candidate in (span, _TRAILING_COMMA.sub(r"\1", span)):
-        try:
-            return json.loads(candidate)
-        except (ValueError, RecursionError):
-            pass
+class _DuplicateKey(Exception):
+    """A JSON object names one key twice: which value was meant cannot be told."""
+
+
+def _no_duplicates(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for k, _ in pairs:
+        if k in seen:
+            raise _DuplicateKey(k)
+        seen.add(k)
+    return dict(pairs)
+
+
+def _literal(span: str) -> Any:
+    """A Python literal (None when it is none); a dict display naming a key twice raises."""
     try:
-        return ast.literal_eval(span)
+        tree = ast.parse(span, mode="eval")
     except Exception:
         return None
+    try:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Dict):
+                keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+                _no_duplicates([(k, None) for k in keys])
+        return ast.literal_eval(tree)
+    except _DuplicateKey:
+        raise
+    except Exception:
+        return None
+
+
+def _loads(span: str) -> Any:
+    """JSON, JSON without trailing commas, or a Python literal; None when none parses.
+
+    Raises :class:`_DuplicateKey` when an object names a key twice.
+    """
+    for candidate in (span, _TRAILING_COMMA.sub(r"\1", span)):
+        try:
+            return json.loads(candidate, object_pairs_hook=_no_duplicates)
+        except (ValueError, RecursionError):
+            pass
+    return _literal(span)
 
 
 def _balanced_objects(text: str) -> list[str]:
@@ -128,36 +163,74 @@ def extract_json(answer: Any) -> Read[dict[str, Any]]:
         return _fail("empty answer")
     if len(text) > _MAX_CHARS:
         return _fail(f"answer too long to read ({len(text)} characters)")
+    try:
+        return _extract(text)
+    except _DuplicateKey as e:
+        return _fail(f"the key {e.args[0]!r} appears twice in one JSON object")
+
+
+def _extract(text: str) -> Read[dict[str, Any]]:
     whole = _loads(text) if text[0] in "{[" else None
     if isinstance(whole, dict):
         return Read(whole)
+    found: list[dict[str, Any]] = []
+    rest = text
     delims = list(_DELIM.finditer(text))
     if len(delims) >= 2:
-        inner = text[delims[0].end() : delims[1].start()].strip()
-        if not inner.startswith("{"):
-            inner = "{" + inner.rstrip().rstrip(",") + "}"
-        obj = _loads(inner)
-        if isinstance(obj, dict):
-            return Read(obj)
-        found = _objects_in(inner)
-        if found:
-            return _one(found, "between the ||V^=^V|| delimiters")
-        return _fail("the block between ||V^=^V|| delimiters is not JSON")
-    fences = [m.group(1).strip() for m in _FENCE.finditer(text)]
-    fenced = [o for f in fences for o in ([_loads(f)] if isinstance(_loads(f), dict) else _objects_in(f))]
-    if fenced:
-        return _one(fenced, "in the code blocks")
-    return _one(_objects_in(text), "in the answer")
+        if len(delims) % 2:
+            return _fail(f"{len(delims)} ||V^=^V|| delimiters: the blocks are not paired")
+        blocks = [(delims[i], delims[i + 1]) for i in range(0, len(delims), 2)]
+        for start, end in blocks:
+            inner = text[start.end() : end.start()].strip()
+            if not inner.startswith("{"):
+                inner = "{" + inner.rstrip().rstrip(",") + "}"
+            obj = _loads(inner)
+            objs = [obj] if isinstance(obj, dict) else _objects_in(inner)
+            if not objs:
+                return _fail("a block between ||V^=^V|| delimiters is not JSON")
+            found += objs
+        rest = "".join(
+            text[a:b] for a, b in zip([0, *(e.end() for _, e in blocks)], [*(s.start() for s, _ in blocks), len(text)])
+        )
+    pieces, pos = [], 0
+    for m in _FENCE.finditer(rest):
+        content = m.group(1).strip()
+        obj = _loads(content)
+        found += [obj] if isinstance(obj, dict) else _objects_in(content)
+        pieces.append(rest[pos : m.start()])
+        pos = m.end()
+    pieces.append(rest[pos:])
+    for piece in pieces:
+        found += _objects_in(piece)
+    return _one(found, "in the answer")
 
 
 # ---------------------------------------------------------------------- field readers
-def _get(obj: Mapping[str, Any], keys: Sequence[str]) -> tuple[str, Any] | None:
-    lowered = {str(k).strip().lower(): k for k in obj}
+def _norm_key(k: Any) -> str:
+    return str(k).strip().lower()
+
+
+def _get(obj: Mapping[str, Any], keys: Sequence[str]) -> tuple[str, Any] | Read[Any] | None:
+    """The first of ``keys`` present (case and surrounding spaces aside): ``(key, value)``; None
+    when none is; a failed :class:`Read` when the key is written twice (``Score`` and ``score``)."""
+    spellings: dict[str, list[Any]] = {}
+    for k in obj:
+        spellings.setdefault(_norm_key(k), []).append(k)
     for k in keys:
-        real = lowered.get(k.lower())
-        if real is not None:
-            return str(real), obj[real]
+        real = spellings.get(k.lower())
+        if real is None:
+            continue
+        if len(real) > 1 and len({json.dumps(obj[r], sort_keys=True, default=str) for r in real}) > 1:
+            return _fail(
+                f"the key {k!r} appears {len(real)} times ({', '.join(map(repr, real))}) with different values"
+            )
+        return str(real[0]), obj[real[0]]
     return None
+
+
+def _show(v: Any) -> str:
+    r = repr(v)
+    return r if len(r) <= 60 else r[:57] + "..."
 
 
 def _as_int(v: Any) -> int | None:
@@ -170,9 +243,9 @@ def _as_int(v: Any) -> int | None:
     if isinstance(v, float) and v.is_integer():
         return int(v)
     if isinstance(v, str):
-        s = v.strip()
-        if re.fullmatch(r"[-+]?\d+(?:\.0+)?", s):
-            return int(float(s))
+        m = re.fullmatch(r"([-+]?\d{1,30})(?:\.0+)?", v.strip())
+        if m:
+            return int(m.group(1))
     return None
 
 
@@ -181,10 +254,12 @@ def read_int(obj: Mapping[str, Any], keys: Sequence[str], low: int, high: int) -
     got = _get(obj, keys)
     if got is None:
         return _fail(f"no {'/'.join(keys)} key")
+    if isinstance(got, Read):
+        return got
     k, v = got
     n = _as_int(v)
     if n is None:
-        return _fail(f"{k}={v!r} is not an integer")
+        return _fail(f"{k}={_show(v)} is not an integer")
     if not low <= n <= high:
         return _fail(f"{k}={n} is outside {low}-{high}")
     return Read(n)
@@ -195,25 +270,29 @@ def read_choice(obj: Mapping[str, Any], keys: Sequence[str], letters: str) -> Re
     got = _get(obj, keys)
     if got is None:
         return _fail(f"no {'/'.join(keys)} key")
+    if isinstance(got, Read):
+        return got
     k, v = got
     if not isinstance(v, str):
-        return _fail(f"{k}={v!r} is not a letter")
+        return _fail(f"{k}={_show(v)} is not a letter")
     s = v.strip().strip("()[].:*\"' ").strip()
     s = re.sub(r"(?i)^(?:image|poster|option|answer|choice)\s+", "", s).strip("()[].:*\"' ")
     if len(s) == 1 and s.upper() in letters.upper():
         return Read(s.upper())
-    return _fail(f"{k}={v!r} is not one of {', '.join(letters)}")
+    return _fail(f"{k}={_show(v)} is not one of {', '.join(letters)}")
 
 
 def read_str(obj: Mapping[str, Any], keys: Sequence[str], *, allow_empty: bool = True) -> Read[str]:
     got = _get(obj, keys)
     if got is None:
         return _fail(f"no {'/'.join(keys)} key")
+    if isinstance(got, Read):
+        return got
     k, v = got
     if v is None and allow_empty:
         return Read("")
     if not isinstance(v, str):
-        return _fail(f"{k}={v!r} is not a string")
+        return _fail(f"{k}={_show(v)} is not a string")
     if not v.strip() and not allow_empty:
         return _fail(f"{k} is empty")
     return Read(v.strip())
@@ -224,12 +303,14 @@ def read_bool(obj: Mapping[str, Any], keys: Sequence[str]) -> Read[bool]:
     got = _get(obj, keys)
     if got is None:
         return _fail(f"no {'/'.join(keys)} key")
+    if isinstance(got, Read):
+        return got
     k, v = got
     if isinstance(v, bool):
         return Read(v)
     if isinstance(v, str) and v.strip().lower().rstrip(".") in ("yes", "true", "no", "false"):
         return Read(v.strip().lower().rstrip(".") in ("yes", "true"))
-    return _fail(f"{k}={v!r} is not true/false")
+    return _fail(f"{k}={_show(v)} is not true/false")
 
 
 def read_str_list(obj: Mapping[str, Any], keys: Sequence[str]) -> Read[list[str]]:
@@ -237,10 +318,37 @@ def read_str_list(obj: Mapping[str, Any], keys: Sequence[str]) -> Read[list[str]
     got = _get(obj, keys)
     if got is None:
         return _fail(f"no {'/'.join(keys)} key")
+    if isinstance(got, Read):
+        return got
     k, v = got
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         return _fail(f"{k} is not a list of strings")
     return Read(list(dict.fromkeys(x.strip() for x in v if x.strip())))
+
+
+_BARE_EDGES = "*_`\"'“”‘’()[] \t\n"
+
+
+def read_bare(text: str | None, words: Mapping[str, T], *, prefixes: Sequence[str] = ()) -> Read[T]:
+    """The value of an answer that is nothing but one of ``words`` (case aside), optionally after
+    one of ``prefixes`` ("Answer:") and wrapped in quotes, brackets, bold marks or a final
+    period. ``"B"``, ``"(B)"``, ``"**Yes.**"`` and ``"Answer: B"`` are read; any other text
+    ("It is definitely not B.", "B or C", "Yes, but ...") is not: nothing is guessed from prose.
+    """
+    if text is None:
+        return _fail("no answer")
+    s = text.strip().strip(_BARE_EDGES)
+    for p in sorted(prefixes, key=len, reverse=True):
+        m = re.match(rf"(?i){re.escape(p)}\s*(?:is\s*)?[:\-]?\s*", s)
+        if m and m.end() < len(s):
+            s = s[m.end() :]
+            break
+    s = s.strip(_BARE_EDGES).rstrip(".!:").strip(_BARE_EDGES)
+    by_word = {w.lower(): v for w, v in words.items()}
+    if s.lower() in by_word:
+        return Read(by_word[s.lower()])
+    shown = ", ".join(words)
+    return _fail(f"not JSON, and not a bare answer ({shown}): {text.strip()[:60]!r}")
 
 
 _REFUSAL = re.compile(

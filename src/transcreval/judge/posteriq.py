@@ -10,6 +10,7 @@ import torch
 from transcreval.errors import InputError
 from transcreval.functional.choice.style_score import POSTERIQ_STYLES
 from transcreval.functional.judge.posteriq import (
+    POINT_FIELDS,
     Mode,
     judged_font_richness_from_stats,
     judged_font_richness_stats,
@@ -36,6 +37,7 @@ class JudgedPointScore(JudgeMetric):
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = POSTERIQ_POINT_IMAGE
+    template_fields = POINT_FIELDS
 
     def __init__(self, *, judge: Any, mode: Mode = "paper", **kwargs: Any) -> None:
         if mode not in ("paper", "posteriq-code"):

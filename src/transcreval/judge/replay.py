@@ -28,8 +28,9 @@ class ReplayJudge(CachingJudge):
 
     Args:
         cache: the cache file (opened read-only) or a :class:`JudgeCache`.
-        model, backend, params, cache_namespace, image_max_side: the recording judge's settings;
-            when omitted they are read from the cache, which must then hold exactly one setup.
+        model, backend, params, cache_namespace, endpoint, image_max_side: the recording judge's
+            settings. Those omitted are read from the setup stored with the answers; the file must
+            then hold exactly one setup that matches the ones given.
     """
 
     replay_only: ClassVar[bool] = True
@@ -42,39 +43,44 @@ class ReplayJudge(CachingJudge):
         backend: str | None = None,
         params: Mapping[str, Any] | None = None,
         cache_namespace: str | None = None,
+        endpoint: str | None = None,
         image_max_side: int | None = None,
     ) -> None:
         if cache is None:
             raise InputError("ReplayJudge needs a cache file: ReplayJudge(cache='judge.sqlite')")
         store = cache if isinstance(cache, JudgeCache) else JudgeCache(cache, "read-only")
-        if model is None or backend is None or params is None:
-            wanted = None if params is None else {k: v for k, v in params.items() if v is not None}
-            setups = [
-                s
-                for s in store.setups()
-                if (model is None or s[1] == model)
-                and (backend is None or s[0] == backend)
-                and (wanted is None or s[2] == wanted)
-            ]
+        given: dict[str, Any] = {
+            "backend": backend,
+            "model": model,
+            "params": None if params is None else {k: v for k, v in params.items() if v is not None},
+            "namespace": cache_namespace,
+            "endpoint": endpoint,
+            "image_max_side": image_max_side,
+        }
+        if any(v is None for v in given.values()):
+            recorded = store.setups()
+            setups = [s for s in recorded if all(v is None or s[k] == v for k, v in given.items())]
             if len(setups) != 1:
-                listing = (
-                    "; ".join(f"backend={b} model={m} params={p} namespace={n}" for b, m, p, n in setups) or "none"
+                listing = "; ".join(
+                    ", ".join(f"{k}={v!r}" for k, v in s.items() if v not in (None, {})) for s in setups or recorded
                 )
+                which = f"{len(setups)} match" if setups else f"none matches; recorded: {listing or 'none'}"
                 raise JudgeCacheError(
-                    f"ReplayJudge cannot tell which recorded setup to replay from {store.path} ({len(setups)} match: "
-                    f"{listing}): pass model=, backend= and params= (or use judge.replay() on the recording judge)"
+                    f"ReplayJudge cannot tell which recorded setup to replay from {store.path} ({which}"
+                    f"{': ' + listing if setups else ''}): pass model=, backend=, params=, endpoint= or "
+                    "image_max_side= to choose one (or use judge.replay() on the recording judge)"
                 )
-            backend, model, params, ns = setups[0]
-            cache_namespace = cache_namespace if cache_namespace is not None else ns
-        self.backend = backend  # type: ignore[misc]
+            given = {k: v if v is not None else setups[0][k] for k, v in given.items()}
+        self.backend = given["backend"]  # type: ignore[misc]
         super().__init__(
-            model,
+            given["model"],
             cache=store,
             cache_mode=store.mode,
             max_concurrency=1,
-            params=params,
-            image_max_side=image_max_side,
-            cache_namespace=cache_namespace,
+            params=given["params"],
+            image_max_side=given["image_max_side"],
+            cache_namespace=given["namespace"],
+            cache_endpoint=given["endpoint"],
         )
 
     def _call(self, request: JudgeRequest, params: Mapping[str, Any]) -> JudgeReply:  # pragma: no cover

@@ -32,7 +32,7 @@ from transcreval.errors import InputError
 from transcreval.judge.images import to_image_part
 from transcreval.judge.types import ImagePart, JudgeRequest, Message, TextPart
 
-__all__ = ["PromptTemplate", "resolve_template"]
+__all__ = ["PromptTemplate", "is_missing", "resolve_template"]
 
 _MARKER = re.compile(r"(?<!\{)\{image:([A-Za-z_]\w*)\}(?!\})")
 _FIELD = re.compile(r"[A-Za-z_]\w*")
@@ -106,10 +106,11 @@ class PromptTemplate:
         unknown = set(images) - set(self.images) - set(_MARKER.findall(self.user))
         if unknown:
             raise InputError(f"template {self.ref} has no image slot(s) {sorted(unknown)} (slots: {list(self.images)})")
-        missing = [f for f in self.fields if f not in fields]
+        missing = [f for f in self.fields if is_missing(fields.get(f))]
         if missing:
-            raise InputError(f"template {self.ref} needs the field(s) {missing}; got {sorted(fields)}")
-        values = {k: ("" if v is None else str(v)) for k, v in fields.items()}
+            given = sorted(k for k, v in fields.items() if not is_missing(v))
+            raise InputError(f"template {self.ref} needs the field(s) {missing}; got values for {given}")
+        values = {k: str(v) for k, v in fields.items() if not is_missing(v)}
         parts: list[TextPart | ImagePart] = []
         placed: set[str] = set()
         pos = 0
@@ -190,26 +191,59 @@ class PromptTemplate:
         return replace(t, source=str(p))
 
 
+def is_missing(value: Any) -> bool:
+    """None or a float NaN (a missing cell of a pandas column): no value for a field."""
+    return value is None or (isinstance(value, float) and value != value)
+
+
 def resolve_template(
-    template: PromptTemplate | str | os.PathLike[str] | None, default: PromptTemplate
+    template: PromptTemplate | str | os.PathLike[str] | None,
+    default: PromptTemplate,
+    *,
+    fields: Sequence[str] | None = None,
+    what: str = "this metric",
 ) -> PromptTemplate:
     """None -> ``default``; a template -> itself; a path to a file -> the file's wording on the
-    default's slots; a built-in id -> that template."""
+    default's slots; a built-in id -> that template.
+
+    A template other than the default may only use the text fields the metric fills
+    (``fields``; default: those of ``default``) and the images it provides (``default``'s
+    slots): anything else is an InputError now, before any call.
+    """
     if template is None:
         return default
     if isinstance(template, PromptTemplate):
-        return template
-    if isinstance(template, (str, os.PathLike)):
-        if os.path.isfile(template):
-            return PromptTemplate.from_file(template, base=default)
+        t = template
+    elif isinstance(template, (str, os.PathLike)):
         from transcreval.judge.catalog import TEMPLATES
 
-        if str(template) in TEMPLATES:
-            return TEMPLATES[str(template)]
+        if os.path.isfile(template):
+            t = PromptTemplate.from_file(template, base=default)
+        elif str(template) in TEMPLATES:
+            t = TEMPLATES[str(template)]
+        else:
+            raise InputError(
+                f"template {str(template)!r} is neither a file nor a built-in template id "
+                f"(built-in: {sorted(TEMPLATES)})"
+            )
+    else:
         raise InputError(
-            f"template {str(template)!r} is neither a file nor a built-in template id (built-in: {sorted(TEMPLATES)})"
+            f"template must be a PromptTemplate, a file path or a template id, got {type(template).__name__}"
         )
-    raise InputError(f"template must be a PromptTemplate, a file path or a template id, got {type(template).__name__}")
+    fills = list(default.fields if fields is None else fields)
+    unknown = [f for f in t.fields if f not in fills]
+    if unknown:
+        raise InputError(
+            f"{what}: template {t.ref} ({t.source}) uses the field(s) {unknown}, which {what} does not fill; "
+            f"it fills {fills or 'no field'} (literal braces are written {{{{ and }}}})"
+        )
+    images = [n for n in dict.fromkeys([*t.images, *_MARKER.findall(t.user)]) if n not in default.images]
+    if images:
+        raise InputError(
+            f"{what}: template {t.ref} ({t.source}) places the image(s) {images}, which {what} does not provide; "
+            f"it provides {list(default.images) or 'no image'}"
+        )
+    return t
 
 
 def format_options(options: Sequence[str], letters: str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ") -> str:

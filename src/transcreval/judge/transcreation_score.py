@@ -10,6 +10,7 @@ import torch
 from transcreval.functional.judge.transcreation_score import (
     ASPECTS,
     DIRECTION,
+    FIELDS,
     Aspect,
     check_aspect,
     transcreation_score_from_stats,
@@ -30,10 +31,13 @@ class VLMTranscreationScore(JudgeMetric):
     """
 
     value_range: ClassVar[tuple[float, float]] = (1.0, 5.0)
+    #: depends on the aspect: an instance has True for "intent" and "cultural", None for "creativity"
+    higher_is_better: ClassVar[bool | None] = None
 
     def __init__(self, *, judge: Any, aspect: Aspect = "cultural", **kwargs: Any) -> None:
         self.aspect = check_aspect(aspect)
         self.default_template = ASPECTS[self.aspect]  # type: ignore[misc]
+        self.template_fields = FIELDS  # type: ignore[misc]
         self.higher_is_better = DIRECTION[self.aspect]  # type: ignore[misc]
         super().__init__(judge=judge, **kwargs)
         self.add_state("source_total", Sum(torch.float64))

@@ -79,7 +79,8 @@ def ask(
 ) -> list[Verdict]:
     """Send ``requests`` (one batch) and read each reply; same order.
 
-    ``reader`` reads every reply, or is a list with one reader per request.
+    ``reader`` reads every reply, or is a list with one reader per request. A reader that
+    raises makes that answer "unparsable" (the other answers are read as usual).
     """
     if not requests:
         return []
@@ -94,7 +95,12 @@ def ask(
         if rep.status != "ok":
             out.append(Verdict(rep.status, None, rep.detail, rep))
             continue
-        got = read(rep.text or "")
+        try:
+            got = read(rep.text or "")
+        except Exception as e:  # a reader bug must not lose the batch (nor fail every rerun of a cached answer)
+            got = Read(None, f"the answer could not be read ({type(e).__name__}: {str(e)[:120]})")
+        if not isinstance(got, Read):
+            got = Read(None, f"the reader returned {type(got).__name__}, not a Read")
         if got.ok:
             out.append(Verdict("ok", got.value, "", rep))
         elif looks_like_refusal(rep.text):
@@ -266,19 +272,29 @@ def render_each(
 ) -> list[JudgeRequest]:
     """Render ``template`` once per ``(images, fields)`` row.
 
-    A field the template needs but the caller did not give is an InputError naming the
-    metric argument that supplies it (``arguments`` maps field -> argument name).
+    A field the template needs must have a value (not None, not NaN) on every row: when it has
+    none the InputError names the metric argument that supplies it (``arguments`` maps field ->
+    argument name), and the items that lack one. Nothing is rendered (nor sent) before every
+    row is complete.
     """
-    needed = set(template.fields)
-    missing = [(f, arg) for f, arg in (arguments or {}).items() if f in needed and rows and rows[0][1].get(f) is None]
-    if missing:
-        names = ", ".join(repr(f) for f, _ in missing)
-        args = ", ".join(f"{arg}=" for _, arg in missing)
-        raise InputError(f"{what}: template {template.ref} needs {names}: pass {args}")
-    out = []
-    for images, fields in rows:
-        out.append(template.render(images, **{k: v for k, v in fields.items() if k in needed}))
-    return out
+    from transcreval.judge.templates import is_missing
+
+    args = dict(arguments or {})
+    order = [f for f in args if f in template.fields] + [f for f in template.fields if f not in args]
+    absent = {f: [i for i, (_, fields) in enumerate(rows) if is_missing(fields.get(f))] for f in order}
+    everywhere = [f for f, items in absent.items() if items and len(items) == len(rows)]
+    if everywhere:
+        names = ", ".join(repr(f) for f in everywhere)
+        given = ", ".join(f"{args.get(f, f)}=" for f in everywhere)
+        raise InputError(f"{what}: template {template.ref} needs {names}: pass {given}")
+    for f, items in absent.items():
+        if items:
+            shown = ", ".join(map(str, items[:5])) + (f" (and {len(items) - 5} more)" if len(items) > 5 else "")
+            raise InputError(
+                f"{what}: {args.get(f, f)} has no value (None or NaN) for item(s) {shown} of {len(rows)}; "
+                f"template {template.ref} needs {f!r} for every item"
+            )
+    return [template.render(images, **fields) for images, fields in rows]
 
 
 def judge_result(value: float, stats: Mapping[str, Any], signature: Any, **extras: Any) -> Any:

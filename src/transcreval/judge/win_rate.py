@@ -8,7 +8,12 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.errors import InputError
-from transcreval.functional.judge.win_rate import market_preference_rate_stats, pairwise_from_stats, win_rate_stats
+from transcreval.functional.judge.win_rate import (
+    PAIRWISE_FIELDS,
+    market_preference_rate_stats,
+    pairwise_from_stats,
+    win_rate_stats,
+)
 from transcreval.judge.catalog import MPTC_MARKET, MPTC_PAIRWISE
 from transcreval.judge.judge_metric import JudgeMetric
 from transcreval.result import MetricResult
@@ -28,6 +33,7 @@ class WinRate(JudgeMetric):
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 100.0)
     default_template = MPTC_PAIRWISE
+    template_fields = PAIRWISE_FIELDS
 
     def __init__(self, *, judge: Any, seed: int = 0, both_orders: bool = False, **kwargs: Any) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):

@@ -30,7 +30,7 @@ from typing import Any, Literal
 from transcreval.errors import InputError
 from transcreval.judge.catalog import KHANUJA_CSI_MATCH, KHANUJA_CSI_OBJECTS, KHANUJA_CSI_REPLACEMENTS
 from transcreval.judge.images import to_image_parts
-from transcreval.judge.parse import Read, extract_json, read_str_list
+from transcreval.judge.parse import Read, extract_json, looks_like_refusal, read_str_list
 from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.judge.types import Judge
 from transcreval.judge.verdicts import (
@@ -49,6 +49,7 @@ from transcreval.result import MetricResult, Signature
 Matching = Literal["judge", "exact"]
 STEPS = {"objects": KHANUJA_CSI_OBJECTS, "replacements": KHANUJA_CSI_REPLACEMENTS, "match": KHANUJA_CSI_MATCH}
 _REASONING_KEYS = {"reasoning", "reason", "explanation", "notes"}
+_ARGUMENTS = {"country": "country", "category": "category"}
 
 __all__ = [
     "STEPS",
@@ -68,18 +69,44 @@ def normalise_name(name: str) -> str:
     return " ".join(re.sub(r"^[\W_]+|[\W_]+$", "", name.casefold()).split())
 
 
+# words that mark a sentence, not an object name: "There is a cat", "I can't assist", "a dog and a tree"
+_PROSE_WORDS = frozenset(
+    re.findall(
+        r"\S+",
+        "i i'm i’m me my we you it it's it’s its is are was were am be been being there here this these "
+        "that those can cannot can't can’t could would should will won't not no sorry unable see seen "
+        "appears appear seems contains contain shows show showing includes include depicts depict "
+        "visible identify image picture photo and or but",
+    )
+)
+
+
 def read_objects(text: str) -> Read[list[str]]:
-    """``{"objects": [...]}``, or a plain comma-separated list (the paper's format)."""
+    """``{"objects": [...]}``, or a plain comma-separated list of names (the paper's format).
+
+    The list is read only when every item looks like a name: a refusal, a sentence ("There is a
+    cat, a dog and a tree."), sentence punctuation inside an item, or an item of more than six
+    words makes the answer unparsable (never a list of objects).
+    """
     obj = extract_json(text)
     if obj.ok:
         return read_str_list(obj.value, ("objects", "entities"))  # type: ignore[arg-type]
     body = text.strip()
     if not body or any(c in body for c in "{}[]") or "\n\n" in body:
         return Read(None, obj.error)
-    items = [re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", x).strip().strip(".") for x in re.split(r"[,\n]", body)]
-    items = [x for x in items if x]
-    if not items or any(len(x) > 80 for x in items):
-        return Read(None, "neither a JSON object list nor a comma-separated list of names")
+    if looks_like_refusal(body):
+        return Read(None, "a refusal, not a list of objects")
+    raw = [re.sub(r"^\s*(?:[-*•]|\d+[.)])\s*", "", x).strip() for x in re.split(r"[,\n]", body)]
+    if raw:
+        raw[-1] = raw[-1].removesuffix(".")  # one period may end the list
+    items = [x for x in raw if x]
+    why = "neither a JSON object list nor a comma-separated list of names"
+    if not items:
+        return Read(None, why)
+    for x in items:
+        words = re.findall(r"[\w'’-]+", x.casefold())
+        if len(words) > 6 or re.search(r"[.!?;:]", x) or _PROSE_WORDS.intersection(words):
+            return Read(None, f"{why}: {x[:60]!r} reads as prose")
     return Read(list(dict.fromkeys(items)))
 
 
@@ -161,7 +188,7 @@ def csi_overlap_stats(
     unknown = set(templates or {}) - set(STEPS)
     if unknown:
         raise InputError(f"templates may replace the steps {sorted(STEPS)}, not {sorted(unknown)}")
-    tpl = {k: resolve_template((templates or {}).get(k), v) for k, v in STEPS.items()}
+    tpl = {k: resolve_template((templates or {}).get(k), v, what="CSIOverlap") for k, v in STEPS.items()}
     outs, srcs = to_image_parts(preds, what="preds"), to_image_parts(target, what="target")
     if len(outs) != len(srcs):
         raise InputError(f"CSIOverlap: {len(outs)} outputs (preds) but {len(srcs)} sources (target)")
@@ -185,7 +212,9 @@ def csi_overlap_stats(
         for i in todo2
     ]
     reps: dict[int, dict[str, list[str]]] = {i: {} for i in range(n) if i not in failed}
-    for i, v in zip(todo2, ask(judge, render_each(tpl["replacements"], rows2, what="CSIOverlap"), read_replacements)):
+    for i, v in zip(
+        todo2, ask(judge, render_each(tpl["replacements"], rows2, _ARGUMENTS, "CSIOverlap"), read_replacements)
+    ):
         if v.ok:
             reps[i] = v.value
         else:

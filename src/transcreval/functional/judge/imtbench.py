@@ -30,7 +30,7 @@ from transcreval.errors import InputError
 from transcreval.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION
 from transcreval.judge.images import to_image_parts
 from transcreval.judge.parse import Read, read_int
-from transcreval.judge.templates import PromptTemplate, resolve_template
+from transcreval.judge.templates import PromptTemplate, is_missing, resolve_template
 from transcreval.judge.types import Judge
 from transcreval.judge.verdicts import (
     JudgeTally,
@@ -46,10 +46,13 @@ from transcreval.result import MetricResult, Signature
 
 Combine = Literal["naturalness", "min", "mean"]
 COMBINE = ("naturalness", "min", "mean")
+#: the text field both metrics fill (the system's translation text)
+FIELDS = ("translation",)
 _NAT = ("naturalness", "naturalness_score", "harmonization_score", "harmonization")
 _ART = ("artifacts", "artifact", "artifacts_score", "artifact_score")
 
 __all__ = [
+    "FIELDS",
     "alignment_score",
     "alignment_score_stats",
     "harmonization_score",
@@ -97,7 +100,7 @@ def _texts(translations: Any, n: int) -> list[str | None]:
         raise InputError("translations must be a list with the system's translation text per image")
     if len(translations) != n:
         raise InputError(f"{len(translations)} translations for {n} images")
-    return [None if t is None else str(t) for t in translations]
+    return [None if is_missing(t) else str(t) for t in translations]
 
 
 def _score(
@@ -113,7 +116,7 @@ def _score(
 ) -> dict[str, Any]:
     check_judge(judge, what)
     on_failure = check_on_failure(on_failure)
-    tpl = resolve_template(template, default)
+    tpl = resolve_template(template, default, fields=FIELDS, what=what)
     images = to_image_parts(preds, what="preds")
     texts = _texts(translations, len(images))
     rows = [({"image": im}, {"translation": t}) for im, t in zip(images, texts)]

@@ -41,8 +41,10 @@ from transcreval.result import MetricResult, Signature
 
 Aspect = Literal["aesthetic", "adaptation"]
 ASPECTS: dict[str, PromptTemplate] = {"aesthetic": MPTC_AESTHETIC, "adaptation": MPTC_ADAPTATION}
+#: the text fields the metric fills
+FIELDS = ("target_market", "source_market", "genre")
 
-__all__ = ["ASPECTS", "judge_score", "judge_score_from_stats", "judge_score_stats", "read_judge_score"]
+__all__ = ["ASPECTS", "FIELDS", "judge_score", "judge_score_from_stats", "judge_score_stats", "read_judge_score"]
 
 
 def check_aspect(aspect: Any) -> Aspect:
@@ -72,7 +74,7 @@ def judge_score_stats(
     check_judge(judge, "JudgeScore")
     aspect = check_aspect(aspect)
     on_failure = check_on_failure(on_failure)
-    tpl = resolve_template(template, ASPECTS[aspect])
+    tpl = resolve_template(template, ASPECTS[aspect], fields=FIELDS, what="JudgeScore")
     outs, srcs = to_image_parts(preds, what="preds"), to_image_parts(target, what="target")
     if len(outs) != len(srcs):
         raise InputError(f"JudgeScore: {len(outs)} outputs (preds) but {len(srcs)} source posters (target)")

@@ -7,16 +7,21 @@ the judge's failures counted instead of scored.
 
 * **Point score.** For each poster (an image: generation tasks) or each model description of a
   poster (a string: understanding tasks) and each annotated key point, the judge answers
-  ``{"covered": true | false}``, one call per key point. A poster counts as covered when every
+  ``{"covered": true | false}`` (an answer that is only "yes" or "no" is read too), one call per
+  key point. A poster counts as covered when every
   point is; the value is the fraction of covered posters (``mode="posteriq-code"``: the mean
   covered fraction). A poster with any failed verdict is a failure.
 * **Style score.** The judge classifies each poster into one of ``labels`` (default PosterIQ's
   17 styles, :data:`~transcreval.functional.choice.style_score.POSTERIQ_STYLES`),
-  ``{"style": "<label>"}``, read as ``StyleScore`` reads a label; the value is the accuracy
-  against ``target``. A style outside the labels is "unparsable".
+  ``{"style": "<label>"}``; the value is the accuracy against ``target``. The answer must be
+  the label itself (:func:`label_of`: case, spacing and a trailing "style" aside); a style
+  outside the labels, or a label inside a longer answer ("definitely not Minimalist"), is
+  "unparsable".
 * **Font richness.** The judge lists the font attributes of each poster from ``vocabulary``
   (37 in PosterIQ), ``{"attributes": [...]}``; attributes outside the vocabulary are ignored
-  (counted in ``extras["n_out_of_vocabulary"]``). The value is the mean over the vocabulary of
+  (counted in ``extras["n_out_of_vocabulary"]``), and an answer naming attributes none of which
+  is in the vocabulary is "unparsable" (an empty list is a valid answer: no attribute fits).
+  The value is the mean over the vocabulary of
   the fraction of posters showing each attribute.
 """
 
@@ -28,10 +33,10 @@ from typing import Any, Literal
 import torch
 
 from transcreval.errors import EmptyInputError, InputError
-from transcreval.functional.choice.style_score import POSTERIQ_STYLES, read_label
+from transcreval.functional.choice.style_score import POSTERIQ_STYLES
 from transcreval.judge.catalog import POSTERIQ_FONT, POSTERIQ_POINT_IMAGE, POSTERIQ_POINT_TEXT, POSTERIQ_STYLE
 from transcreval.judge.images import to_image_part
-from transcreval.judge.parse import Read, read_bool, read_str, read_str_list
+from transcreval.judge.parse import Read, extract_json, read_bare, read_bool, read_str, read_str_list
 from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.judge.types import Judge
 from transcreval.judge.verdicts import (
@@ -48,8 +53,11 @@ from transcreval.judge.verdicts import (
 from transcreval.result import MetricResult, Signature
 
 Mode = Literal["paper", "posteriq-code"]
+#: the text fields JudgedPointScore fills (``description`` only for descriptions given as text)
+POINT_FIELDS = ("point", "description")
 
 __all__ = [
+    "POINT_FIELDS",
     "judge_font_attributes",
     "judge_point_verdicts",
     "judge_styles",
@@ -62,10 +70,48 @@ __all__ = [
     "judged_style_score",
     "judged_style_score_from_stats",
     "judged_style_score_stats",
+    "label_of",
     "normalise_label",
+    "read_covered",
 ]
 
-read_covered = json_reader(lambda obj: read_bool(obj, ("covered", "present", "answer", "verdict")))
+_read_covered_json = json_reader(lambda obj: read_bool(obj, ("covered", "present", "answer", "verdict")))
+_YES_NO = {"yes": True, "true": True, "no": False, "false": False}
+
+
+def read_covered(text: str) -> Read[bool]:
+    """A key-point verdict: JSON ``{"covered": true | false}``, else an answer that is only
+    yes/no/true/false (a template asking for a plain "Yes" or "No"); prose is unparsable."""
+    got = _read_covered_json(text)
+    if got.ok or extract_json(text).ok:
+        return got
+    bare = read_bare(text, _YES_NO, prefixes=("answer",))
+    return bare if bare.ok else Read(None, f"{got.error}; {bare.error}")
+
+
+def label_of(answer: str, labels: Sequence[str]) -> str | None:
+    """The label an answer names: the whole answer is the label (case, spaces, hyphens, quotes and
+    a final period aside, and a trailing word "style" on either side); None otherwise.
+
+    Unlike a free-text reader this never looks for a label inside a longer answer: "definitely
+    not Minimalist" names no label.
+    """
+
+    def bare(x: str) -> str:
+        return normalise_label(x.strip().strip("\"'`*").rstrip(".").strip())
+
+    def core(x: str) -> str:
+        return bare(x).removesuffix(" style").strip()
+
+    got = bare(answer)
+    for key in (bare, core):
+        table: dict[str, list[str]] = {}
+        for lab in labels:
+            table.setdefault(key(lab), []).append(lab)
+        hit = table.get(got if key is bare else core(answer))
+        if hit is not None:
+            return hit[0] if len(hit) == 1 else None
+    return None
 
 
 def normalise_label(s: str) -> str:
@@ -101,7 +147,12 @@ def judge_point_verdicts(
     if len(text_mode) > 1:
         raise InputError("preds mixes descriptions (strings) and images: judge them in separate updates")
     as_text = text_mode == {True}
-    tpl = resolve_template(template, POSTERIQ_POINT_TEXT if as_text else POSTERIQ_POINT_IMAGE)
+    tpl = resolve_template(
+        template,
+        POSTERIQ_POINT_TEXT if as_text else POSTERIQ_POINT_IMAGE,
+        fields=POINT_FIELDS,
+        what="JudgedPointScore",
+    )
     rows, owner = [], []
     for i, (x, pts) in enumerate(zip(items, points)):
         pts = _list(pts, f"target[{i}]")
@@ -181,10 +232,10 @@ def judge_styles(
         got = read_str(obj, ("style", "label", "answer"), allow_empty=False)
         if not got.ok or got.value is None:
             return got
-        label = read_label(got.value, labs)  # as StyleScore reads a label
+        label = label_of(got.value, labs)
         return Read(label) if label is not None else Read(None, f"style {got.value!r} is not one of the labels")
 
-    tpl = resolve_template(template, POSTERIQ_STYLE)
+    tpl = resolve_template(template, POSTERIQ_STYLE, what="JudgedStyleScore")
     items = _list(preds, "preds")
     rows = [
         ({"poster": to_image_part(x, what=f"preds[{i}]")}, {"styles": ", ".join(labs)}) for i, x in enumerate(items)
@@ -245,10 +296,13 @@ def judge_font_attributes(
         got = read_str_list(obj, ("attributes", "font_attributes"))
         if not got.ok:
             return Read(None, got.error)
-        known = [by_norm[normalise_label(a)] for a in got.value if normalise_label(a) in by_norm]  # type: ignore[union-attr]
-        return Read((list(dict.fromkeys(known)), len(got.value) - len(known)))  # type: ignore[arg-type]
+        listed: list[str] = got.value  # type: ignore[assignment]
+        known = [by_norm[normalise_label(a)] for a in listed if normalise_label(a) in by_norm]
+        if listed and not known:
+            return Read(None, f"none of the {len(listed)} attributes named is in the vocabulary: {listed[:3]!r}")
+        return Read((list(dict.fromkeys(known)), len(listed) - len(known)))
 
-    tpl = resolve_template(template, POSTERIQ_FONT)
+    tpl = resolve_template(template, POSTERIQ_FONT, what="JudgedFontRichness")
     items = _list(preds, "preds")
     rows = [
         ({"poster": to_image_part(x, what=f"preds[{i}]")}, {"vocabulary": ", ".join(vocab)})

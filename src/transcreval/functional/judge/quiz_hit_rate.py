@@ -15,13 +15,14 @@ The default item id is a hash of the poster and the correct answer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from transcreval.errors import InputError
 from transcreval.judge.catalog import MPTC_QUIZ, QUIZ_QUESTIONS
 from transcreval.judge.images import to_image_parts
-from transcreval.judge.parse import Read, extract_json, read_choice
+from transcreval.judge.parse import Read, extract_json, read_bare, read_choice
 from transcreval.judge.templates import PromptTemplate, format_options, resolve_template
 from transcreval.judge.types import Judge
 from transcreval.judge.verdicts import (
@@ -44,17 +45,40 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 __all__ = ["quiz_hit_rate", "quiz_hit_rate_from_stats", "quiz_hit_rate_stats", "quiz_options", "read_quiz_answer"]
 
 
-def read_quiz_answer(letters: str) -> Any:
-    """A reader of one answer: a JSON ``answer``/``choice`` letter, else a bare letter reply."""
+_LETTER_PREFIXES = ("the final answer", "final answer", "the answer", "answer", "option", "choice")
+
+
+def read_quiz_answer(letters: str, options: Sequence[str] | None = None) -> Any:
+    """A reader of one answer: a JSON ``answer``/``choice`` letter, else an answer that is only a
+    letter ("B", "(B)", "Answer: B"; with ``options``, also "B. Drama" when Drama is option B).
+
+    Nothing is read from prose: "It is definitely not B", "A or B" are unparsable.
+    """
+    by_letter = {c: c for c in letters}
+
+    def with_option(s: str) -> Read[str] | None:
+        m = re.fullmatch(r"\s*[(\[]?([A-Za-z])[)\].:]\s*(.+?)\s*", s)
+        if options is None or m is None or m.group(1).upper() not in letters:
+            return None
+        shown = options[letters.index(m.group(1).upper())]
+        same = " ".join(m.group(2).strip(" .*").casefold().split()) == " ".join(shown.casefold().split())
+        return Read(m.group(1).upper()) if same else None
 
     def reader(text: str) -> Read[str]:
         obj = extract_json(text)
-        if obj.ok:
-            return read_choice(obj.value, ("answer", "choice", "option"), letters)  # type: ignore[arg-type]
-        from transcreval.parsing import parse_choice
-
-        got = parse_choice(text, letters)
-        return Read(got.value) if got.ok else Read(None, f"{obj.error}; {got.detail or got.status}")
+        if obj.ok and obj.value is not None:
+            data = obj.value
+            got = read_choice(data, ("answer", "choice", "option"), letters)
+            if not got.ok:
+                value = next((data[k] for k in data if str(k).lower() == "answer"), None)
+                alt = with_option(value) if isinstance(value, str) else None
+                return alt or got
+            return got
+        bare = read_bare(text, by_letter, prefixes=_LETTER_PREFIXES)
+        if bare.ok:
+            return bare
+        alt = with_option(text.strip())
+        return alt if alt is not None else Read(None, f"{obj.error}; {bare.error}")
 
     return reader
 
@@ -107,7 +131,7 @@ def quiz_hit_rate_stats(
     q, h = question or q, hint or h
     if not isinstance(n_options, int) or not 2 <= n_options <= len(LETTERS):
         raise InputError(f"n_options must be an integer from 2 to 26, got {n_options!r}")
-    tpl = resolve_template(template, MPTC_QUIZ)
+    tpl = resolve_template(template, MPTC_QUIZ, what="QuizHitRate")
     posters = to_image_parts(preds, what="preds")
     if isinstance(target, str) or not isinstance(target, Sequence):
         raise InputError("target must be a list with the correct answer of each item")
@@ -133,7 +157,7 @@ def quiz_hit_rate_stats(
     requests = render_each(tpl, rows, what="QuizHitRate")
     tally = JudgeTally()
     chance = 0.0
-    verdicts = ask(judge, requests, [read_quiz_answer(LETTERS[: len(s)]) for s in shown])
+    verdicts = ask(judge, requests, [read_quiz_answer(LETTERS[: len(s)], s) for s in shown])
     for i, v in enumerate(verdicts):
         if v.ok:
             tally.add(float(shown[i][LETTERS.index(v.value)] == answers[i]))

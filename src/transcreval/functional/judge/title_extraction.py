@@ -82,7 +82,7 @@ def extract_titles(
     """The judge's reading of each poster's main title (a :class:`Verdict` each; ``value`` the
     title when ``status == "ok"``). Strings in ``posters`` are taken as titles already read."""
     check_judge(judge, "extract_titles")
-    tpl = resolve_template(template, MPTC_TITLE)
+    tpl = resolve_template(template, MPTC_TITLE, what="TitleExtraction")
     items = _items(posters, "posters")
     parts: dict[int, ImagePart] = {}
     for i, x in enumerate(items):

@@ -46,9 +46,13 @@ ASPECTS: dict[str, PromptTemplate] = {
     "cultural": KHANUJA_CULTURAL,
 }
 DIRECTION: dict[str, bool | None] = {"intent": True, "creativity": None, "cultural": True}
+#: the text fields the metric fills
+FIELDS = ("category", "country")
 
 __all__ = [
     "ASPECTS",
+    "DIRECTION",
+    "FIELDS",
     "read_transcreation_score",
     "transcreation_score",
     "transcreation_score_from_stats",
@@ -94,7 +98,7 @@ def transcreation_score_stats(
     check_judge(judge, "VLMTranscreationScore")
     aspect = check_aspect(aspect)
     on_failure = check_on_failure(on_failure)
-    tpl = resolve_template(template, ASPECTS[aspect])
+    tpl = resolve_template(template, ASPECTS[aspect], fields=FIELDS, what="VLMTranscreationScore")
     outs, srcs = to_image_parts(preds, what="preds"), to_image_parts(target, what="target")
     if len(outs) != len(srcs):
         raise InputError(f"VLMTranscreationScore: {len(outs)} outputs (preds) but {len(srcs)} sources (target)")

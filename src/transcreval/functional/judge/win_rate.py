@@ -46,7 +46,11 @@ from transcreval.judge.verdicts import (
 )
 from transcreval.result import MetricResult, Signature
 
+#: the text fields the pairwise metrics fill
+PAIRWISE_FIELDS = ("target_market", "source_market", "genre")
+
 __all__ = [
+    "PAIRWISE_FIELDS",
     "market_preference_rate",
     "market_preference_rate_stats",
     "pairwise_from_stats",
@@ -90,7 +94,7 @@ def pairwise_stats(
     on_failure = check_on_failure(on_failure)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise InputError(f"{what}: seed must be an integer, got {seed!r}")
-    tpl = resolve_template(template, default_template)
+    tpl = resolve_template(template, default_template, fields=PAIRWISE_FIELDS, what=what)
     a_parts, b_parts = to_image_parts(preds, what="preds"), to_image_parts(target, what="target")
     if len(a_parts) != len(b_parts):
         raise InputError(f"{what}: {len(a_parts)} posters in preds but {len(b_parts)} in target")

@@ -9,24 +9,24 @@ __all__ = ["IMTBENCH_ALIGNMENT", "IMTBENCH_HARMONIZATION", "IMTBENCH_JOINT"]
 
 _SYNTHETIC_NOTE = "The images are synthetic or machine-edited; no privacy concerns apply."
 _HARMONIZATION_RUBRIC = (
-    "naturalness (0-10): 0 = the scene does not look natural at all (wrong sense of distance, shadows or "
-    "lighting); 10 = the image looks entirely natural.\n"
+    "naturalness (0-10): 0 = the scene is clearly unnatural (distance, shadows or lighting are wrong); "
+    "10 = the image looks entirely natural.\n"
     "artifacts (0-10): 0 = large areas of distortion, watermarks, scratches, blurred faces, malformed body "
     "parts or subjects that do not blend in; 10 = no artifacts at all."
 )
 _ALIGNMENT_RUBRIC = (
     "alignment (0-10): how well the translation text matches the text rendered in the image. 0 = it does not "
     "match at all, or contradicts it in major parts; 10 = it matches perfectly in meaning and in every key "
-    "detail. Criteria: key facts must match exactly (numbers, dates, units, prices, names, proper nouns, "
-    "negations); it must cover every prominent text region (headline before body before small print), and a "
-    "missing prominent region costs a lot; rephrasing is fine when the meaning is kept, contradictions are "
-    "penalised heavily; terms repeated in the image should be translated consistently; where image text is "
-    "truly unreadable, do not invent mismatches, judge only what can be read."
+    "detail. Criteria: key facts must agree exactly (figures, dates, units of measure, prices, proper names "
+    "and negations); it must cover every prominent text region (headline before body before small print), and "
+    "a missing prominent region costs a lot; rephrasing is fine when the meaning is kept, contradictions are "
+    "penalised heavily; a term that recurs in the image needs the same rendering every time; image text that "
+    "cannot be made out is not held against the translation: assess only the legible parts."
 )
 
 IMTBENCH_HARMONIZATION = PromptTemplate(
     id="imtbench.harmonization",
-    version="1",
+    version="2",
     images=("image",),
     output={"reasoning": "string", "naturalness": "integer 0-10", "artifacts": "integer 0-10"},
     user=(
@@ -41,7 +41,7 @@ IMTBENCH_HARMONIZATION = PromptTemplate(
 
 IMTBENCH_ALIGNMENT = PromptTemplate(
     id="imtbench.alignment",
-    version="1",
+    version="2",
     images=("image",),
     output={"reasoning": "string", "alignment": "integer 0-10"},
     user=(
@@ -56,7 +56,7 @@ IMTBENCH_ALIGNMENT = PromptTemplate(
 
 IMTBENCH_JOINT = PromptTemplate(
     id="imtbench.joint",
-    version="1",
+    version="2",
     images=("image",),
     output={
         "reasoning": "string",

@@ -18,13 +18,14 @@ _REASONED_SCORE = '{{"reasoning": "<a few sentences>", "score": <integer 1-5>}}'
 
 KHANUJA_INTENT = PromptTemplate(
     id="khanuja.intent",
-    version="1",
+    version="2",
     images=("source", "output"),
     output={"reasoning": "string", "score": "integer 1-5"},
     user=(
         "First image:\n{image:source}\nSecond image:\n{image:output}\n"
-        "The first image belongs to the category {category}. Decide whether the second image belongs to the same "
-        "category. Think it through step by step, then score: 1 = a different category, 5 = the same category.\n"
+        "The first image belongs to the category {category}. Decide whether the second image falls within that "
+        "category too. Think it through step by step, then score: 1 = a different category, 5 = the same "
+        "category.\n"
         f"{JSON_ONLY}\n{_REASONED_SCORE}"
     ),
 )
@@ -66,7 +67,7 @@ KHANUJA_CULTURAL = PromptTemplate(
 
 KHANUJA_CSI_OBJECTS = PromptTemplate(
     id="khanuja.csi-objects",
-    version="1",
+    version="2",
     images=("image",),
     output={"objects": "list of strings"},
     user=(
@@ -74,37 +75,37 @@ KHANUJA_CSI_OBJECTS = PromptTemplate(
         "List the distinct objects and entities visible in this image, each one once. Where one exists, use the "
         "object's Wikipedia or Wikidata name.\n"
         f"{JSON_ONLY}\n"
-        '{{"objects": "<list of object names>"}}'
+        '{{"objects": ["<object name>", "<object name>"]}}'
     ),
 )
 
 KHANUJA_CSI_REPLACEMENTS = PromptTemplate(
     id="khanuja.csi-replacements",
-    version="1",
+    version="2",
     output={"reasoning": "string", "replacements": "object: entity -> list of substitutes"},
     user=(
         "You adapt images for audiences around the world. An object detector found these entities in an image: "
         "{objects}.\n"
-        "Pick out the entities that are tied to a particular country, culture or region and would not be familiar "
-        "or meaningful to someone from {country}. For each one, list as many substitutes as you can that would "
-        "feel familiar and relevant to someone in {country} and that still belong to the category {category}. "
+        "Pick out the entities that are tied to a particular country, culture or region and would feel foreign, "
+        "or mean little, to people living in {country}. For every such entity, suggest as many substitutes as you "
+        "can that people in {country} would recognise and relate to, each still within the category {category}. "
         "Explain briefly, step by step, why each entity is culture-specific.\n"
         f"{JSON_ONLY} (use an empty object for replacements when no entity is culture-specific)\n"
-        '{{"reasoning": "<text>", "replacements": {{"<entity>": "<list of substitutes>"}}}}'
+        '{{"reasoning": "<text>", "replacements": {{"<entity>": ["<substitute>", "<substitute>"]}}}}'
     ),
 )
 
 KHANUJA_CSI_MATCH = PromptTemplate(
     id="khanuja.csi-match",
-    version="1",
+    version="2",
     output={"reasoning": "string", "matches": "list of [list-1 item, list-2 item] pairs"},
     user=(
         "List 1: {list1}\nList 2: {list2}\n"
-        "Find the pairs of items, one from each list, that name the same specific object, allowing for small "
-        "differences in spelling, wording or punctuation. Do not match on broad terms such as animal, plant, "
-        "flower, object, food or material. Explain briefly, step by step, then give every matching pair, each "
-        "item copied exactly as it appears in its list.\n"
+        "Find the pairs of items, one from each list, that name the same specific object. Two items still name "
+        "the same object when their spelling, phrasing or punctuation differ slightly. Generic terms such as "
+        "animal, plant, flower, object, food or material never make a pair. Explain briefly, step by step, then "
+        "give every matching pair, each item copied exactly as it appears in its list.\n"
         f"{JSON_ONLY}\n"
-        '{{"reasoning": "<text>", "matches": "<list of [item from list 1, item from list 2] pairs>"}}'
+        '{{"reasoning": "<text>", "matches": [["<item from list 1>", "<item from list 2>"]]}}'
     ),
 )

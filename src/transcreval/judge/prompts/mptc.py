@@ -18,7 +18,7 @@ __all__ = [
 
 MPTC_TITLE = PromptTemplate(
     id="mptc.title",
-    version="1",
+    version="2",
     images=("poster",),
     output={"title": "string ('' when no title is legible)"},
     user=(
@@ -26,8 +26,8 @@ MPTC_TITLE = PromptTemplate(
         "Read this movie poster and report the film's main title.\n"
         "- Copy the title exactly as it is printed: same language, script and spelling. Do not translate, "
         "transliterate or correct it.\n"
-        "- If more than one title is printed, report the most prominent one.\n"
-        "- If no title can be read, report an empty string.\n"
+        "- Where several titles appear, give the one that stands out most.\n"
+        "- Where none is legible, give an empty string.\n"
         f"{JSON_ONLY}\n"
         '{{"title": "<the title as printed>"}}'
     ),
@@ -144,7 +144,7 @@ MPTC_AESTHETIC_ADAPTATION = PromptTemplate(
 
 MPTC_PAIRWISE = PromptTemplate(
     id="mptc.pairwise",
-    version="1",
+    version="2",
     images=("a", "b"),
     output={"reason": "string", "preferred": "A or B"},
     user=(
@@ -156,7 +156,8 @@ MPTC_PAIRWISE = PromptTemplate(
         "Looking only at the images, decide which poster ordinary cinema-goers in {target_market} would prefer, "
         "weighing (1) visual appeal and polish, (2) clarity and legibility of the type, and (3) fit with "
         f"{_ADAPTATION_CRITERIA}.\n"
-        "If they seem equally good, prefer the one with fewer artifacts and clearer text.\n"
+        "Should the two seem level, decide for the poster whose image is cleaner and whose lettering is easier "
+        "to read.\n"
         f"{JSON_ONLY}\n"
         '{{"reason": "<one sentence>", "preferred": "<one of: A, B>"}}'
     ),
@@ -164,7 +165,7 @@ MPTC_PAIRWISE = PromptTemplate(
 
 MPTC_MARKET = PromptTemplate(
     id="mptc.market",
-    version="1",
+    version="2",
     images=("a", "b"),
     output={"reason": "string", "preferred": "A or B"},
     user=(
@@ -173,11 +174,10 @@ MPTC_MARKET = PromptTemplate(
         "and what local audiences like. Posters A and B advertise the same film, each localised for a different "
         "market. Their order is random and their markets are not given; do not try to work out which market "
         "either one was made for.\n"
-        "Which poster appeals more to you, as a viewer in {target_market}? Consider (1) the aesthetic tastes "
-        "common in {target_market}, (2) typography, layout and design conventions familiar there, (3) imagery "
-        "and market-specific elements that speak to local audiences, and (4) whether the language and script "
-        "suit {target_market}. Judge which would work better in {target_market}, not which is better in the "
-        "abstract.\n"
+        "As a viewer in {target_market}, which poster draws you in more? Weigh (1) the visual taste of audiences "
+        "there, (2) the lettering, composition and design habits they are used to, (3) pictures and details that "
+        "local viewers relate to, and (4) whether the language and writing system fit {target_market}. Pick the "
+        "poster that would do better with audiences in {target_market}; general quality alone does not decide.\n"
         f"{JSON_ONLY}\n"
         '{{"reason": "<one sentence>", "preferred": "<one of: A, B>"}}'
     ),

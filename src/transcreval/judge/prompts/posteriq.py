@@ -51,7 +51,7 @@ POSTERIQ_STYLE = PromptTemplate(
 
 POSTERIQ_FONT = PromptTemplate(
     id="posteriq.font",
-    version="1",
+    version="2",
     images=("poster",),
     output={"attributes": "list of attributes from the vocabulary"},
     user=(
@@ -60,6 +60,6 @@ POSTERIQ_FONT = PromptTemplate(
         "{vocabulary}.\n"
         "List every attribute that fits the fonts used in the poster, copied as written in the list.\n"
         f"{JSON_ONLY}\n"
-        '{{"attributes": "<list of attributes>"}}'
+        '{{"attributes": ["<attribute>", "<attribute>"]}}'
     ),
 )
