@@ -272,7 +272,7 @@ def test_mask_forms_and_resizing(weights):
     ("mask", "match"),
     [
         (torch.full((2, 48, 48), 0.5), r"0 or 1 .*found \[0\.5"),
-        (torch.ones(3, 48, 48), "3 masks for 2 image pairs"),
+        (torch.ones(3, 48, 48), r"shape \(3, 48, 48\) holds 3 masks, for 2 image pairs"),
         (torch.ones(2, 2, 48, 48), "HxW, NxHxW or Nx1xHxW"),
         ("background", "bool or"),
         (torch.ones(2, 48, 48, dtype=torch.complex64), "not bool, integer or float"),

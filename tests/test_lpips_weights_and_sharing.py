@@ -103,10 +103,14 @@ def test_weights_as_a_file_a_lin_only_file_a_mapping_or_a_name(env, monkeypatch,
         assert torch.allclose(lpips(a, b, weights="my-lpips"), want, atol=1e-6)
     finally:
         unregister_weights("my-lpips")
-    with pytest.raises(WeightsNotFoundError, match="neither an existing file nor a manifest name"):
+    with pytest.raises(WeightsNotFoundError, match="neither an existing file or directory nor a manifest name"):
         LPIPS(weights="no-such-file.pth")
-    with pytest.raises(WeightsFormatError, match=r"unexpected key 'features\.0\.weight'"):
-        LPIPS(weights=tv)  # torchvision's layout is not lpips': say so
+    # torchvision's layout is not lpips': say so, and how to pass the file as the trunk
+    with pytest.raises(WeightsFormatError, match=r"torchvision-layout trunk") as info:
+        LPIPS(weights=tv)
+    assert f"weights={{'torchvision-alexnet': {str(tv)!r}}}" in str(info.value)
+    with pytest.raises(WeightsFormatError, match=r"the alex trunk alone.*weights=\{'torchvision-alexnet': path\}"):
+        LPIPS(weights="torchvision-alexnet")  # the trunk's manifest name: not an lpips-layout file either
     torch.save({k: v for k, v in lins.items() if not k.startswith("lin4")}, env / "short.pth")
     with pytest.raises(WeightsFormatError, match=r"lin0\.\.lin4, found \[0, 1, 2, 3\]"):
         LPIPS(weights={"torchvision-alexnet": tv, "lpips-alex-lin-v0.1": env / "short.pth"})
@@ -159,9 +163,19 @@ def test_feature_cache_skips_references_seen_before(env, alex):
         m = LPIPS(weights=path, feature_cache=cache_file)
         assert torch.equal(m.forward(s, refs).per_item, want.double())
     assert ex.stats.images_computed == 4 + 3 * 4  # the references once, each system once
+    assert len(FeatureCache(cache_file)) == 4  # by default only the references are stored
     ex.stats.reset()
-    for s in systems:  # a rerun: nothing goes through the trunk
+    for s in systems:  # a rerun: only the system outputs go through the trunk again
         LPIPS(weights=path, feature_cache=FeatureCache(cache_file)).update(s, refs)
+    assert ex.stats.images_computed == 3 * 4 and ex.stats.cache_hits == 12
+    ex.stats.reset()
+    for s, want in zip(systems, plain):  # cache_preds=True stores the outputs too ...
+        m = LPIPS(weights=path, feature_cache=cache_file, cache_preds=True)
+        assert torch.equal(m.forward(s, refs).per_item, want.double())
+    assert ex.stats.images_computed == 3 * 4 and len(FeatureCache(cache_file)) == 4 + 3 * 4
+    ex.stats.reset()
+    for s in systems:  # ... so that a rerun sends nothing through the trunk
+        LPIPS(weights=path, feature_cache=FeatureCache(cache_file), cache_preds=True).update(s, refs)
     assert ex.stats.images_computed == 0 and ex.stats.cache_hits == 24
 
 

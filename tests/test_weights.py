@@ -388,3 +388,41 @@ def test_cache_dir_defaults_to_platformdirs(monkeypatch):
 
     monkeypatch.delenv("TRANSCREVAL_CACHE", raising=False)
     assert cache_dir() == Path(platformdirs.user_cache_dir("transcreval", appauthor=False)) / "weights"
+
+
+def test_partial_files_of_a_killed_download_are_removed_by_the_next(env, monkeypatch, blob_entry):
+    monkeypatch.setenv("TRANSCREVAL_OFFLINE", "0")
+    cache = env / "cache" / "weights"
+    cache.mkdir(parents=True)
+    stale = cache / f".{blob_entry.filename}.k1ll3d.part"  # what a SIGKILLed download leaves
+    stale.write_bytes(BLOB[:1000])
+    other = cache / ".another-file.bin.x.part"  # another file's: not ours to touch
+    other.write_bytes(b"x")
+    with serve({"/blob.bin": BLOB}) as srv:
+        _with_url(blob_entry, srv.url("/blob.bin"))
+        assert resolve("test-blob").source == "download"
+    assert not stale.exists() and other.exists()
+
+
+def test_a_bad_cached_copy_that_cannot_be_removed_is_logged_as_such(env, monkeypatch, blob_entry, caplog):
+    cache = env / "cache" / "weights"
+    cache.mkdir(parents=True)
+    bad = cache / blob_entry.filename
+    bad.write_bytes(BLOB[:10])
+    real_unlink = Path.unlink
+
+    def read_only(self, *a, **k):
+        if self == bad:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_unlink(self, *a, **k)
+
+    monkeypatch.setattr(Path, "unlink", read_only)  # a read-only cache (root ignores chmod)
+    with caplog.at_level(logging.WARNING, logger="transcreval.weights"), pytest.raises(WeightsNotFoundError):
+        resolve("test-blob")
+    assert "could not be removed" in caplog.text and "Permission denied" in caplog.text
+    assert "removed a bad" not in caplog.text and "removing" not in caplog.text and bad.exists()
+    monkeypatch.setattr(Path, "unlink", real_unlink)
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="transcreval.weights"), pytest.raises(WeightsNotFoundError):
+        resolve("test-blob")
+    assert "removed a bad cached copy of test-blob" in caplog.text and not bad.exists()

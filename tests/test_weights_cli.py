@@ -84,8 +84,12 @@ def test_fetch_downloads_and_reports_failures(env, capsys):
                     licence="test",
                 )
             )
-            # fetching is an explicit request: it downloads even in offline mode
-            assert main(["weights", "fetch", "cli-blob"]) == 0
+            # offline mode (the env fixture sets TRANSCREVAL_OFFLINE=1) forbids the download...
+            assert main(["weights", "fetch", "cli-blob"]) == 1
+            err = capsys.readouterr().err
+            assert "TRANSCREVAL_OFFLINE=1" in err and "--ignore-offline" in err and srv.hits["/w.bin"] == 0
+            # ... unless the command says otherwise
+            assert main(["weights", "fetch", "cli-blob", "--ignore-offline"]) == 0
             assert (env / "cache" / "weights" / "cli-blob.bin").read_bytes() == BLOB
             assert main(["weights", "fetch", "cli-blob", "--to", str(env / "x")]) == 0  # copied, not downloaded
             assert srv.hits["/w.bin"] == 1
@@ -100,7 +104,7 @@ def test_fetch_downloads_and_reports_failures(env, capsys):
                 ),
                 overwrite=True,
             )
-            assert main(["weights", "fetch", "cli-blob", "--to", str(env / "y")]) == 1
+            assert main(["weights", "fetch", "cli-blob", "--to", str(env / "y"), "--ignore-offline"]) == 1
             assert "HTTP Error 404" in capsys.readouterr().err
     finally:
         unregister_weights("cli-blob")
@@ -142,3 +146,39 @@ def test_every_command_in_the_offline_page_parses(capsys):
             main([*shlex.split(cmd)[1:], "--help"])
         assert info.value.code == 0, cmd
     capsys.readouterr()
+
+
+def test_fetch_into_a_place_that_cannot_be_written_is_one_line(env, monkeypatch, capsys):
+    a_file = env / "a-file"
+    a_file.write_text("x")
+    for to in (a_file, a_file / "sub"):  # an existing file; a directory below a file
+        assert main(["weights", "fetch", "lpips-alex-lin-v0.1", "--to", str(to)]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("error: cannot write lpips-alex-lin-v0.1 into")
+        assert str(a_file) in err and "--to" in err
+
+    import shutil
+
+    def read_only(src, dst, *a, **k):
+        raise PermissionError(13, "Permission denied", str(dst))
+
+    monkeypatch.setattr(shutil, "copyfile", read_only)  # as on a read-only mount (root ignores chmod)
+    assert main(["weights", "fetch", "lpips-alex-lin-v0.1", "--to", str(env / "ro")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Permission denied" in err and str(env / "ro") in err
+
+
+def test_verify_fails_on_a_missing_or_empty_directory_and_splits_on_pathsep(env, capsys):
+    assert main(["weights", "verify", str(env / "nowhere")]) == 1
+    assert f"{env / 'nowhere'} does not exist" in capsys.readouterr().err
+    (env / "empty").mkdir()
+    assert main(["weights", "verify", str(env / "empty")]) == 1
+    assert "no manifest file in" in capsys.readouterr().out
+    assert main(["weights", "fetch", "lpips-alex-lin-v0.1", "--to", str(env / "b")]) == 0
+    capsys.readouterr()
+    both = os.pathsep.join([str(env / "empty"), str(env / "b")])  # TRANSCREVAL_WEIGHTS_DIR's form
+    assert main(["weights", "verify", both]) == 0
+    out = capsys.readouterr().out
+    assert f"{env / 'b' / get_entry('lpips-alex-lin-v0.1').filename} (" in out and " ok " in out
+    assert main(["weights", "verify", os.pathsep.join([str(env / "b"), str(env / "nowhere")])]) == 1
+    assert "does not exist" in capsys.readouterr().err

@@ -110,3 +110,7 @@ class JudgeCacheError(JudgeError):
 
 class JudgeFailure(JudgeError):
     """A judge answer failed (api_error, refused, timeout, truncated, unparsable) under on_failure="raise"."""
+
+
+class FeatureCacheError(TranscrevalError, OSError):
+    """The on-disk feature cache cannot be opened, read or written (the message names the file)."""

@@ -12,6 +12,19 @@ database runs in WAL mode with a busy timeout, so several processes can read and
 without losing rows. A file that is not a readable database is moved aside (``.corrupt-*``) and
 a fresh one started.
 
+Size: a row holds one image's features, which grow with the image's pixels (float32 LPIPS
+features: about 39 bytes per pixel for alex, 488 for vgg, 134 for squeeze; 2.6 MB for a 256x256
+image with alex, 128 MB at 512x512 with vgg). Nothing is evicted: :meth:`FeatureCache.nbytes`
+tells the size, :meth:`FeatureCache.clear` empties it. An item larger than ``max_item_bytes``
+(by default what SQLite accepts in a row, about 1 GB: VGG at 1080x1920 exceeds it) is not
+stored: the caller gets its features all the same, ``stats["skipped"]`` counts it and one
+warning says so.
+
+Errors: a file that cannot be opened, read or written (a read-only place, a directory in the
+way, a full disk) is a :class:`~transcreval.errors.FeatureCacheError` naming the file;
+:meth:`FeatureCache.check` raises it up front. Extractors that meet one while computing keep
+their features and warn instead (the cache only saves time).
+
 Keep the file on a local disk: SQLite's locking is unreliable on network file systems.
 Features computed on different devices (CPU vs GPU) can differ in the last bits; the key does not
 include the device, so a mixed cache mixes them (within float tolerance).
@@ -30,12 +43,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from transcreval.errors import FeatureCacheError
+from transcreval.warn import warn_user
+
 if TYPE_CHECKING:
     import torch
 
 log = logging.getLogger("transcreval.features")
 
 FORMAT = 1
+# SQLite's default limit on the length of a string, BLOB or row (SQLITE_MAX_LENGTH), for Pythons
+# whose sqlite3 connections cannot report theirs (Python < 3.11)
+SQLITE_DEFAULT_MAX_LENGTH = 1_000_000_000
+ROW_OVERHEAD = 4096  # room for the key, digest and other columns of a row
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS features (
     key TEXT PRIMARY KEY,
@@ -59,38 +79,66 @@ class FeatureCache:
     Args:
         path: the SQLite file (default ``<TRANSCREVAL_CACHE>/features.sqlite``).
         timeout: seconds a writer waits for another process's transaction.
+        max_item_bytes: the largest item (one image's features) to store; larger ones are
+            computed but not stored (default: what SQLite accepts in one row, about 1 GB).
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        timeout: float = 120.0,
+        max_item_bytes: int | None = None,
+    ) -> None:
         if path is None:
             from transcreval.weights.resolve import cache_root
 
             path = cache_root() / "features.sqlite"
+        if max_item_bytes is not None and (
+            isinstance(max_item_bytes, bool) or not isinstance(max_item_bytes, int) or max_item_bytes < 1
+        ):
+            raise ValueError(f"max_item_bytes must be a positive integer or None, got {max_item_bytes!r}")
         self.path = Path(path).expanduser()
         self.timeout = float(timeout)
-        self.stats = {"hits": 0, "misses": 0, "corrupt": 0, "writes": 0}
+        self.max_item_bytes = max_item_bytes
+        self.stats = {"hits": 0, "misses": 0, "corrupt": 0, "writes": 0, "skipped": 0}
         self._local = threading.local()
+        self._warned_oversize = False
 
     # ------------------------------------------------------------------ connection
+    def _error(self, action: str, exc: BaseException) -> FeatureCacheError:
+        return FeatureCacheError(
+            f"feature cache {self.path}: cannot {action} it ({type(exc).__name__}: {exc}). Pass a path on a "
+            "writable local disk (feature_cache=...), or set TRANSCREVAL_CACHE to a writable directory (the "
+            "default cache is $TRANSCREVAL_CACHE/features.sqlite), or run without it (feature_cache=None)"
+        )
+
     def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(str(self.path), timeout=self.timeout, isolation_level=None)
-        conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute(_SCHEMA)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute(_SCHEMA)
+        except BaseException:
+            conn.close()
+            raise
         return conn
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None or getattr(self._local, "pid", None) != os.getpid():
             try:
-                conn = self._open()
-            except sqlite3.DatabaseError as exc:
-                if not _is_corruption(exc):
-                    raise
-                self._move_aside(exc)
-                conn = self._open()
+                try:
+                    conn = self._open()
+                except sqlite3.DatabaseError as exc:
+                    if not _is_corruption(exc):
+                        raise
+                    self._move_aside(exc)
+                    conn = self._open()
+            except (sqlite3.Error, OSError) as exc:
+                raise self._error("open", exc) from exc
             self._local.conn, self._local.pid = conn, os.getpid()
         return conn
 
@@ -102,16 +150,36 @@ class FeatureCache:
                 os.replace(f"{self.path}{suffix}", f"{aside}{suffix}")
         self._local.conn = None
 
-    def _retry(self, fn: Any) -> Any:
-        """Run ``fn(conn)``; a corrupt file is moved aside once and the call retried on a fresh one."""
+    def _retry(self, fn: Any, action: str = "read") -> Any:
+        """Run ``fn(conn)``; a corrupt file is moved aside once and the call retried on a fresh one.
+        Any other database or file-system error is a FeatureCacheError naming the file."""
         try:
-            return fn(self._conn())
-        except sqlite3.DatabaseError as exc:
-            if not _is_corruption(exc):
-                raise
-            self.close()
-            self._move_aside(exc)
-            return fn(self._conn())
+            try:
+                return fn(self._conn())
+            except sqlite3.DatabaseError as exc:
+                if not _is_corruption(exc):
+                    raise
+                self.close()
+                self._move_aside(exc)
+                return fn(self._conn())
+        except FeatureCacheError:
+            raise
+        except (sqlite3.Error, OSError) as exc:
+            raise self._error(action, exc) from exc
+
+    def check(self) -> FeatureCache:
+        """Open the file now (creating it if needed); a FeatureCacheError says why it cannot be used."""
+        self._conn()
+        return self
+
+    def max_row_bytes(self) -> int:
+        """The largest item stored: ``max_item_bytes``, and never more than SQLite accepts in a row."""
+        limit = SQLITE_DEFAULT_MAX_LENGTH
+        getlimit = getattr(self._conn(), "getlimit", None)  # Python >= 3.11
+        if getlimit is not None:
+            limit = int(getlimit(getattr(sqlite3, "SQLITE_LIMIT_LENGTH", 0)))  # 0: SQLite's id of the limit
+        limit -= ROW_OVERHEAD
+        return limit if self.max_item_bytes is None else min(limit, self.max_item_bytes)
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
@@ -121,10 +189,17 @@ class FeatureCache:
         self._local.conn = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"path": self.path, "timeout": self.timeout, "stats": dict(self.stats)}
+        return {
+            "path": self.path,
+            "timeout": self.timeout,
+            "max_item_bytes": self.max_item_bytes,
+            "stats": dict(self.stats),
+            "_warned_oversize": self._warned_oversize,
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+        self.__dict__.update({"max_item_bytes": None, "_warned_oversize": False, **state})
+        self.stats.setdefault("skipped", 0)
         self._local = threading.local()
 
     # ------------------------------------------------------------------ keys and values
@@ -179,20 +254,50 @@ class FeatureCache:
         if bad:
             self.stats["corrupt"] += len(bad)
             log.warning("feature cache %s: %d corrupt entries dropped (they are recomputed)", self.path, len(bad))
-            self._retry(lambda c: c.executemany("DELETE FROM features WHERE key = ?", [(k,) for k in bad]))
+            try:
+                self._retry(
+                    lambda c: c.executemany("DELETE FROM features WHERE key = ?", [(k,) for k in bad]), "write to"
+                )
+            except FeatureCacheError as exc:  # the intact rows are still good
+                log.warning("%s", exc)
         self.stats["hits"] += len(out)
         self.stats["misses"] += len(set(keys)) - len(out)
         return out
 
     def put_many(self, items: Mapping[str, Mapping[str, torch.Tensor]], *, extractor: str = "") -> None:
-        """Store features (one transaction: all rows or none)."""
+        """Store features (one transaction: all rows or none).
+
+        Items larger than :meth:`max_row_bytes` are left out (counted in ``stats["skipped"]``,
+        with one warning per cache object); the others are stored.
+        """
         if not items:
             return
+        limit = self.max_row_bytes()
         now = time.time()
         rows = []
+        skipped = []
         for key, item in items.items():
+            raw = sum(v.numel() * v.element_size() for v in item.values())
+            if raw > limit:  # known too big before it is serialised
+                skipped.append(raw)
+                continue
             blob = self._encode(item)
+            if len(blob) > limit:
+                skipped.append(len(blob))
+                continue
             rows.append((key, extractor, len(blob), hashlib.sha256(blob).hexdigest(), sqlite3.Binary(blob), now))
+        if skipped:
+            self.stats["skipped"] += len(skipped)
+            if not self._warned_oversize:
+                self._warned_oversize = True
+                warn_user(
+                    f"feature cache {self.path}: features of {len(skipped)} image(s) were not stored: "
+                    f"{max(skipped)} bytes exceed the {limit} bytes one item may take (large images: "
+                    "features grow with the pixel count). They were computed as usual; stats['skipped'] "
+                    "counts them. Downscale the images to cache them."
+                )
+        if not rows:
+            return
 
         def write(conn: sqlite3.Connection) -> None:
             deadline = time.monotonic() + self.timeout
@@ -216,8 +321,12 @@ class FeatureCache:
                     conn.execute("ROLLBACK")
                 raise
 
-        self._retry(write)
+        self._retry(write, "write to")
         self.stats["writes"] += len(rows)
+
+    def nbytes(self) -> int:
+        """The bytes of features stored (the file is somewhat larger)."""
+        return int(self._retry(lambda c: c.execute("SELECT COALESCE(SUM(nbytes), 0) FROM features").fetchone()[0]))
 
     def __len__(self) -> int:
         return int(self._retry(lambda c: c.execute("SELECT COUNT(*) FROM features").fetchone()[0]))
@@ -227,7 +336,7 @@ class FeatureCache:
 
     def clear(self) -> None:
         """Delete every entry."""
-        self._retry(lambda c: c.execute("DELETE FROM features"))
+        self._retry(lambda c: c.execute("DELETE FROM features"), "write to")
 
     def __repr__(self) -> str:
         return f"FeatureCache({str(self.path)!r})"

@@ -27,9 +27,10 @@ from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from transcreval.errors import InputError
+from transcreval.errors import FeatureCacheError, InputError
 from transcreval.features.preprocess import get_preprocess
 from transcreval.features.registry import ExtractorSpec, get_extractor_spec
+from transcreval.warn import warn_user
 from transcreval.weights.resolve import ResolvedWeights, resolve, resolve_file
 
 if TYPE_CHECKING:
@@ -234,7 +235,11 @@ class FeatureExtractor:
 
         ident = self.identity_digest
         keys = [cache.key(d, ident) for d in image_digests(x)]
-        found = cache.get_many(keys, device=self.device)
+        try:
+            found = cache.get_many(keys, device=self.device)
+        except FeatureCacheError as exc:  # the cache only saves time: compute without it
+            warn_user(f"{exc}; computing the features without the cache")
+            return self._batched(x, batch_size)
         missing = [i for i, k in enumerate(keys) if k not in found]
         self.stats.cache_hits += len(keys) - len(missing)
         per_item: dict[int, dict[str, torch.Tensor]] = {i: found[k] for i, k in enumerate(keys) if k in found}
@@ -246,7 +251,10 @@ class FeatureExtractor:
                 item = {k: v[j] for k, v in computed.items()}
                 per_item[i] = item
                 new[keys[i]] = item
-            cache.put_many(new, extractor=self.name)
+            try:
+                cache.put_many(new, extractor=self.name)
+            except FeatureCacheError as exc:  # the features are computed: keep them, say so
+                warn_user(f"{exc}; the features were computed but not stored")
         out = {
             k: torch.stack([per_item[i][k].to(self.device, self.dtype) for i in range(len(keys))])
             for k in self.spec.outputs
@@ -349,12 +357,14 @@ def get_extractor(
         device: torch device (default CPU).
         dtype: network dtype (default float32).
 
-    Raises WeightsNotFoundError when a file is missing (before anything is built).
+    Raises MissingDependencyError when a package the extractor needs is not installed (checked
+    first), WeightsNotFoundError when a file is missing (before anything is built).
     """
     import torch
 
     spec = get_extractor_spec(name)
     dev, dt = _device(device), _dtype(dtype)
+    spec.check_requires()  # a missing package is reported before any file is looked for
     resolved = resolve_weights(spec, weights)
     key = (spec.name, tuple(w.sha256 for w in resolved), str(dev), str(dt))
     with _BUILD_LOCK:

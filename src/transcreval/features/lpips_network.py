@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from transcreval.errors import InputError, WeightsFormatError, WeightsNotFoundError
 from transcreval.features.extractor import FeatureExtractor, get_extractor
-from transcreval.features.lpips_trunk import CHANNELS, TRUNKS, split_lpips_state
+from transcreval.features.lpips_trunk import CHANNELS, TRUNKS, is_lpips_layout, split_lpips_state
+from transcreval.weights.load import check_finite
 
 if TYPE_CHECKING:
     import torch
@@ -67,7 +68,24 @@ def _lins_from(state: Mapping[str, torch.Tensor], net: str, what: str) -> tuple[
     for k, c in enumerate(want):
         if tuple(lins[k].shape) != (1, c, 1, 1):
             raise WeightsFormatError(f"{what}: lin{k} has shape {tuple(lins[k].shape)}, expected (1, {c}, 1, 1)")
+    check_finite({f"lin{k}": v for k, v in lins.items()}, what)
     return tuple(lins[k].detach().to("cpu", dtype=lins[k].dtype).clone() for k in range(len(want)))
+
+
+def _from_directory(directory: Path, names: tuple[str, ...], net: str) -> dict[str, str | os.PathLike[str]]:
+    """``{manifest name: directory}`` for each of ``names`` whose file the directory holds."""
+    from transcreval.weights import get_entry
+
+    files = {name: get_entry(name).filename for name in names}
+    found: dict[str, str | os.PathLike[str]] = {n: directory for n, f in files.items() if (directory / f).is_file()}
+    if not found:
+        raise WeightsNotFoundError(
+            f"LPIPS-{net}: the directory {directory} holds none of its files ({', '.join(files.values())}); "
+            f"fetch them with `transcreval weights fetch {' '.join(names)} --to {directory}`",
+            name=names[0],
+            searched=tuple(str(directory / f) for f in files.values()),
+        )
+    return found
 
 
 def load_lpips_network(
@@ -85,8 +103,11 @@ def load_lpips_network(
     * a path to a file in lpips' own state-dict layout (``lpips.LPIPS(net=...).state_dict()``:
       trunk and linear layers together; a file with only the linear layers takes the trunk
       from the resolver), or the name of a manifest entry holding such a file;
+    * a directory: the manifest files it holds (by file name, e.g. what ``transcreval weights
+      fetch ... --to DIR`` wrote) are used, verified against the manifest; a file it does not
+      hold is resolved as usual (it must hold at least one);
     * ``{manifest name: path}`` to replace single files (``"torchvision-alexnet"``,
-      ``"lpips-alex-lin-v0.1"``).
+      ``"lpips-alex-lin-v0.1"``; a path may be a directory holding the file).
 
     Raises WeightsNotFoundError (with the places searched and the fetch command) when a file
     is missing, WeightsFormatError when a file does not fit the network.
@@ -102,6 +123,8 @@ def load_lpips_network(
         if unknown:
             raise InputError(f"LPIPS-{net} loads {trunk_entry!r} and {lin_entry!r}; cannot override {unknown}")
         overrides = dict(weights)
+    elif weights is not None and Path(weights).expanduser().is_dir():
+        overrides = _from_directory(Path(weights).expanduser(), (trunk_entry, lin_entry), net)
     elif weights is not None:
         path = Path(weights).expanduser()
         if not path.is_file():
@@ -111,13 +134,24 @@ def load_lpips_network(
                 get_entry(str(weights))
             except KeyError:
                 raise WeightsNotFoundError(
-                    f"LPIPS weights {str(weights)!r} are neither an existing file nor a manifest name "
-                    "(`transcreval weights list` shows the names)",
+                    f"LPIPS weights {str(weights)!r} are neither an existing file or directory nor a manifest "
+                    "name (`transcreval weights list` shows the names)",
                     name=str(weights),
                     searched=(str(path),),
                 ) from None
+            if str(weights) == trunk_entry:
+                raise WeightsFormatError(
+                    f"{weights!r} is the {net} trunk alone, which LPIPS-{net} loads by default (weights=None); "
+                    f"to use another copy pass weights={{{trunk_entry!r}: path}}"
+                )
             path = resolve(str(weights)).path
         state = load_state_dict(path)
+        if not is_lpips_layout(state) and any(k.startswith("features.") for k in state):
+            raise WeightsFormatError(
+                f"{path} holds a torchvision-layout trunk (features.* keys), not lpips' layout (trunk and "
+                f"linear layers). Pass it as the trunk: weights={{{trunk_entry!r}: {str(path)!r}}} (the linear "
+                "layers then come from the resolver)"
+            )
         trunk, _ = split_lpips_state(state, net)  # also rejects a layout that is not lpips'
         overrides[lin_entry] = path
         if trunk:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from transcreval.errors import WeightsFormatError
 from transcreval.features.preprocess import LPIPS_SCALE, LPIPS_SHIFT
 from transcreval.features.registry import ExtractorSpec, register_extractor
-from transcreval.weights.load import load_state_dict, load_strict
+from transcreval.weights.load import check_finite, load_state_dict, load_strict
 
 if TYPE_CHECKING:
     import torch
@@ -144,8 +144,10 @@ def build_lpips_trunk(
         model = getattr(torchvision.models, arch)(weights=None)
     if is_lpips_layout(state):
         trunk, _ = split_lpips_state(state, net)
+        check_finite(trunk, what)
         load_strict(model.features, trunk, what + " (lpips layout)", assign=True)
     else:
+        check_finite(state, what)
         load_strict(model, state, what + " (torchvision layout)", assign=True)
     if _TRUNK_CLS is None:
         _TRUNK_CLS = _trunk_class()

@@ -69,11 +69,16 @@ class ExtractorSpec:
         if isinstance(self.weights, str) or isinstance(self.outputs, str):
             raise ValueError(f"extractor {self.name!r}: weights and outputs must be tuples of names")
 
-    def builder(self) -> Callable[..., torch.nn.Module]:
-        """The build function (imports a ``"module:function"`` string)."""
+    def check_requires(self) -> None:
+        """Raise MissingDependencyError (naming the pip extra) for the first package of
+        ``requires`` that is not installed; nothing is imported."""
         for module, extra in self.requires:
             if importlib.util.find_spec(module) is None:
                 raise MissingDependencyError(f"extractor {self.name!r}", module, extra)
+
+    def builder(self) -> Callable[..., torch.nn.Module]:
+        """The build function (imports a ``"module:function"`` string) after :meth:`check_requires`."""
+        self.check_requires()
         if callable(self.build):
             return self.build
         mod, _, fn = self.build.partition(":")

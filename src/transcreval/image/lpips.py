@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.features.lpips_network import load_lpips_network
-from transcreval.functional.image.lpips import check_lpips_options, lpips_stats, mean_from_stats
+from transcreval.functional.image.lpips import check_lpips_options, lpips_stats, lpips_values, mean_from_stats
 from transcreval.io import Range
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
@@ -37,14 +37,16 @@ class LPIPSFamily(Metric):
         dtype: Any = None,
         batch_size: int | None = None,
         feature_cache: Any = None,
+        cache_preds: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self.feature_cache = check_lpips_options(net, input_range, batch_size, feature_cache)
+        self.feature_cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds)
         self.network = load_lpips_network(net, weights, device, dtype)
         self.input_range = input_range
         self.trunk_device = device
         self.batch_size = batch_size
+        self.cache_preds = cache_preds
         self.add_state("total", Sum(torch.float64))
         self.add_state("count", Sum(torch.int64))
         self.add_state("values", Cat(torch.float64))
@@ -59,7 +61,14 @@ class LPIPSFamily(Metric):
             "device": self.trunk_device,
             "batch_size": self.batch_size,
             "feature_cache": self.feature_cache,
+            "cache_preds": self.cache_preds,
         }
+
+    def spatial_map(self, preds: Any, target: Any) -> torch.Tensor | list[torch.Tensor]:
+        """lpips' ``spatial=True`` distance map of each pair, for pictures (nothing is accumulated):
+        N x 1 x H x W, or a list of 1 x H x W maps in pair order when sizes differ."""
+        _, maps = lpips_values(preds, target, self.network, return_map=True, **self._options())
+        return maps
 
     def _signature_options(self) -> dict[str, Any]:
         opts: dict[str, Any] = dict(self.network.signature_options())
@@ -82,7 +91,9 @@ class LPIPS(LPIPSFamily):
         device, dtype: where and how the trunk runs (default: the images' device, float32).
         batch_size: trunk batch size (default: the whole update).
         feature_cache: a :class:`~transcreval.features.FeatureCache` or its path: trunk features
-            of images seen before are read instead of computed.
+            of reference images seen before are read instead of computed.
+        cache_preds: cache the features of ``preds`` too (default False: a system's outputs are
+            rarely scored twice, while every system shares the references).
         **kwargs: :class:`~transcreval.metric.Metric` options.
     """
 

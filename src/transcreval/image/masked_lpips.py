@@ -8,11 +8,12 @@ import torch
 
 from transcreval.common import check_choice
 from transcreval.errors import InputError
-from transcreval.functional.image.lpips import MaskMode, mean_from_stats
+from transcreval.functional.image.lpips import MaskMode, mean_from_stats, pair_maps
 from transcreval.functional.image.masked_lpips import (
     DEFAULT_MIN_COVERAGE,
     check_masked_options,
     masked_lpips_stats,
+    masked_values,
     ocr_background,
 )
 from transcreval.image.lpips import LPIPSFamily
@@ -60,6 +61,21 @@ class MaskedLPIPS(LPIPSFamily):
         return masked_lpips_stats(
             preds, target, mask, self.network, mode=self.mode, min_coverage=self.min_coverage, **self._options()
         )
+
+    def spatial_map(self, preds: Any, target: Any, mask: Any = None) -> torch.Tensor | list[torch.Tensor]:
+        """lpips' spatial distance map of each pair times its mask (0 where the mask is off), for
+        pictures (nothing is accumulated): N x 1 x H x W, or a list of 1 x H x W maps in pair order
+        when sizes differ. ``mask`` as for ``update``."""
+        maps: list[tuple[list[int], torch.Tensor]] = []
+        masked_values(
+            preds, target, self._mask_for(target, mask), self.network, mode=self.mode, maps=maps, **self._options()
+        )
+        return pair_maps(maps, sum(len(idx) for idx, _ in maps))
+
+    def _mask_for(self, target: Any, mask: Any) -> Any:
+        if mask is None:
+            raise InputError("pass the masks (mask=..., 1 = pixels that count)")
+        return mask
 
     def _extras(self, stats: dict[str, Any]) -> dict[str, Any]:
         n = max(int(stats["count"]), 1)
@@ -126,17 +142,20 @@ class BackgroundPreservation(MaskedLPIPS):
 
             self.ocr_detector = get_detector(ocr_backend, **self.ocr_options)  # checks the backend now
 
-    def _stats(self, preds: Any, target: Any, mask: Any = None) -> dict[str, Any]:
-        """``preds``: edited images; ``target``: references; ``mask``: 1 = background (not with mask="ocr")."""
+    def _mask_for(self, target: Any, mask: Any) -> Any:
         if self.mask_source == "ocr":
             if mask is not None:
                 raise InputError("this BackgroundPreservation makes its masks by OCR (mask='ocr'): do not pass mask=")
-            mask = ocr_background(target, backend=self.ocr_detector, dilate_px=self.ocr_dilate_px)
-        elif mask is None:
+            return ocr_background(target, backend=self.ocr_detector, dilate_px=self.ocr_dilate_px)
+        if mask is None:
             raise InputError(
                 "pass the background masks (mask=..., 1 = background), or build the metric with mask='ocr'"
             )
-        return super()._stats(preds, target, mask)
+        return mask
+
+    def _stats(self, preds: Any, target: Any, mask: Any = None) -> dict[str, Any]:
+        """``preds``: edited images; ``target``: references; ``mask``: 1 = background (not with mask="ocr")."""
+        return super()._stats(preds, target, self._mask_for(target, mask))
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         n = int(stats["count"])

@@ -11,7 +11,7 @@ Nothing here imports torch until a state dict is loaded.
 
 from __future__ import annotations
 
-from transcreval.weights.load import check_keys, load_state_dict, load_strict
+from transcreval.weights.load import check_finite, check_keys, load_state_dict, load_strict
 from transcreval.weights.manifest import WeightsEntry, entries, get_entry, register_weights, unregister_weights
 from transcreval.weights.resolve import (
     ResolvedWeights,
@@ -39,6 +39,7 @@ __all__ = [
     "cache_root",
     "candidates",
     "check_file",
+    "check_finite",
     "check_keys",
     "entries",
     "fetch",

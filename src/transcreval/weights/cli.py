@@ -3,15 +3,22 @@
 * ``list``: every manifest file, its size, who uses it, and where it is found (by file name and
   size; ``verify`` checks digests);
 * ``where NAME``: the file the resolver would use (never downloads), or every place searched;
-* ``fetch NAME... [--to DIR]``: put verified copies into DIR (default: the user cache), copying
-  a local copy when there is one, downloading otherwise (``all`` fetches every file);
-* ``verify [DIR]``: sha256 of every manifest file in DIR (default: every place the resolver
-  searches); exit status 1 when one is bad.
+* ``fetch NAME... [--to DIR] [--ignore-offline]``: put verified copies into DIR (default: the
+  user cache), copying a local copy when there is one, downloading otherwise (``all`` fetches
+  every file); offline mode (``TRANSCREVAL_OFFLINE`` / ``HF_HUB_OFFLINE``) forbids downloads
+  unless ``--ignore-offline`` is given;
+* ``verify [DIR]``: sha256 of every manifest file in DIR (several: separated by ``os.pathsep``,
+  as in ``TRANSCREVAL_WEIGHTS_DIR``; default: every place the resolver searches); exit status 1
+  when one is bad, a directory does not exist, or DIR holds no manifest file.
+
+Errors (an unknown name, a file not found, a destination that cannot be written) are one line
+on stderr and exit status 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -31,8 +38,13 @@ def add_parser(sub: Any) -> None:
     f = wsub.add_parser("fetch", help="put verified copies of NAME... into DIR (default: the user cache)")
     f.add_argument("names", nargs="+", metavar="NAME", help="manifest names, or 'all'")
     f.add_argument("--to", metavar="DIR", default=None)
+    f.add_argument(
+        "--ignore-offline",
+        action="store_true",
+        help="download even when TRANSCREVAL_OFFLINE or HF_HUB_OFFLINE is set",
+    )
     v = wsub.add_parser("verify", help="check the sha256 of every manifest file in DIR (default: everywhere)")
-    v.add_argument("dir", nargs="?", default=None)
+    v.add_argument("dir", nargs="?", default=None, help=f"a directory, or several separated by {os.pathsep!r}")
 
 
 def _size(n: int | None) -> str:
@@ -73,24 +85,48 @@ def _cmd_where(name: str, out: TextIO) -> int:
     return 1
 
 
-def _cmd_fetch(names: list[str], to: str | None, out: TextIO) -> int:
+def _cmd_fetch(names: list[str], to: str | None, out: TextIO, ignore_offline: bool = False) -> int:
     wanted = [e.name for e in entries()] if names == ["all"] else names
     for n in wanted:
         get_entry(n)  # unknown names fail before anything is fetched
     for n in wanted:
-        path = fetch(n, to)
+        try:
+            path = fetch(n, to, download_missing=True if ignore_offline else None)
+        except WeightsError:
+            raise
+        except OSError as exc:  # the destination: read-only, a file in the way, disk full
+            where = to if to is not None else "the user cache (TRANSCREVAL_CACHE)"
+            raise _CommandError(
+                f"cannot write {n} into {where}: {exc.strerror or exc}"
+                f"{f' ({exc.filename})' if exc.filename else ''}; pass a writable directory with --to"
+            ) from None
         print(f"{n}: {path}", file=out)
     if to is not None:
         print(f"use them offline with: export TRANSCREVAL_WEIGHTS_DIR={Path(to).expanduser().resolve()}", file=out)
     return 0
 
 
+class _CommandError(Exception):
+    """A failure to report as one line and exit status 1."""
+
+
+def _verify_dirs(spec: str) -> list[Path]:
+    dirs = [Path(p).expanduser() for p in spec.split(os.pathsep) if p.strip()]
+    if not dirs:
+        raise _CommandError(f"no directory in {spec!r}")
+    for d in dirs:
+        if not d.is_dir():
+            raise _CommandError(f"{d} {'is not a directory' if d.exists() else 'does not exist'}")
+    return dirs
+
+
 def _cmd_verify(directory: str | None, out: TextIO) -> int:
     bad = 0
     rows = []
+    dirs = _verify_dirs(directory) if directory is not None else []
     for e in entries():
         if directory is not None:
-            places: list[tuple[str, Path | None]] = [("dir", Path(directory).expanduser() / e.filename)]
+            places: list[tuple[str, Path | None]] = [("dir", d / e.filename) for d in dirs]
         else:
             places = [(s, p) for s, p, _ in candidates(e)]
         for _source, path in places:
@@ -110,6 +146,9 @@ def _cmd_verify(directory: str | None, out: TextIO) -> int:
         print(_table(rows, ["name", "status", "file"]), file=out)
     if bad:
         print(f"{bad} bad file(s): delete them and fetch again ({fetch_command('NAME')})", file=out)
+    if directory is not None and all(r[1] == "absent" for r in rows):
+        print(f"no manifest file in {directory}: fetch them there ({fetch_command('NAME', directory)})", file=out)
+        return 1
     return 1 if bad else 0
 
 
@@ -123,11 +162,12 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         if cmd == "where":
             return _cmd_where(args.name, stream)
         if cmd == "fetch":
-            return _cmd_fetch(args.names, args.to, stream)
+            return _cmd_fetch(args.names, args.to, stream, getattr(args, "ignore_offline", False))
         if cmd == "verify":
             return _cmd_verify(args.dir, stream)
-    except (KeyError, WeightsError) as exc:
+    except (KeyError, WeightsError, _CommandError) as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 1
-    print("usage: transcreval weights {list,where NAME,fetch NAME... [--to DIR],verify [DIR]}", file=sys.stderr)
+    usage = "{list,where NAME,fetch NAME... [--to DIR] [--ignore-offline],verify [DIR]}"
+    print(f"usage: transcreval weights {usage}", file=sys.stderr)
     return 2

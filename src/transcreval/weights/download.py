@@ -4,12 +4,14 @@ The file is streamed into a temporary file in the destination directory while it
 computed; only a file of the right size and digest is moved into place, with ``os.replace``
 (atomic on one file system). A file lock (``.<filename>.lock`` beside it) makes every other
 process that wants the same file wait; when the lock is free they find the finished file and do
-not download it again, so a node with 8 ranks downloads once.
+not download it again, so a node with 8 ranks downloads once. Partial (``.part``) files that a
+killed process left behind are removed by the next download of the same file.
 """
 
 from __future__ import annotations
 
 import contextlib
+import glob
 import hashlib
 import logging
 import os
@@ -99,6 +101,11 @@ def download(
     dest = dest_dir / entry.filename
     wait = DEFAULT_LOCK_TIMEOUT if lock_timeout is None else lock_timeout
     with FileLock(str(dest_dir / f".{entry.filename}.lock"), timeout=wait):
+        # Partial files of this entry are left by killed processes (a live one would hold the lock)
+        for stale in dest_dir.glob(f".{glob.escape(entry.filename)}.*.part"):
+            with contextlib.suppress(OSError):
+                stale.unlink()
+                log.info("removed %s, left by an interrupted download", stale)
         if dest.exists() and callable(is_valid) and is_valid(dest):
             log.info("%s: already downloaded by another process", entry.filename)
             return dest

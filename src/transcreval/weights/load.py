@@ -70,3 +70,20 @@ def load_strict(module: torch.nn.Module, state: Mapping[str, torch.Tensor], what
     """``module.load_state_dict(state, strict=True)`` with a readable error on any mismatch."""
     check_keys(state, module.state_dict(), what)
     module.load_state_dict(dict(state), strict=True, assign=assign)
+
+
+def check_finite(state: Mapping[str, Any], what: str) -> None:
+    """Raise WeightsFormatError naming the tensors of ``state`` that hold NaN or infinite values
+    (such weights give NaN for every input)."""
+    import torch
+
+    bad = [
+        k
+        for k, v in state.items()
+        if isinstance(v, torch.Tensor) and v.is_floating_point() and not bool(torch.isfinite(v).all())
+    ]
+    if bad:
+        raise WeightsFormatError(
+            f"{what}: {len(bad)} tensors hold NaN or infinite values ({', '.join(bad[:6])}"
+            f"{' ...' if len(bad) > 6 else ''}); the file is damaged or was saved from a diverged model"
+        )

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from transcreval.errors import WeightsIntegrityError, WeightsNotFoundError
-from transcreval.weights.download import DownloadFailed, download
+from transcreval.weights.download import DEFAULT_LOCK_TIMEOUT, DownloadFailed, download
 from transcreval.weights.manifest import WeightsEntry, get_entry
 
 log = logging.getLogger("transcreval.weights")
@@ -69,7 +69,13 @@ class ResolvedWeights:
 # --------------------------------------------------------------------------- environment
 def is_offline() -> bool:
     """``TRANSCREVAL_OFFLINE`` or ``HF_HUB_OFFLINE`` is set to a true value (1/true/yes/on)."""
-    return any(os.environ.get(v, "").strip().lower() in _TRUE for v in ("TRANSCREVAL_OFFLINE", "HF_HUB_OFFLINE"))
+    return bool(offline_reason())
+
+
+def offline_reason() -> str:
+    """Which variables turn offline mode on (e.g. ``"HF_HUB_OFFLINE=1"``); empty when none does."""
+    names = ("TRANSCREVAL_OFFLINE", "HF_HUB_OFFLINE")
+    return ", ".join(f"{v}={os.environ[v]}" for v in names if os.environ.get(v, "").strip().lower() in _TRUE)
 
 
 def weights_dirs() -> list[Path]:
@@ -214,9 +220,14 @@ def _search(entry: WeightsEntry, searched: list[str]) -> ResolvedWeights | None:
             return ResolvedWeights(entry.name, path, sha256_file(path), source, entry, entry.sha256 is not None)
         searched.append(f"{source}: {path} (rejected: {problem})")
         if source == "cache":
-            log.warning("removing a bad cached copy of %s: %s", entry.name, problem)
-            with contextlib.suppress(OSError):
+            try:
                 path.unlink()
+            except OSError as exc:
+                log.warning(
+                    "a bad cached copy of %s (%s) could not be removed (%s); skipping it", entry.name, problem, exc
+                )
+            else:
+                log.warning("removed a bad cached copy of %s: %s", entry.name, problem)
         else:
             log.warning("skipping %s for weights %s: %s", path, entry.name, problem)
     return None
@@ -313,35 +324,59 @@ def resolve_file(path: str | os.PathLike[str]) -> ResolvedWeights:
     return ResolvedWeights(p.name, p, sha256_file(p), "argument", None, False)
 
 
-def fetch(name: str, to: str | os.PathLike[str] | None = None, *, timeout: float | None = None) -> Path:
+def fetch(
+    name: str,
+    to: str | os.PathLike[str] | None = None,
+    *,
+    timeout: float | None = None,
+    download_missing: bool | None = None,
+) -> Path:
     """Put a verified copy of ``name`` into ``to`` (default: the user cache) and return its path.
 
     A good copy already there is kept; a copy found in another place (an installed package,
     ``TRANSCREVAL_WEIGHTS_DIR``, torch hub) is copied instead of downloaded; otherwise the file
-    is downloaded (this ignores offline mode: fetching is an explicit request).
+    is downloaded, unless offline mode is on (``TRANSCREVAL_OFFLINE`` / ``HF_HUB_OFFLINE``) or
+    ``download_missing=False``; ``download_missing=True`` downloads in offline mode too.
+    A destination that cannot be written raises an ``OSError`` naming it.
     """
     import shutil
     import tempfile
 
+    from filelock import FileLock
+
     entry = get_entry(name)
     dest_dir = Path(to).expanduser() if to is not None else cache_dir()
+    if dest_dir.exists() and not dest_dir.is_dir():
+        raise NotADirectoryError(f"{dest_dir} exists and is not a directory: pass a directory to put the files in")
     dest_dir.mkdir(parents=True, exist_ok=True)
     dest = dest_dir / entry.filename
     if dest.is_file() and check_file(dest, entry) is None:
         return dest
-    hit, _ = locate(name)
+    hit, searched = locate(name)
     if hit is not None and hit.path.resolve() != dest.resolve():
-        fd, tmp = tempfile.mkstemp(prefix=f".{entry.filename}.", suffix=".part", dir=dest_dir)
-        os.close(fd)
-        try:
-            shutil.copyfile(hit.path, tmp)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, dest)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+        # under the download lock: a download of the same file cleans up partial files there
+        with FileLock(str(dest_dir / f".{entry.filename}.lock"), timeout=DEFAULT_LOCK_TIMEOUT):
+            fd, tmp = tempfile.mkstemp(prefix=f".{entry.filename}.", suffix=".part", dir=dest_dir)
+            os.close(fd)
+            try:
+                shutil.copyfile(hit.path, tmp)
+                os.chmod(tmp, 0o644)
+                os.replace(tmp, dest)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
         verify_file(dest, name)
         return dest
+    allowed = (not is_offline()) if download_missing is None else download_missing
+    if not allowed:
+        why = (
+            f"Offline mode is on ({offline_reason()}): unset it to download, or fetch with "
+            "download_missing=True (`transcreval weights fetch --ignore-offline`)."
+            if is_offline()
+            else "download_missing=False."
+        )
+        searched.append("download: skipped")
+        raise _not_found(entry, searched, why=why)
     try:
         return download(
             entry,

@@ -119,16 +119,45 @@ def masked_from_layers(layers: Sequence[torch.Tensor], mask: torch.Tensor, mode:
 
 
 # --------------------------------------------------------------------------- pairs of images
-def check_pair_sizes(a: torch.Tensor, b: torch.Tensor, net: str) -> None:
+def check_pair_sizes(a: torch.Tensor, b: torch.Tensor, net: str, index: int | None = None) -> None:
+    pair = "" if index is None else f"pair {index}: "
     if a.shape != b.shape:
         raise InputError(
-            f"preds and target must have the same shape, got {tuple(a.shape)} and {tuple(b.shape)}; "
+            f"{pair}preds and target must have the same shape, got {tuple(a.shape)} and {tuple(b.shape)}; "
             "resize one to the other first"
         )
     h, w = int(a.shape[-2]), int(a.shape[-1])
     low = MIN_SIZE[net]
     if h < low or w < low:
-        raise InputError(f"LPIPS-{net} needs images of at least {low}x{low} pixels, got {h}x{w}; upscale them first")
+        raise InputError(
+            f"{pair}LPIPS-{net} needs images of at least {low}x{low} pixels, got {h}x{w}; upscale them first"
+        )
+
+
+def check_batch_form(raw: Any, what: str) -> None:
+    """Refuse the array forms whose meaning LPIPS would have to guess.
+
+    * an empty 4-D batch (``0 x C x H x W``): EmptyInputError, as for an empty list;
+    * a single 3-D array/tensor read as channels-first with 2, 3 or 4 channels (e.g. ``3 x H x W``):
+      one colour image, or a batch of 2-4 grayscale images (``N x H x W``)? Reading it wrongly
+      gives a plausible, wrong distance, so the caller must say which (a 4-D batch or a list).
+    """
+    import numpy as np
+    import torch
+
+    if not isinstance(raw, (torch.Tensor, np.ndarray)):
+        return
+    shape = tuple(raw.shape)
+    if raw.ndim == 4 and shape[0] == 0:
+        raise EmptyInputError(f"{what}: empty batch of shape {shape}: pass at least one image")
+    channels_first = isinstance(raw, torch.Tensor) or shape[-1] not in (1, 2, 3, 4)
+    if raw.ndim == 3 and shape[0] in (2, 3, 4) and channels_first:
+        c = shape[0]
+        raise InputError(
+            f"{what}: a single 3-D {type(raw).__name__} of shape {shape} is ambiguous: one image with {c} "
+            f"channels (C x H x W), or {c} grayscale images (N x H x W)? Pass a 4-D batch: x[None] "
+            f"(1 x {c} x H x W) for one image, x[:, None] (N x 1 x H x W) for grayscale images; or a list of images"
+        )
 
 
 def _fast_batch(raw: Any, input_range: Any) -> torch.Tensor | None:
@@ -160,13 +189,14 @@ def as_image_batch(images: Any, input_range: Any, what: str) -> torch.Tensor | l
     from transcreval.io import to_rgb_float
 
     def convert(raw: Any) -> torch.Tensor | list[torch.Tensor]:
+        check_batch_form(raw, what)
         fast = _fast_batch(raw, input_range)
         if fast is not None:
             return fast
         try:
             return to_rgb_float(raw, input_range=input_range)
-        except InputError as e:
-            raise InputError(f"{what}: {e}") from None
+        except InputError as e:  # same class (EmptyInputError stays one), the argument named
+            raise type(e)(f"{what}: {e}") from None
 
     key = ("rgb-float", None if input_range is None else tuple(float(v) for v in input_range))
     return shared_input(images, key, convert)  # type: ignore[no-any-return,unused-ignore]
@@ -181,12 +211,14 @@ def iter_pair_layers(
     device: Any = None,
     batch_size: int | None = None,
     feature_cache: FeatureCache | None = None,
+    cache_preds: bool = False,
 ) -> Iterator[tuple[list[int], list[torch.Tensor], tuple[int, int], int]]:
     """Per group of equally sized pairs: (pair indices, per-layer distance maps, image size,
     number of pairs in the whole batch).
 
     The trunk runs on ``device`` (default: where the images are), in one call for ``preds`` and
-    one for ``target`` per group (a collection's other members reuse them).
+    one for ``target`` per group (a collection's other members reuse them). ``feature_cache``
+    serves and stores the features of ``target`` (and of ``preds`` with ``cache_preds``).
     """
     import torch
 
@@ -196,7 +228,7 @@ def iter_pair_layers(
         raise InputError(f"{len(a)} preds for {len(b)} targets: pass one system output per reference")
     groups: dict[tuple[int, ...], list[int]] = {}
     for i, (x, y) in enumerate(zip(a, b)):
-        check_pair_sizes(x, y, network.net)
+        check_pair_sizes(x, y, network.net, i)
         groups.setdefault(tuple(x.shape), []).append(i)
     for shape, idx in groups.items():
         if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
@@ -206,7 +238,7 @@ def iter_pair_layers(
             xa = shared_input(preds, key, functools.partial(_stack_group, a, idx))
             xb = shared_input(target, key, functools.partial(_stack_group, b, idx))
         net = network.on(device if device is not None else xa.device)
-        fa = net.extractor(xa, batch_size=batch_size, cache=feature_cache)
+        fa = net.extractor(xa, batch_size=batch_size, cache=feature_cache if cache_preds else None)
         fb = net.extractor(xb, batch_size=batch_size, cache=feature_cache)
         yield idx, layer_distances(list(fa.values()), list(fb.values()), net.lins), (shape[1], shape[2]), len(a)
 
@@ -228,9 +260,14 @@ def per_pair(values: list[tuple[list[int], torch.Tensor]], n: int) -> torch.Tens
 
 
 def check_lpips_options(
-    net: Any = "alex", input_range: Any = None, batch_size: Any = None, feature_cache: Any = None
+    net: Any = "alex",
+    input_range: Any = None,
+    batch_size: Any = None,
+    feature_cache: Any = None,
+    cache_preds: Any = False,
 ) -> FeatureCache | None:
-    """Validate options (InputError naming the option); returns the feature cache object."""
+    """Validate options (InputError naming the option); returns the feature cache object, opened
+    (a FeatureCacheError names a file that cannot be used)."""
     from transcreval.features import FeatureCache
 
     if net not in TRUNKS:
@@ -244,27 +281,43 @@ def check_lpips_options(
             raise InputError(f"input_range must have low < high, got {input_range!r}")
     if batch_size is not None and (not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1):
         raise InputError(f"batch_size must be a positive integer or None, got {batch_size!r}")
-    if feature_cache is None or isinstance(feature_cache, FeatureCache):
-        return feature_cache
+    if not isinstance(cache_preds, bool):
+        raise InputError(f"cache_preds must be True or False, got {cache_preds!r}")
+    if feature_cache is None:
+        return None
     if isinstance(feature_cache, (str, os.PathLike)):
-        return FeatureCache(feature_cache)
-    raise InputError(f"feature_cache must be a FeatureCache, a path or None, got {type(feature_cache).__name__}")
+        feature_cache = FeatureCache(feature_cache)
+    if not isinstance(feature_cache, FeatureCache):
+        raise InputError(f"feature_cache must be a FeatureCache, a path or None, got {type(feature_cache).__name__}")
+    return feature_cache.check()
 
 
 # --------------------------------------------------------------------------- LPIPS
+def pair_maps(groups: list[tuple[list[int], torch.Tensor]], n: int) -> torch.Tensor | list[torch.Tensor]:
+    """Per-group maps (each N_g x 1 x H x W) in pair order: one N x 1 x H x W tensor when every
+    pair has the same size, else a list with one 1 x H x W map per pair."""
+    if len(groups) == 1:
+        return groups[0][1]
+    out: list[Any] = [None] * n
+    for idx, maps in groups:
+        for j, i in enumerate(idx):
+            out[i] = maps[j]
+    return out
+
+
 def lpips_values(
     preds: Any, target: Any, network: LPIPSNetwork, *, return_map: bool = False, **options: Any
-) -> torch.Tensor | tuple[torch.Tensor, list[torch.Tensor]]:
-    """LPIPS per pair (N), and with ``return_map`` the spatial maps (one N_g x 1 x H x W per size group)."""
+) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
+    """LPIPS per pair (N), and with ``return_map`` lpips' spatial maps (see :func:`pair_maps`)."""
     values, maps = [], []
     n = 0
     for idx, layers, size, _ in iter_pair_layers(preds, target, network, **options):
         values.append((idx, lpips_from_layers(layers)))
         n += len(idx)
         if return_map:
-            maps.append(spatial_map(layers, size))
+            maps.append((idx, spatial_map(layers, size)))
     out = per_pair(values, n)
-    return (out, maps) if return_map else out
+    return (out, pair_maps(maps, n)) if return_map else out
 
 
 def mean_stats(values: torch.Tensor) -> dict[str, Any]:
@@ -272,8 +325,13 @@ def mean_stats(values: torch.Tensor) -> dict[str, Any]:
     import torch
 
     v = values.detach().to(torch.float64)
-    if not bool(torch.isfinite(v).all()):
-        raise InputError("a per-pair value is not finite; check the images for extreme values")
+    bad = (~torch.isfinite(v)).nonzero().flatten().tolist()
+    if bad:
+        raise InputError(
+            f"{len(bad)} of {v.numel()} per-pair values are not finite (pairs {bad[:5]}"
+            f"{' ...' if len(bad) > 5 else ''}). The images were checked and are finite, so the network "
+            "produced them: check the weights for NaN/inf values, and run in float32 if a lower dtype overflowed"
+        )
     return {"total": v.sum(), "count": v.numel(), "values": v}
 
 
@@ -304,6 +362,7 @@ def lpips(
     dtype: Any = None,
     batch_size: int | None = None,
     feature_cache: Any = None,
+    cache_preds: bool = False,
     return_map: bool = False,
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
     """LPIPS distance per pair, float ``(N,)``, lower means more similar (Zhang et al. 2018).
@@ -320,12 +379,15 @@ def lpips(
         device, dtype: where and in which dtype the trunk runs (default: the images' device, float32).
         batch_size: run the trunk on at most this many images at a time.
         feature_cache: a :class:`~transcreval.features.FeatureCache` (or its path) to reuse the
-            trunk features of images seen before.
-        return_map: also return lpips' ``spatial=True`` map (N x 1 x H x W; a list when sizes differ).
+            trunk features of reference images seen before.
+        cache_preds: also cache the features of ``preds`` (default False: system outputs are
+            rarely scored twice, references are shared by every system).
+        return_map: also return lpips' ``spatial=True`` map: N x 1 x H x W, or when sizes
+            differ a list with one 1 x H x W map per pair, in pair order.
     """
-    cache = check_lpips_options(net, input_range, batch_size, feature_cache)
+    cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds)
     network = load_lpips_network(net, weights, device, dtype)
-    out = lpips_values(
+    return lpips_values(
         preds,
         target,
         network,
@@ -334,8 +396,5 @@ def lpips(
         device=device,
         batch_size=batch_size,
         feature_cache=cache,
+        cache_preds=cache_preds,
     )
-    if isinstance(out, tuple):
-        values, maps = out
-        return values, (maps[0] if len(maps) == 1 else maps)
-    return out

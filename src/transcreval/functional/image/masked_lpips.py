@@ -12,15 +12,16 @@ The distance of :mod:`transcreval.functional.image.lpips` averaged only where a 
 a pair more different than LPIPS' usual range gives a negative value.
 
 Mask rules: bool or {0,1}, ``HxW`` (one mask for every pair), ``NxHxW`` or ``Nx1xHxW`` tensors
-or arrays, or a list with one ``HxW`` mask per pair. A mask of another size than its images is
-resized with nearest-neighbour sampling and a warning (never broadcast silently). Any other
+or arrays, or a list with one ``HxW`` mask per pair; a trailing channel of 1 (``HxWx1``,
+``NxHxWx1``, as image libraries write single-channel masks) is dropped. A mask of another size
+than its images is resized with nearest-neighbour sampling and one warning per call (never
+broadcast silently). Any other
 value, a wrong number of masks, or an all-zero mask for a pair is an InputError. Pairs whose
 mask covers less than ``min_coverage`` of the image are counted in ``extras["low_coverage"]``.
 """
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Any
 
 from transcreval.errors import InputError
@@ -31,8 +32,11 @@ from transcreval.functional.image.lpips import (
     iter_pair_layers,
     masked_from_layers,
     mean_stats,
+    pair_maps,
     per_pair,
+    spatial_map,
 )
+from transcreval.warn import warn_user
 
 if TYPE_CHECKING:
     import torch
@@ -74,27 +78,38 @@ def _one_mask(mask: Any, what: str) -> torch.Tensor:
     return m
 
 
+def _drop_channel(m: torch.Tensor) -> torch.Tensor:
+    """``... x H x W x 1`` (a channels-last single-channel mask) -> ``... x H x W``."""
+    if m.ndim in (3, 4) and m.shape[-1] == 1 and m.shape[-2] > 1:
+        return m[..., 0]
+    return m
+
+
 def pair_masks(mask: Any, n: int) -> list[torch.Tensor]:
     """One float {0,1} ``H x W`` mask per pair (not yet fitted to the images' size)."""
     if isinstance(mask, (list, tuple)):
         if len(mask) != n:
             raise InputError(f"{len(mask)} masks for {n} image pairs; pass one per pair or a single HxW mask")
-        out = [_one_mask(m, f"mask {i}") for i, m in enumerate(mask)]
+        out = [_drop_channel(_one_mask(m, f"mask {i}")) for i, m in enumerate(mask)]
         for i, m in enumerate(out):
             if m.ndim == 3 and m.shape[0] == 1:
                 out[i] = m[0]
             elif m.ndim != 2:
                 raise InputError(f"mask {i} must be HxW, got shape {tuple(m.shape)}")
         return out
-    m = _one_mask(mask, "mask")
+    m = _drop_channel(_one_mask(mask, "mask"))
+    shape = tuple(m.shape)
     if m.ndim == 2:
         return [m] * n
     if m.ndim == 4 and m.shape[1] == 1:
         m = m[:, 0]
     elif m.ndim != 3:
-        raise InputError(f"mask must be HxW, NxHxW or Nx1xHxW, got shape {tuple(m.shape)}")
+        raise InputError(f"mask must be HxW, NxHxW or Nx1xHxW, got shape {shape}")
     if m.shape[0] != n:
-        raise InputError(f"{m.shape[0]} masks for {n} image pairs; pass one per pair or a single HxW mask")
+        raise InputError(
+            f"a mask of shape {shape} holds {m.shape[0]} masks, for {n} image pairs; pass one per pair "
+            "(N x H x W) or a single H x W mask"
+        )
     return list(m)
 
 
@@ -105,22 +120,26 @@ def fit_masks(masks: list[torch.Tensor], indices: list[int], size: tuple[int, in
     import torch.nn.functional as F
 
     out = []
+    resized = []
     for i in indices:
         m = masks[i].to(device)[None, None]
         if tuple(m.shape[-2:]) != tuple(size):
-            warnings.warn(
-                f"mask {i}: size {tuple(m.shape[-2:])} differs from its images' {tuple(size)}; "
-                "resized with nearest-neighbour sampling",
-                stacklevel=4,
-            )
+            resized.append(i)
             m = F.interpolate(m, size=size, mode="nearest")
+        out.append(m)
+    if resized:  # one warning per call, the same text for the same shapes (shown once by default)
+        first = resized[0]
+        warn_user(
+            f"{len(resized)} of {len(indices)} masks differ in size from their images (e.g. mask {first}: "
+            f"{tuple(masks[first].shape)}, images {tuple(size)}); resized with nearest-neighbour sampling"
+        )
+    for i, m in zip(indices, out):
         if not bool(m.any()):
             raise InputError(
                 f"the mask of pair {i} is all zero{' after resizing' if tuple(masks[i].shape) != tuple(size) else ''}: "
                 "no pixel counts, so masked LPIPS is undefined (1 = pixels that count: pass the background, "
                 "not the text region)"
             )
-        out.append(m)
     return torch.cat(out)
 
 
@@ -131,9 +150,12 @@ def masked_values(
     network: LPIPSNetwork,
     *,
     mode: MaskMode = "area",
+    maps: list[tuple[list[int], torch.Tensor]] | None = None,
     **options: Any,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Masked LPIPS per pair (N) and each pair's mask coverage (fraction of pixels that count)."""
+    """Masked LPIPS per pair (N) and each pair's mask coverage (fraction of pixels that count).
+    With a ``maps`` list, each size group's masked spatial map (lpips' ``spatial=True`` map, 0
+    where the mask is off) is appended to it as (pair indices, N_g x 1 x H x W)."""
     values, coverage = [], []
     masks: list[torch.Tensor] | None = None
     n = 0
@@ -143,6 +165,8 @@ def masked_values(
         m = fit_masks(masks, idx, size, layers[0].device)
         values.append((idx, masked_from_layers(layers, m, mode)))
         coverage.append((idx, m.mean(dim=(1, 2, 3))))
+        if maps is not None:
+            maps.append((idx, spatial_map(layers, size) * m.to(layers[0].dtype)))
         n += len(idx)
     return per_pair(values, n), per_pair(coverage, n)
 
@@ -181,22 +205,27 @@ def _twin(
     dtype: Any,
     batch_size: int | None,
     feature_cache: Any,
-) -> torch.Tensor:
+    cache_preds: bool = False,
+    return_map: bool = False,
+) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
     check_masked_options(mode, 0.0)
-    cache = check_lpips_options(net, input_range, batch_size, feature_cache)
+    cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds)
     network = load_lpips_network(net, weights, device, dtype)
+    maps: list[tuple[list[int], torch.Tensor]] | None = [] if return_map else None
     values, _ = masked_values(
         preds,
         target,
         mask,
         network,
         mode=mode,
+        maps=maps,
         input_range=input_range,
         device=device,
         batch_size=batch_size,
         feature_cache=cache,
+        cache_preds=cache_preds,
     )
-    return values
+    return (values, pair_maps(maps, len(values))) if maps is not None else values
 
 
 def masked_lpips(
@@ -212,11 +241,15 @@ def masked_lpips(
     dtype: Any = None,
     batch_size: int | None = None,
     feature_cache: Any = None,
-) -> torch.Tensor:
+    cache_preds: bool = False,
+    return_map: bool = False,
+) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
     """Masked LPIPS per pair, float ``(N,)``, lower means more similar (IMTBench Eq. 3 without
     the ``1 -``). ``mask``: 1 = pixels that count (see the module docstring for the rules);
     the other arguments are :func:`~transcreval.functional.image.lpips.lpips`'s. With an
-    all-ones mask and ``mode="area"`` this equals LPIPS. Differentiable like ``lpips``."""
+    all-ones mask and ``mode="area"`` this equals LPIPS. Differentiable like ``lpips``.
+    ``return_map=True`` also returns lpips' spatial map times the mask (0 where the mask is
+    off): N x 1 x H x W, or a list of 1 x H x W maps in pair order when sizes differ."""
     return _twin(
         preds,
         target,
@@ -229,6 +262,8 @@ def masked_lpips(
         dtype=dtype,
         batch_size=batch_size,
         feature_cache=feature_cache,
+        cache_preds=cache_preds,
+        return_map=return_map,
     )
 
 
@@ -257,6 +292,7 @@ def background_preservation(
     dtype: Any = None,
     batch_size: int | None = None,
     feature_cache: Any = None,
+    cache_preds: bool = False,
     ocr_backend: Any = "rapidocr",
     ocr_dilate_px: float = 0,
     ocr_options: dict[str, Any] | None = None,
@@ -281,5 +317,7 @@ def background_preservation(
         dtype=dtype,
         batch_size=batch_size,
         feature_cache=feature_cache,
+        cache_preds=cache_preds,
     )
+    assert not isinstance(values, tuple)
     return 1 - values
