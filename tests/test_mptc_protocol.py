@@ -117,6 +117,7 @@ def test_similarity_collection_routes_source_to_fid_src():
 
 # --- plan-to-render loss (MPTc §5.1, Figure 6) ---------------------------------------------------
 
+
 def test_plan_to_render_loss_from_sacrebleu_sentence_scores():
     from sacrebleu.metrics import CHRF
 
