@@ -126,18 +126,35 @@ class OCRResult:
         return out
 
 
+def check_input_range(input_range: Any) -> tuple[float, float] | None:
+    """``input_range`` checked to be ``None`` or a finite ``(low, high)`` pair with ``low < high``."""
+    if input_range is None:
+        return None
+    try:
+        lo, hi = (float(v) for v in input_range)
+    except (TypeError, ValueError):
+        raise InputError(f"input_range must be a (low, high) pair of numbers, got {input_range!r}") from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        raise InputError(f"input_range must be finite with low < high, got {input_range!r}")
+    return (lo, hi)
+
+
 def as_rgb_uint8(images: Any, *, input_range: tuple[float, float] | None = None) -> list[np.ndarray]:
     """Images in any form :mod:`transcreval.io` accepts, as H x W x 3 uint8 RGB numpy arrays.
 
     8-bit PIL images and files are converted by PIL itself (``convert("RGB")``, alpha dropped);
-    uint8 H x W x 3 numpy arrays are used as they are; everything else (16-bit and float PIL
-    modes, other arrays, tensors) goes through :func:`transcreval.io.to_rgb_float` and is
-    quantised as ``round(x * 255)``.
+    uint8 H x W x 3 numpy arrays are used as they are (unless ``input_range`` says something
+    other than (0, 255)); everything else (16-bit and float PIL modes, other arrays, tensors)
+    goes through :func:`transcreval.io.to_rgb_float` with ``input_range`` (the value range of
+    float data: ``(0, 1)`` when not given, e.g. ``(-1, 1)`` or ``(0, 255)``) and is quantised
+    as ``round(x * 255)``.
     """
     import torch
 
     from transcreval.io import open_image, split_batch, to_rgb_float
 
+    input_range = check_input_range(input_range)
+    raw_uint8 = input_range is None or input_range == (0.0, 255.0)
     out: list[np.ndarray] = []
     for i, item in enumerate(split_batch(images)):
         if isinstance(item, (str, bytes, bytearray, os.PathLike)):
@@ -151,7 +168,8 @@ def as_rgb_uint8(images: Any, *, input_range: tuple[float, float] | None = None)
                 out.append(np.asarray(rgb))
                 continue
             # 16-bit and float modes: transcreval.io scales them to [0, 1], quantised below
-        if isinstance(item, np.ndarray) and item.dtype == np.uint8 and item.ndim == 3 and item.shape[-1] == 3:
+        rgb_array = isinstance(item, np.ndarray) and item.dtype == np.uint8 and item.ndim == 3 and item.shape[-1] == 3
+        if raw_uint8 and rgb_array:
             if item.shape[0] == 0 or item.shape[1] == 0:
                 raise InputError(f"image {i}: zero-size image of shape {item.shape}")
             out.append(np.ascontiguousarray(item))
@@ -230,7 +248,9 @@ class TextDetector:
             self._infos[recognize] = self._make_info(recognize)
         return self._infos[recognize]
 
-    def detect(self, images: Any, *, recognize: bool | None = None) -> list[OCRResult]:
+    def detect(
+        self, images: Any, *, recognize: bool | None = None, input_range: tuple[float, float] | None = None
+    ) -> list[OCRResult]:
         """Detect (and optionally recognise) text in each image.
 
         Args:
@@ -239,12 +259,14 @@ class TextDetector:
             recognize: recognise the text too (default: the detector's ``recognize``).
                 Detection alone is faster and keeps every detected region; recognition
                 backends may drop regions whose text they cannot read.
+            input_range: the value range of float images (default (0, 1); e.g. ``(-1, 1)``
+                or ``(0, 255)``), as in :func:`transcreval.io.to_rgb_float`.
 
         Returns:
             one :class:`OCRResult` per image, polygons in that image's pixel coordinates.
         """
         rec = self.recognize if recognize is None else bool(recognize)
-        return [self.detect_array(rgb, recognize=rec) for rgb in as_rgb_uint8(images)]
+        return [self.detect_array(rgb, recognize=rec) for rgb in as_rgb_uint8(images, input_range=input_range)]
 
     def detect_array(self, rgb: np.ndarray, *, recognize: bool = False) -> OCRResult:
         """:meth:`detect` on one H x W x 3 uint8 RGB array (no conversion, cached)."""
