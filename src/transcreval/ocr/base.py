@@ -243,10 +243,18 @@ class TextDetector:
         return self.info_for(self.recognize)
 
     def info_for(self, recognize: bool) -> DetectorInfo:
-        """The identity recorded in results of ``detect(..., recognize=recognize)``."""
-        if recognize not in self._infos:
-            self._infos[recognize] = self._make_info(recognize)
-        return self._infos[recognize]
+        """The identity recorded in results of ``detect(..., recognize=recognize)``.
+
+        Kept once every model hash is known; an identity with a missing hash (a model not
+        downloaded yet) is built again on the next call, so it never outlives the download.
+        """
+        hit = self._infos.get(recognize)
+        if hit is not None:
+            return hit
+        info = self._make_info(recognize)
+        if info.det_sha256 and (info.rec_sha256 or not info.rec_model):
+            self._infos[recognize] = info
+        return info
 
     def detect(
         self, images: Any, *, recognize: bool | None = None, input_range: tuple[float, float] | None = None
