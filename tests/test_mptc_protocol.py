@@ -113,3 +113,47 @@ def test_similarity_collection_routes_source_to_fid_src():
     assert res["FID_SRC"].value == pytest.approx(fid(out_, src, weights=w).value, rel=1e-9)
     assert res["FID_GT"].value == pytest.approx(fid(out_, gt, weights=w).value, rel=1e-9)
     assert set(res) == {"CLIP", "FID_GT", "FID_SRC"}
+
+
+# --- plan-to-render loss (MPTc §5.1, Figure 6) ---------------------------------------------------
+
+def test_plan_to_render_loss_from_sacrebleu_sentence_scores():
+    from sacrebleu.metrics import CHRF
+
+    from transcreval import PlanChrF, TitleChrF
+    from transcreval.protocols.mptc import plan_to_render_loss
+
+    refs = ["Der Pate", "Die fabelhafte Welt der Amélie", "Chihiros Reise ins Zauberland"]
+    plans = ["Der Pate", "Die fabelhafte Welt von Amelie", "Chihiros Reise ins Zauberland"]
+    rendered = ["Der Pat", "Die fabelhafte Welt", "Chihiros Riese ins Zauberlnd"]
+    chrf = CHRF()
+    visual = sum(chrf.sentence_score(h, [r]).score for h, r in zip(rendered, refs)) / 3
+    plan = sum(chrf.sentence_score(h, [r]).score for h, r in zip(plans, refs)) / 3
+    expected = (1 - visual / plan) * 100
+
+    t, p = TitleChrF(), PlanChrF()
+    t.update(preds=rendered, target=refs)
+    p.update(preds=plans, target=refs)
+    got = plan_to_render_loss(t.compute(), p.compute())
+    assert got == pytest.approx(expected, rel=1e-9)
+    assert 0 < got < 100
+    assert plan_to_render_loss(t.compute().value, p.compute().value) == pytest.approx(expected, rel=1e-12)
+
+
+def test_plan_to_render_loss_edges_and_bad_input():
+    from transcreval import PlanChrF, TitleChrF
+    from transcreval.protocols.mptc import plan_to_render_loss
+
+    assert plan_to_render_loss(40.0, 40.0) == 0.0  # rendering lost nothing
+    assert plan_to_render_loss(0.0, 40.0) == 100.0  # rendering lost everything
+    assert plan_to_render_loss(50.0, 40.0) == pytest.approx(-25.0)  # rendered titles beat the plan
+    with pytest.raises(InputError, match="undefined"):
+        plan_to_render_loss(10.0, 0.0)
+    for bad in (float("nan"), float("inf"), -1.0, 101.0, "40", True):
+        with pytest.raises(InputError, match="plan_to_render_loss"):
+            plan_to_render_loss(bad, 40.0)
+    t, p = TitleChrF(), PlanChrF()
+    t.update(preds=["a b", "c"], target=["a b", "c d"])
+    p.update(preds=["a b"], target=["a b"])
+    with pytest.raises(InputError, match="2 items but PlanChrF 1"):
+        plan_to_render_loss(t.compute(), p.compute())

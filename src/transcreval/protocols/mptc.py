@@ -15,6 +15,8 @@
   ``delta = IoU(SRC, MTc) - IoU(SRC, GT)``; an "Overall" row pools every (system, poster)
   triplet. Pairs where neither poster has detected text have no IoU; they are counted
   (``empty_mtc`` / ``empty_gt``) and left out of the means.
+* :func:`plan_to_render_loss` (§5.1, Figure 6): the share of the planner's title fidelity that
+  rendering loses, from :class:`~transcreval.TitleChrF` and :class:`~transcreval.PlanChrF`.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ __all__ = [
     "edit_intensity_study",
     "format_edit_intensity",
     "ocr_iou_table",
+    "plan_to_render_loss",
     "similarity_metrics",
 ]
 
@@ -202,6 +205,40 @@ def similarity_metrics(
             "FID_SRC": FID(fid_weights, fid_preprocess, real_from="source"),
         }
     )
+
+
+def plan_to_render_loss(visual: float | MetricResult, plan: float | MetricResult) -> float:
+    """Plan-to-render loss in percent (MPTc-Bench §5.1, Figure 6):
+    ``(1 - visual / plan) * 100``.
+
+    ``visual`` is :class:`~transcreval.TitleChrF` (the title read off the rendered outputs) and
+    ``plan`` is :class:`~transcreval.PlanChrF` (the planner's proposed titles), both 0-100 and
+    both against the same reference titles; pass the two results or their values. 0 means
+    rendering kept all the fidelity of the plan, 100 means it lost all of it, a negative value
+    means the rendered titles scored above the plan. Lower is better.
+
+    Raises :class:`~transcreval.errors.InputError` when a value is not a finite number in
+    [0, 100], when ``plan`` is 0 (the loss is undefined: nothing to lose), or when the two
+    results summarise different numbers of items (not the same reference set).
+    """
+    values = []
+    for name, x in (("visual", visual), ("plan", plan)):
+        v = x.value if isinstance(x, MetricResult) else x
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 <= v <= 100:
+            raise InputError(
+                f"plan_to_render_loss: {name} must be a chrF value in [0, 100] (or its MetricResult), got {v!r}"
+            )
+        values.append(float(v))
+    if isinstance(visual, MetricResult) and isinstance(plan, MetricResult) and visual.n != plan.n:
+        raise InputError(
+            f"plan_to_render_loss: TitleChrF summarises {visual.n} items but PlanChrF {plan.n}; "
+            "compute both over the same reference titles"
+        )
+    if values[1] == 0:
+        raise InputError(
+            "plan_to_render_loss: PlanChrF is 0, so there is no fidelity to lose and the loss is undefined"
+        )
+    return (1.0 - values[0] / values[1]) * 100.0
 
 
 @dataclass(frozen=True)

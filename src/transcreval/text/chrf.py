@@ -91,5 +91,6 @@ class PlanChrF(TitleChrF):
     """Mean sentence chrF between the planner's proposed title and the reference title.
 
     The same statistic as :class:`TitleChrF` (MPTc-Bench Fig. 6), kept separate so that both
-    can live in one collection: ``plan_to_render_loss = (1 - TitleChrF / PlanChrF) * 100``.
+    can live in one collection; :func:`transcreval.protocols.mptc.plan_to_render_loss` turns the
+    two into the paper's plan-to-render loss, ``(1 - TitleChrF / PlanChrF) * 100``.
     """
