@@ -55,7 +55,7 @@ def paired_images(
     preds: Any, target: Any, input_range: tuple[float, float] | None = None
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Both sides as uint8 RGB arrays (float data read with ``input_range``), checked to pair up one to one."""
-    from transcreval.ocr.base import as_rgb_uint8
+    from transcreval.ocr.images import as_rgb_uint8
 
     p, t = as_rgb_uint8(preds, input_range=input_range), as_rgb_uint8(target, input_range=input_range)
     if len(p) != len(t):
