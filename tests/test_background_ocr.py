@@ -154,3 +154,25 @@ def test_signature_names_the_ocr_detector(squeeze):
     info = get_detector().info
     assert "|mask:ocr|ocr:rapidocr|" in s and f"ocr_det:{info.det_model}@{info.det_sha256[:12]}" in s
     assert "mask:" not in str(BackgroundPreservation(net="squeeze", weights=path).signature)
+
+
+@pytest.mark.parametrize("rng", [(-1.0, 1.0), (0.0, 255.0)])
+def test_ocr_masks_read_the_references_with_the_metrics_input_range(squeeze, rng):
+    """Review 10, item 1: the OCR mask path used to ignore ``input_range`` and fail every update."""
+    path, _ = squeeze
+    edits, refs = _batches()[0]
+    lo, hi = rng
+    e2, r2 = edits * (hi - lo) + lo, refs * (hi - lo) + lo
+    want = BackgroundPreservation(net="squeeze", weights=path, mask="ocr").forward(edits, refs)
+    got = BackgroundPreservation(net="squeeze", weights=path, mask="ocr", input_range=rng).forward(e2, r2)
+    assert torch.allclose(got.per_item, want.per_item, atol=1e-5)
+    assert got.extras["mean_coverage"] == pytest.approx(want.extras["mean_coverage"])
+    fn = background_preservation(e2, r2, "ocr", net="squeeze", weights=path, input_range=rng)
+    assert torch.allclose(fn, want.per_item.to(fn.dtype), atol=1e-5)
+
+
+def test_non_finite_ocr_dilation_is_refused_when_built(squeeze):
+    path, _ = squeeze
+    for bad in (float("inf"), float("nan")):
+        with pytest.raises(InputError, match="ocr_dilate_px"):
+            BackgroundPreservation(net="squeeze", weights=path, mask="ocr", ocr_dilate_px=bad)

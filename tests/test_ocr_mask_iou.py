@@ -146,12 +146,21 @@ def test_mptc_table_rows_equal_the_function_and_pool_overall():
     assert rows[0].src_mtc == pytest.approx(float(np.nanmean(a_mtc.numpy())))
     assert rows[0].src_gt == pytest.approx(float(np.nanmean(a_gt.numpy())))
     assert rows[0].delta == pytest.approx(rows[0].src_mtc - rows[0].src_gt)
+    assert rows[0].defined == 2
     b_idx = [0, 2]
     b_mtc = ocr_mask_iou([outs["B"][i] for i in b_idx], [src[i] for i in b_idx])
-    assert rows[1].n == 2 and rows[1].src_mtc == pytest.approx(float(np.nanmean(b_mtc.numpy())))
-    assert rows[1].src_gt == pytest.approx(float(a_gt[0]))  # item 2's GT pair is empty on both sides
-    pooled = torch.cat([a_mtc, b_mtc])
-    assert rows[2].n == 5 and rows[2].src_mtc == pytest.approx(float(np.nanmean(pooled.numpy())))
+    assert b_mtc[1] == 0.0  # item 2: the output has text, the blank source none (IoU 0, defined)
+    # item 2's (SRC, GT) pair is empty on both sides: the triplet leaves *both* means, so the
+    # delta compares the same triplets (not src_mtc over items 0 and 2 against src_gt over item 0)
+    assert rows[1].n == 2 and rows[1].defined == 1 and rows[1].empty_gt == 1 and rows[1].empty_mtc == 0
+    assert rows[1].src_mtc == pytest.approx(float(b_mtc[0]))
+    assert rows[1].src_gt == pytest.approx(float(a_gt[0]))
+    assert rows[1].delta == pytest.approx(float(b_mtc[0] - a_gt[0]))
+    pooled_mtc, pooled_gt = torch.cat([a_mtc, b_mtc]), torch.cat([a_gt, a_gt[b_idx]])
+    both = ~(torch.isnan(pooled_mtc) | torch.isnan(pooled_gt))
+    assert rows[2].n == 5 and rows[2].defined == 3
+    assert rows[2].src_mtc == pytest.approx(float(pooled_mtc[both].mean()))
+    assert rows[2].src_gt == pytest.approx(float(pooled_gt[both].mean()))
     text = format_ocr_iou_table(rows)
     assert "SRC-GT IoU (ref)" in text and "Overall" in text and f"{rows[0].delta:+.3f}" in text
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import importlib.machinery
 import json
+import os
 import sys
 import types
 from pathlib import Path
@@ -50,33 +51,149 @@ def _ocr_result() -> _Result:
     return _Result(r)
 
 
+# Stand-ins for paddleocr's two entry points with the *explicit* keyword signatures of
+# PaddleOCR 3.x (paddleocr/_models/text_detection.py with _text_detection.TextDetectionMixin,
+# paddleocr/_pipelines/ocr.py, and the common inference options of paddleocr/_common_args.py:
+# device, enable_hpi, use_tensorrt, precision, enable_mkldnn, mkldnn_cache_capacity,
+# cpu_threads, enable_cinn). No **kwargs: a misspelled or renamed argument is a TypeError here,
+# as PaddleOCR itself raises on unknown options. max_side_limit / text_det_max_side_limit are
+# PaddleOCR >= 3.1 additions. A live recording from PaddleOCR is still owed (see the data file).
+CALLS: dict[str, list[Any]] = {}
+
+
+def _given(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if k != "self" and v is not None}
+
+
+class TextDetection:
+    def __init__(
+        self,
+        *,
+        model_name: str | None = None,
+        model_dir: str | None = None,
+        limit_side_len: int | None = None,
+        limit_type: str | None = None,
+        max_side_limit: int | None = None,
+        thresh: float | None = None,
+        box_thresh: float | None = None,
+        unclip_ratio: float | None = None,
+        input_shape: tuple[int, int, int] | None = None,
+        device: str | None = None,
+        enable_hpi: bool | None = None,
+        use_tensorrt: bool | None = None,
+        precision: str | None = None,
+        enable_mkldnn: bool | None = None,
+        mkldnn_cache_capacity: int | None = None,
+        cpu_threads: int | None = None,
+        enable_cinn: bool | None = None,
+    ) -> None:
+        CALLS["det_init"].append(_given(locals()))
+        CALLS["env_at_init"].append(os.environ.get("PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK"))
+
+    def predict(
+        self,
+        input: Any,
+        *,
+        batch_size: int = 1,
+        limit_side_len: int | None = None,
+        limit_type: str | None = None,
+        max_side_limit: int | None = None,
+        thresh: float | None = None,
+        box_thresh: float | None = None,
+        unclip_ratio: float | None = None,
+    ) -> Any:
+        CALLS["det_predict"].append((input, batch_size))
+        yield _textdet_result(input)
+
+
+class PaddleOCR:
+    def __init__(
+        self,
+        doc_orientation_classify_model_name: str | None = None,
+        doc_orientation_classify_model_dir: str | None = None,
+        doc_unwarping_model_name: str | None = None,
+        doc_unwarping_model_dir: str | None = None,
+        text_detection_model_name: str | None = None,
+        text_detection_model_dir: str | None = None,
+        textline_orientation_model_name: str | None = None,
+        textline_orientation_model_dir: str | None = None,
+        textline_orientation_batch_size: int | None = None,
+        text_recognition_model_name: str | None = None,
+        text_recognition_model_dir: str | None = None,
+        text_recognition_batch_size: int | None = None,
+        use_doc_orientation_classify: bool | None = None,
+        use_doc_unwarping: bool | None = None,
+        use_textline_orientation: bool | None = None,
+        text_det_limit_side_len: int | None = None,
+        text_det_limit_type: str | None = None,
+        text_det_max_side_limit: int | None = None,
+        text_det_thresh: float | None = None,
+        text_det_box_thresh: float | None = None,
+        text_det_unclip_ratio: float | None = None,
+        text_det_input_shape: tuple[int, int, int] | None = None,
+        text_rec_score_thresh: float | None = None,
+        return_word_box: bool | None = None,
+        text_rec_input_shape: tuple[int, int, int] | None = None,
+        lang: str | None = None,
+        ocr_version: str | None = None,
+        *,
+        paddlex_config: Any = None,
+        device: str | None = None,
+        enable_hpi: bool | None = None,
+        use_tensorrt: bool | None = None,
+        precision: str | None = None,
+        enable_mkldnn: bool | None = None,
+        mkldnn_cache_capacity: int | None = None,
+        cpu_threads: int | None = None,
+        enable_cinn: bool | None = None,
+    ) -> None:
+        CALLS["ocr_init"].append(_given(locals()))
+        CALLS["env_at_init"].append(os.environ.get("PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK"))
+
+    def predict(
+        self,
+        input: Any,
+        *,
+        use_doc_orientation_classify: bool | None = None,
+        use_doc_unwarping: bool | None = None,
+        use_textline_orientation: bool | None = None,
+        text_det_limit_side_len: int | None = None,
+        text_det_limit_type: str | None = None,
+        text_det_max_side_limit: int | None = None,
+        text_det_thresh: float | None = None,
+        text_det_box_thresh: float | None = None,
+        text_det_unclip_ratio: float | None = None,
+        text_rec_score_thresh: float | None = None,
+        return_word_box: bool | None = None,
+    ) -> list[Any]:
+        CALLS["ocr_predict"].append(input)
+        return [_ocr_result()]
+
+
 @pytest.fixture
 def fake_paddle(monkeypatch):
-    calls: dict[str, list[Any]] = {"det_init": [], "det_predict": [], "ocr_init": [], "ocr_predict": []}
-
-    class TextDetection:
-        def __init__(self, **kwargs: Any) -> None:
-            calls["det_init"].append(kwargs)
-
-        def predict(self, inp: Any, batch_size: int = 1) -> Any:
-            calls["det_predict"].append((inp, batch_size))
-            yield _textdet_result(inp)
-
-    class PaddleOCR:
-        def __init__(self, **kwargs: Any) -> None:
-            calls["ocr_init"].append(kwargs)
-
-        def predict(self, inp: Any) -> list[Any]:
-            calls["ocr_predict"].append(inp)
-            return [_ocr_result()]
-
+    CALLS.clear()
+    CALLS.update({"det_init": [], "det_predict": [], "ocr_init": [], "ocr_predict": [], "env_at_init": []})
     mod = types.ModuleType("paddleocr")
     mod.__spec__ = importlib.machinery.ModuleSpec("paddleocr", None)
     mod.TextDetection = TextDetection  # type: ignore[attr-defined]
     mod.PaddleOCR = PaddleOCR  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "paddleocr", mod)
     monkeypatch.delenv("PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK", raising=False)
-    return calls
+    return CALLS
+
+
+def test_the_stand_ins_refuse_arguments_paddleocr_does_not_take():
+    import inspect
+
+    for fn in (TextDetection.__init__, TextDetection.predict, PaddleOCR.__init__, PaddleOCR.predict):
+        kinds = {p.kind for p in inspect.signature(fn).parameters.values()}
+        assert inspect.Parameter.VAR_KEYWORD not in kinds, fn
+    CALLS.update({"det_init": [], "ocr_init": [], "env_at_init": []})
+    with pytest.raises(TypeError, match="box_threshold"):
+        TextDetection(box_threshold=0.6)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="use_doc_unwarp"):
+        PaddleOCR(use_doc_unwarp=False)  # type: ignore[call-arg]
 
 
 @pytest.fixture
@@ -113,9 +230,9 @@ def test_detection_passes_the_papers_settings_and_reads_int16_polygons(fake_padd
     np.testing.assert_array_equal(np.stack(res.polygons), want)
     assert res.polygons[0].dtype == np.float32
     np.testing.assert_array_equal(result_mask(res), polygons_to_mask(list(want), (320, 640)))
-    import os
-
-    assert os.environ.get("PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK") == "True"  # no hoster probing with local files
+    # no hoster probing while a local model is built, and the user's environment is left as it was
+    assert fake_paddle["env_at_init"] == ["True"]
+    assert "PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK" not in os.environ
 
 
 def test_recognition_turns_unwarping_and_orientation_off(fake_paddle, model_dirs):
@@ -165,14 +282,11 @@ def test_results_nested_under_json_res_are_read(fake_paddle, model_dirs, monkeyp
 
     mod = sys.modules["paddleocr"]
 
-    class TextDetection:
-        def __init__(self, **kwargs: Any) -> None:
-            pass
-
-        def predict(self, inp: Any, batch_size: int = 1) -> list[Any]:
+    class NestedTextDetection(TextDetection):
+        def predict(self, input: Any, *, batch_size: int = 1, **_: Any) -> Any:
             return [Opaque({"dt_polys": RECORDED["text_detection"]["dt_polys"], "dt_scores": [0.9]})]
 
-    monkeypatch.setattr(mod, "TextDetection", TextDetection)
+    monkeypatch.setattr(mod, "TextDetection", NestedTextDetection)
     (res,) = PaddleOCRDetector(det_model_dir=model_dirs["det"]).detect(_image())
     assert len(res.polygons) == 1
 
@@ -180,16 +294,13 @@ def test_results_nested_under_json_res_are_read(fake_paddle, model_dirs, monkeyp
 def test_inconsistent_recognition_results_raise(fake_paddle, model_dirs, monkeypatch):
     mod = sys.modules["paddleocr"]
 
-    class PaddleOCR:
-        def __init__(self, **kwargs: Any) -> None:
-            pass
-
-        def predict(self, inp: Any) -> list[Any]:
+    class BadPaddleOCR(PaddleOCR):
+        def predict(self, input: Any, **_: Any) -> list[Any]:
             r = _ocr_result()
             r["rec_texts"] = ["a", "b"]
             return [r]
 
-    monkeypatch.setattr(mod, "PaddleOCR", PaddleOCR)
+    monkeypatch.setattr(mod, "PaddleOCR", BadPaddleOCR)
     det = PaddleOCRDetector(det_model_dir=model_dirs["det"], rec_model_dir=model_dirs["rec"])
     with pytest.raises(RuntimeError, match="2 texts"):
         det.detect(_image(), recognize=True)
@@ -242,3 +353,35 @@ def test_paddle_detector_is_reachable_by_name_and_pickles(fake_paddle, model_dir
     assert clone._det is None  # the loaded model stays behind; it is rebuilt lazily
     (res,) = clone.detect(_image())
     assert len(res.polygons) == 1
+
+
+def test_an_unhashed_model_is_hashed_once_paddlex_has_downloaded_it(fake_paddle, tmp_path, monkeypatch):
+    """Review 10, item 8: the signature read before the download must not pin "unhashed" for the run,
+    and the model is looked for where PaddleX keeps it (PADDLE_PDX_CACHE_HOME)."""
+    monkeypatch.setenv("PADDLE_PDX_CACHE_HOME", str(tmp_path / "pdx"))
+    monkeypatch.delenv("TRANSCREVAL_OFFLINE", raising=False)  # the stand-in downloads nothing
+    det = PaddleOCRDetector()  # no local directory: PaddleOCR downloads on first use
+    assert det.info_for(False).det_sha256 == ""
+    assert det.info.signature_options()["det"].endswith("@unhashed")
+    d = tmp_path / "pdx" / "official_models" / "PP-OCRv5_server_det"
+    d.mkdir(parents=True)  # what PaddleX's download leaves behind
+    (d / "inference.pdiparams").write_bytes(b"downloaded weights")
+    (res,) = det.detect(_image())
+    want = hashlib.sha256(b"downloaded weights").hexdigest()
+    assert res.detector.det_sha256 == want and det.info_for(False).det_sha256 == want
+    assert fake_paddle["env_at_init"] == [None]  # a download: PaddleX may probe its hosters
+
+
+def test_identity_records_padding_and_max_side_limit(fake_paddle, model_dirs):
+    """Review 10, item 12: what ran is recorded, our padding and PaddleX's max side included."""
+    params = dict(PaddleOCRDetector(det_model_dir=model_dirs["det"]).info_for(False).det_params)
+    assert params["pad"] == "32px,1:16" and params["max_side_limit"] == "paddlex-default"
+    det = PaddleOCRDetector(
+        det_model_dir=model_dirs["det"], rec_model_dir=model_dirs["rec"], params={"max_side_limit": 2000}
+    )
+    assert dict(det.info_for(False).det_params)["max_side_limit"] == 2000
+    det.detect(_image())
+    det.detect(_image(), recognize=True)
+    assert fake_paddle["det_init"][-1]["max_side_limit"] == 2000
+    assert fake_paddle["ocr_init"][-1]["text_det_max_side_limit"] == 2000
+    assert "PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK" not in os.environ

@@ -102,3 +102,43 @@ def test_ocr_title_chrf_helper_equals_the_three_line_path():
     assert res.value == want.value and torch.equal(res.per_item, want.per_item)
     assert res.extras["no_title_preds"] == 1 and res.extras["no_title_target"] == 0
     assert res.per_item[2] == 0.0 and res.per_item[0] == 100.0
+
+
+def test_ocr_title_chrf_signature_records_the_reader():
+    """Review 10, item 5: titles read by another detector or rule must not look comparable."""
+    from transcreval.ocr import ocr_title_chrf
+
+    outs, refs = [_poster("NIGHT TRAIN", "PRESENTS")], [_poster("NIGHT TRAIN", "A FILM")]
+    reader = OCRTitleExtractor()
+    res = ocr_title_chrf(outs, refs, reader=reader)
+    sig = dict(res.signature.options)
+    for k, v in reader.signature_options().items():
+        assert sig[k] == v
+    assert str(res.signature).startswith("TitleChrF|nc:6|") and "|ocr:rapidocr|" in str(res.signature)
+    other = ocr_title_chrf(outs, refs, reader=OCRTitleExtractor(rule="confidence"))
+    assert str(other.signature) != str(res.signature)
+    assert dict(other.signature.options)["title"] == "confidence"
+
+
+def test_unreadable_target_titles_are_left_out_never_scored():
+    """Review 10, item 6: chrF against an empty reference is undefined (as OCRMaskIoU's both-empty pairs)."""
+    from transcreval import TitleChrF
+    from transcreval.errors import UndefinedValueError
+    from transcreval.ocr import ocr_title_chrf
+
+    blank = Image.new("RGB", (200, 100), (90, 90, 90))
+    outs = [_poster("NIGHT TRAIN", "PRESENTS"), _poster("NIGHT TRAM", "PRESENTS"), blank, blank]
+    refs = [_poster("NIGHT TRAIN", "A FILM"), blank, blank, _poster("DAWN", "A FILM")]
+    res = ocr_title_chrf(outs, refs)
+    # pair 1 (target unreadable) and pair 2 (nothing read on either side) are left out
+    read = OCRTitleExtractor()
+    m = TitleChrF()
+    m.update([read(outs)[i] for i in (0, 3)], [read(refs)[i] for i in (0, 3)])
+    want = m.compute()
+    assert res.n == 2 and res.value == pytest.approx(want.value) and res.value == pytest.approx(50.0)
+    assert res.per_item[0] == 100.0 and res.per_item[3] == 0.0
+    assert torch.isnan(res.per_item[1]) and torch.isnan(res.per_item[2])
+    assert res.extras["pairs"] == 4 and res.extras["no_title_target"] == 2 and res.extras["no_title_preds"] == 1
+    assert res.extras["corpus"] == pytest.approx(want.extras["corpus"])
+    with pytest.raises(UndefinedValueError, match="no title could be read"):
+        ocr_title_chrf([outs[0], blank], [blank, blank])

@@ -104,12 +104,13 @@ class BackgroundPreservation(MaskedLPIPS):
     background is everything outside the text an OCR detector finds in each ``target`` image
     (:func:`transcreval.ocr.background_mask`; detection only, offline with the default
     rapidocr backend). Each reference is detected once: results are cached by image content.
+    The references are read for OCR with the metric's ``input_range``, as for LPIPS.
 
     Args:
         mask: "given" (default: pass masks to ``update``) or "ocr".
         ocr_backend: the OCR backend for ``mask="ocr"`` ("rapidocr", "ppocrv5-mobile",
             "paddleocr" or a :class:`~transcreval.ocr.TextDetector`).
-        ocr_dilate_px: grow the detected text regions by this many pixels (0).
+        ocr_dilate_px: grow the detected text regions by this many pixels (0; finite).
         ocr_options: options of the OCR backend.
         **kwargs: :class:`MaskedLPIPS`'s options.
     """
@@ -128,14 +129,15 @@ class BackgroundPreservation(MaskedLPIPS):
         ocr_options: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
+        from transcreval.ocr.masks import check_dilate_px
+
         check_choice("mask", mask, ("given", "ocr"))
-        if isinstance(ocr_dilate_px, bool) or not isinstance(ocr_dilate_px, (int, float)) or not ocr_dilate_px >= 0:
-            raise InputError(f"ocr_dilate_px must be a number >= 0, got {ocr_dilate_px!r}")
+        dilate = check_dilate_px(ocr_dilate_px, "ocr_dilate_px")
         super().__init__(net, weights, **kwargs)
         self.mask_source = mask
         self.ocr_backend = ocr_backend
         self.ocr_options = dict(ocr_options or {})
-        self.ocr_dilate_px = float(ocr_dilate_px)
+        self.ocr_dilate_px = dilate
         self.ocr_detector: Any = None
         if mask == "ocr":
             from transcreval.ocr.base import get_detector
@@ -146,7 +148,9 @@ class BackgroundPreservation(MaskedLPIPS):
         if self.mask_source == "ocr":
             if mask is not None:
                 raise InputError("this BackgroundPreservation makes its masks by OCR (mask='ocr'): do not pass mask=")
-            return ocr_background(target, backend=self.ocr_detector, dilate_px=self.ocr_dilate_px)
+            return ocr_background(
+                target, backend=self.ocr_detector, dilate_px=self.ocr_dilate_px, input_range=self.input_range
+            )
         if mask is None:
             raise InputError(
                 "pass the background masks (mask=..., 1 = background), or build the metric with mask='ocr'"

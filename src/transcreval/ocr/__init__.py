@@ -22,7 +22,7 @@ _LAZY = {
     "get_detector": "transcreval.ocr.base",
     "register_backend": "transcreval.ocr.base",
     "available_backends": "transcreval.ocr.base",
-    "as_rgb_uint8": "transcreval.ocr.base",
+    "as_rgb_uint8": "transcreval.ocr.images",
     "RapidOCRDetector": "transcreval.ocr.rapid",
     "PPOCRv5MobileDetector": "transcreval.ocr.rapid",
     "PaddleOCRDetector": "transcreval.ocr.paddle",

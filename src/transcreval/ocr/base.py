@@ -31,9 +31,7 @@ from typing import Any
 import numpy as np
 
 from transcreval.errors import InputError
-
-#: Images larger than this many pixels are refused (PIL's decompression-bomb limit).
-MAX_PIXELS = 178_956_970
+from transcreval.ocr.images import as_rgb_uint8, image_key
 
 
 @dataclass(frozen=True)
@@ -126,66 +124,6 @@ class OCRResult:
         return out
 
 
-def as_rgb_uint8(images: Any, *, input_range: tuple[float, float] | None = None) -> list[np.ndarray]:
-    """Images in any form :mod:`transcreval.io` accepts, as H x W x 3 uint8 RGB numpy arrays.
-
-    8-bit PIL images and files are converted by PIL itself (``convert("RGB")``, alpha dropped);
-    uint8 H x W x 3 numpy arrays are used as they are; everything else (16-bit and float PIL
-    modes, other arrays, tensors) goes through :func:`transcreval.io.to_rgb_float` and is
-    quantised as ``round(x * 255)``.
-    """
-    import torch
-
-    from transcreval.io import open_image, split_batch, to_rgb_float
-
-    out: list[np.ndarray] = []
-    for i, item in enumerate(split_batch(images)):
-        if isinstance(item, (str, bytes, bytearray, os.PathLike)):
-            item = open_image(item, max_pixels=MAX_PIXELS)
-        if _is_pil_like(item):
-            w, h = item.size
-            if w * h > MAX_PIXELS:
-                raise InputError(f"image {i}: {w}x{h} pixels exceeds {MAX_PIXELS}; downscale it first")
-            if item.mode not in _HIGH_DEPTH:
-                rgb = item if item.mode == "RGB" else to_pil_rgb(item, i)
-                out.append(np.asarray(rgb))
-                continue
-            # 16-bit and float modes: transcreval.io scales them to [0, 1], quantised below
-        if isinstance(item, np.ndarray) and item.dtype == np.uint8 and item.ndim == 3 and item.shape[-1] == 3:
-            if item.shape[0] == 0 or item.shape[1] == 0:
-                raise InputError(f"image {i}: zero-size image of shape {item.shape}")
-            out.append(np.ascontiguousarray(item))
-            continue
-        t = to_rgb_float(item, input_range=input_range)[0]
-        out.append(t.detach().to("cpu").permute(1, 2, 0).mul(255.0).round().to(torch.uint8).numpy())
-    return out
-
-
-_HIGH_DEPTH = ("I;16", "I;16L", "I;16B", "I;16N", "I", "F")
-
-
-def _is_pil_like(x: Any) -> bool:
-    return type(x).__module__.startswith("PIL.") and hasattr(x, "convert")
-
-
-def to_pil_rgb(im: Any, index: int) -> Any:
-    """An 8-bit PIL image of any mode as RGB (palette and alpha modes through RGBA, as io does)."""
-    try:
-        if im.mode in ("P", "PA", "LA", "La", "RGBa"):
-            return im.convert("RGBA").convert("RGB")
-        return im.convert("RGB")
-    except (ValueError, OSError) as e:
-        raise InputError(f"image {index}: cannot convert PIL mode {im.mode!r} to RGB ({e})") from e
-
-
-def image_key(rgb: np.ndarray) -> bytes:
-    """A content key of an H x W x 3 uint8 image (shape + BLAKE2b of the pixels)."""
-    h = hashlib.blake2b(digest_size=20)
-    h.update(np.asarray(rgb.shape, dtype=np.int64).tobytes())
-    h.update(np.ascontiguousarray(rgb).data)
-    return h.digest()
-
-
 class TextDetector:
     """Base class of the OCR backends: ``detect(images) -> list[OCRResult]``.
 
@@ -225,12 +163,22 @@ class TextDetector:
         return self.info_for(self.recognize)
 
     def info_for(self, recognize: bool) -> DetectorInfo:
-        """The identity recorded in results of ``detect(..., recognize=recognize)``."""
-        if recognize not in self._infos:
-            self._infos[recognize] = self._make_info(recognize)
-        return self._infos[recognize]
+        """The identity recorded in results of ``detect(..., recognize=recognize)``.
 
-    def detect(self, images: Any, *, recognize: bool | None = None) -> list[OCRResult]:
+        Kept once every model hash is known; an identity with a missing hash (a model not
+        downloaded yet) is built again on the next call, so it never outlives the download.
+        """
+        hit = self._infos.get(recognize)
+        if hit is not None:
+            return hit
+        info = self._make_info(recognize)
+        if info.det_sha256 and (info.rec_sha256 or not info.rec_model):
+            self._infos[recognize] = info
+        return info
+
+    def detect(
+        self, images: Any, *, recognize: bool | None = None, input_range: tuple[float, float] | None = None
+    ) -> list[OCRResult]:
         """Detect (and optionally recognise) text in each image.
 
         Args:
@@ -239,12 +187,14 @@ class TextDetector:
             recognize: recognise the text too (default: the detector's ``recognize``).
                 Detection alone is faster and keeps every detected region; recognition
                 backends may drop regions whose text they cannot read.
+            input_range: the value range of float images (default (0, 1); e.g. ``(-1, 1)``
+                or ``(0, 255)``), as in :func:`transcreval.io.to_rgb_float`.
 
         Returns:
             one :class:`OCRResult` per image, polygons in that image's pixel coordinates.
         """
         rec = self.recognize if recognize is None else bool(recognize)
-        return [self.detect_array(rgb, recognize=rec) for rgb in as_rgb_uint8(images)]
+        return [self.detect_array(rgb, recognize=rec) for rgb in as_rgb_uint8(images, input_range=input_range)]
 
     def detect_array(self, rgb: np.ndarray, *, recognize: bool = False) -> OCRResult:
         """:meth:`detect` on one H x W x 3 uint8 RGB array (no conversion, cached)."""
@@ -333,13 +283,25 @@ def get_detector(backend: str | TextDetector = "rapidocr", **options: Any) -> Te
     _builtin_backends()
     if backend not in _BACKENDS:
         raise InputError(f"unknown OCR backend {backend!r}; choose one of {sorted(_BACKENDS)}")
-    key = (backend, repr(sorted(options.items(), key=lambda kv: kv[0])))
+    key = (backend, repr(options_key(options)))
     with _INSTANCES_LOCK:
         det = _INSTANCES.get(key)
         if det is None:
             det = _BACKENDS[backend](**options)
             _INSTANCES[key] = det
     return det
+
+
+def options_key(value: Any) -> Any:
+    """A canonical, order-free form of backend options (nested dicts sorted by key, sequences as
+    tuples, paths as strings), so equal options written in another order share one detector."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), options_key(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(options_key(v) for v in value)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return value
 
 
 def package_version(dist: str) -> str:

@@ -7,10 +7,11 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.common import check_choice
-from transcreval.errors import InputError
 from transcreval.functional.ocr.mask_iou import ocr_mask_iou_from_stats, ocr_mask_iou_stats
 from transcreval.metric import Metric
 from transcreval.ocr.base import TextDetector, get_detector
+from transcreval.ocr.images import check_input_range
+from transcreval.ocr.masks import check_dilate_px
 from transcreval.result import MetricResult
 from transcreval.states import Cat, Sum
 
@@ -44,7 +45,10 @@ class OCRMaskIoU(Metric):
             :class:`~transcreval.ocr.TextDetector`.
         resample: how outputs are scaled to their target's size (Pillow; default "bicubic",
             Pillow's own default: the paper does not say).
-        dilate_px: grow both masks by this many pixels before comparing (default 0).
+        dilate_px: grow both masks by this many pixels before comparing (default 0; finite).
+        input_range: the value range of float images, for both ``preds`` and ``target``
+            (default (0, 1); e.g. ``(-1, 1)`` or ``(0, 255)``), as in
+            :func:`transcreval.io.to_rgb_float`; uint8 images and files are read as 0-255.
         backend_options: options of the backend (e.g. ``{"paddle_compat": True}``,
             ``{"det_model_dir": ...}``); see :func:`~transcreval.ocr.get_detector`.
         **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
@@ -60,18 +64,18 @@ class OCRMaskIoU(Metric):
         backend: str | TextDetector = "rapidocr",
         resample: str = "bicubic",
         dilate_px: float = 0,
+        input_range: tuple[float, float] | None = None,
         backend_options: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         check_choice("resample", resample, RESAMPLES)
-        if isinstance(dilate_px, bool) or not isinstance(dilate_px, (int, float)) or not dilate_px >= 0:
-            raise InputError(f"dilate_px must be a number >= 0, got {dilate_px!r}")
+        self.dilate_px = check_dilate_px(dilate_px)
+        self.input_range = check_input_range(input_range)
         self.backend = backend
         self.backend_options = dict(backend_options or {})
         self.detector = get_detector(backend, **self.backend_options)  # checks the backend now
         self.resample = resample
-        self.dilate_px = float(dilate_px)
         self.add_state("iou", Cat(torch.float64))
         self.add_state("iou_sum", Sum(torch.float64))
         self.add_state("defined", Sum(torch.int64))
@@ -84,7 +88,12 @@ class OCRMaskIoU(Metric):
     def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
         """``preds``: the system outputs; ``target``: the images whose text layout they should keep."""
         return ocr_mask_iou_stats(
-            preds, target, detector=self.detector, resample=self.resample, dilate_px=self.dilate_px
+            preds,
+            target,
+            detector=self.detector,
+            resample=self.resample,
+            dilate_px=self.dilate_px,
+            input_range=self.input_range,
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:

@@ -12,7 +12,9 @@ image are filled into one boolean H x W mask (their union); overlapping regions 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -109,14 +111,23 @@ def scale_polygons(polygons: Sequence[Any], src_size: tuple[int, int], dst_size:
     return out
 
 
+def check_dilate_px(value: Any, name: str = "dilate_px") -> float:
+    """A dilation radius checked to be a finite real number >= 0 (``InputError`` otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value < 0:
+        raise InputError(
+            f"{name} must be a finite number of pixels >= 0, got {value!r} "
+            "(to cover a whole image, use a radius of at least its diagonal)"
+        )
+    return float(value)
+
+
 def dilate_mask(mask: np.ndarray, radius: float) -> np.ndarray:
     """Grow a boolean mask by ``radius`` pixels (Euclidean: every pixel within ``radius`` of text).
 
-    Computed with a Euclidean distance transform on the mask's bounding box plus the margin,
-    so its cost does not grow with the radius.
+    ``radius`` must be finite and >= 0. Computed with a Euclidean distance transform on the
+    mask's bounding box plus the margin, so its cost does not grow with the radius.
     """
-    if radius < 0:
-        raise InputError(f"dilate_px must be >= 0, got {radius}")
+    radius = check_dilate_px(radius)
     if radius == 0 or not mask.any():
         return mask.copy()
     from scipy import ndimage
@@ -147,6 +158,7 @@ def text_mask(
     *,
     backend: str | TextDetector = "rapidocr",
     dilate_px: float = 0,
+    input_range: tuple[float, float] | None = None,
     **backend_options: Any,
 ) -> list[np.ndarray]:
     """Boolean H x W text masks (True = text), one per image, from a text detector.
@@ -155,14 +167,18 @@ def text_mask(
         images: one image or a batch (paths, PIL, numpy, tensors; see :mod:`transcreval.io`).
         backend: ``"rapidocr"`` (default, offline), ``"ppocrv5-mobile"``, ``"paddleocr"`` or
             a :class:`~transcreval.ocr.base.TextDetector`.
-        dilate_px: grow the text regions by this many pixels (Euclidean), for example to
-            cover glyph edges and anti-aliasing that the detector's boxes leave out.
+        dilate_px: grow the text regions by this many pixels (Euclidean; finite, >= 0), for
+            example to cover glyph edges and anti-aliasing that the detector's boxes leave out.
+        input_range: the value range of float images (default (0, 1); e.g. ``(-1, 1)`` or
+            ``(0, 255)``), as in :func:`transcreval.io.to_rgb_float`.
         **backend_options: options of the backend (see :func:`~transcreval.ocr.get_detector`).
 
     Detection only (no recognition), so every detected region counts.
     """
+    dilate_px = check_dilate_px(dilate_px)
     det = get_detector(backend, **backend_options)
-    return [result_mask(r, dilate_px=dilate_px) for r in det.detect(images, recognize=False)]
+    results = det.detect(images, recognize=False, input_range=input_range)
+    return [result_mask(r, dilate_px=dilate_px) for r in results]
 
 
 def background_mask(
@@ -170,14 +186,17 @@ def background_mask(
     *,
     backend: str | TextDetector = "rapidocr",
     dilate_px: float = 0,
+    input_range: tuple[float, float] | None = None,
     **backend_options: Any,
 ) -> list[np.ndarray]:
-    """Boolean H x W background masks (True = not text): the complement of :func:`text_mask`.
+    """Boolean H x W background masks (True = not text): the complement of :func:`text_mask`
+    (same arguments).
 
     An image whose every pixel is text has an empty background mask; metrics that average
     over the mask raise on it rather than return NaN.
     """
-    return [~m for m in text_mask(images, backend=backend, dilate_px=dilate_px, **backend_options)]
+    masks = text_mask(images, backend=backend, dilate_px=dilate_px, input_range=input_range, **backend_options)
+    return [~m for m in masks]
 
 
 def mask_iou_counts(a: np.ndarray, b: np.ndarray) -> tuple[int, int]:

@@ -5,7 +5,14 @@ the *server* detector, which no PyPI wheel ships. This backend runs it through t
 ``paddleocr`` package (``pip install 'transcreval[paddle]'``, about 1.4 GB with paddlepaddle).
 Give a local model directory (``det_model_dir=``, holding ``inference.yml`` and
 ``inference.pdiparams`` plus ``inference.json`` or ``inference.pdmodel``), or let PaddleOCR
-download the model on a connected machine (into ``~/.paddlex/official_models``).
+download the model on a connected machine (into PaddleX's cache,
+``$PADDLE_PDX_CACHE_HOME/official_models``, by default ``~/.paddlex/official_models``).
+
+When every model is local, PaddleX's probe of its model hosters is turned off through the
+``PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK`` environment variable (it would fail offline). The
+variable is set only while ``paddleocr`` is imported and the model is built, then restored;
+PaddleX reads it when it is first imported, so if that import happens here, PaddleX keeps the
+check off for the rest of the process. Set the variable yourself to choose.
 
 Geometry-changing steps are off: document orientation classification, document unwarping
 (UVDoc) and text-line orientation, so polygons stay in the input image's coordinates.
@@ -15,8 +22,10 @@ so the result records what ran.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +33,7 @@ import numpy as np
 
 from transcreval.errors import InputError, MissingDependencyError
 from transcreval.ocr.base import DetectorInfo, OCRResult, TextDetector, file_sha256, freeze_params, package_version
-from transcreval.ocr.rapid import clip_polygons, pad_for_detection
+from transcreval.ocr.rapid import MAX_ASPECT, MIN_SIDE, clip_polygons, pad_for_detection
 
 #: PaddleOCR 3.x TextDetection defaults for the PP-OCRv5 detectors.
 PADDLE_DET_DEFAULTS: dict[str, Any] = {
@@ -35,6 +44,30 @@ PADDLE_DET_DEFAULTS: dict[str, Any] = {
     "unclip_ratio": 1.5,
 }
 _MODEL_FILES = ("inference.yml", "inference.pdiparams")
+#: Accepted in ``params`` and passed on only when given (PaddleOCR >= 3.1 takes it; PaddleX's
+#: own default applies otherwise and is recorded as "paddlex-default").
+PADDLE_DET_OPTIONAL = ("max_side_limit",)
+_SOURCE_CHECK = "PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK"
+
+
+def paddlex_models_dir() -> Path:
+    """Where PaddleX keeps downloaded official models: ``$PADDLE_PDX_CACHE_HOME/official_models``
+    (PaddleX's default cache home is ``~/.paddlex``)."""
+    home = os.environ.get("PADDLE_PDX_CACHE_HOME") or str(Path.home() / ".paddlex")
+    return Path(home).expanduser() / "official_models"
+
+
+@contextlib.contextmanager
+def _no_source_check(local: bool) -> Iterator[None]:
+    """Turn PaddleX's model-hoster probe off while building models that are all local (restored after)."""
+    if not local or _SOURCE_CHECK in os.environ:
+        yield
+        return
+    os.environ[_SOURCE_CHECK] = "True"
+    try:
+        yield
+    finally:
+        os.environ.pop(_SOURCE_CHECK, None)
 
 
 def check_model_dir(path: str | os.PathLike[str] | None, what: str) -> str | None:
@@ -83,7 +116,9 @@ class PaddleOCRDetector(TextDetector):
         det_model_dir: a local directory with that model (no download when given).
         rec_model_name / rec_model_dir: the recognition model, used when recognising.
         params: detection parameters by PaddleOCR's names (limit_side_len, limit_type,
-            thresh, box_thresh, unclip_ratio); the rest keep PaddleOCR's PP-OCRv5 defaults.
+            thresh, box_thresh, unclip_ratio; max_side_limit, PaddleOCR >= 3.1); the rest keep
+            PaddleOCR's PP-OCRv5 defaults (max_side_limit: PaddleX's own, recorded as
+            "paddlex-default"). The signature also records our padding of tiny images (``pad``).
         text_score: with recognition, drop lines below this recognition score (PaddleOCR's
             ``text_rec_score_thresh``, default 0.0).
         device: ``"cpu"`` (default), ``"gpu"``, ``"gpu:0"`` ...
@@ -108,11 +143,10 @@ class PaddleOCRDetector(TextDetector):
         super().__init__(recognize=recognize, cache_size=cache_size)
         if importlib.util.find_spec("paddleocr") is None:
             raise MissingDependencyError("the 'paddleocr' OCR backend", "paddleocr", "paddle")
-        unknown = set(params or {}) - set(PADDLE_DET_DEFAULTS)
+        known = set(PADDLE_DET_DEFAULTS) | set(PADDLE_DET_OPTIONAL)
+        unknown = set(params or {}) - known
         if unknown:
-            raise InputError(
-                f"unknown paddleocr detection parameters {sorted(unknown)}; known: {sorted(PADDLE_DET_DEFAULTS)}"
-            )
+            raise InputError(f"unknown paddleocr detection parameters {sorted(unknown)}; known: {sorted(known)}")
         if not 0.0 <= float(text_score) <= 1.0:
             raise InputError(f"text_score must lie in [0, 1], got {text_score}")
         self.det_model_name = det_model_name
@@ -133,56 +167,67 @@ class PaddleOCRDetector(TextDetector):
             raise FileNotFoundError(
                 f"paddleocr model {name} has no local directory and TRANSCREVAL_OFFLINE=1 forbids downloading it; "
                 f"pass its directory ({name.split('_')[-1]}_model_dir=...), or unset TRANSCREVAL_OFFLINE on a "
-                "connected machine (PaddleOCR saves models under ~/.paddlex/official_models)"
+                f"connected machine (PaddleOCR saves models under {paddlex_models_dir()})"
             )
-        if model_dir is not None:
-            # every model is local: stop PaddleX probing the model hosters (it would fail offline)
-            os.environ.setdefault("PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK", "True")
 
     def _detector(self) -> Any:
         if self._det is None:
             self._check_download_allowed(self.det_model_name, self.det_model_dir)
-            from paddleocr import TextDetection
+            with _no_source_check(self.det_model_dir is not None):
+                from paddleocr import TextDetection
 
-            self._det = TextDetection(
-                model_name=self.det_model_name, model_dir=self.det_model_dir, device=self.device, **self.det_params
-            )
+                self._det = TextDetection(
+                    model_name=self.det_model_name, model_dir=self.det_model_dir, device=self.device, **self.det_params
+                )
         return self._det
 
     def _ocr_pipeline(self) -> Any:
         if self._pipeline is None:
             self._check_download_allowed(self.det_model_name, self.det_model_dir)
             self._check_download_allowed(self.rec_model_name, self.rec_model_dir)
-            from paddleocr import PaddleOCR
-
             p = self.det_params
-            self._pipeline = PaddleOCR(
-                text_detection_model_name=self.det_model_name,
-                text_detection_model_dir=self.det_model_dir,
-                text_recognition_model_name=self.rec_model_name,
-                text_recognition_model_dir=self.rec_model_dir,
-                use_doc_orientation_classify=False,
-                use_doc_unwarping=False,
-                use_textline_orientation=False,
-                device=self.device,
-                text_det_limit_side_len=p["limit_side_len"],
-                text_det_limit_type=p["limit_type"],
-                text_det_thresh=p["thresh"],
-                text_det_box_thresh=p["box_thresh"],
-                text_det_unclip_ratio=p["unclip_ratio"],
-                text_rec_score_thresh=self.text_score,
-            )
+            extra = {"text_det_max_side_limit": p["max_side_limit"]} if "max_side_limit" in p else {}
+            with _no_source_check(self.det_model_dir is not None and self.rec_model_dir is not None):
+                from paddleocr import PaddleOCR
+
+                self._pipeline = PaddleOCR(
+                    text_detection_model_name=self.det_model_name,
+                    text_detection_model_dir=self.det_model_dir,
+                    text_recognition_model_name=self.rec_model_name,
+                    text_recognition_model_dir=self.rec_model_dir,
+                    use_doc_orientation_classify=False,
+                    use_doc_unwarping=False,
+                    use_textline_orientation=False,
+                    device=self.device,
+                    text_det_limit_side_len=p["limit_side_len"],
+                    text_det_limit_type=p["limit_type"],
+                    text_det_thresh=p["thresh"],
+                    text_det_box_thresh=p["box_thresh"],
+                    text_det_unclip_ratio=p["unclip_ratio"],
+                    text_rec_score_thresh=self.text_score,
+                    **extra,
+                )
         return self._pipeline
 
-    @staticmethod
-    def _weights_hash(name: str, model_dir: str | None) -> str:
-        d = Path(model_dir) if model_dir else Path.home() / ".paddlex" / "official_models" / name
+    def _weights_hash(self, name: str, model_dir: str | None) -> str:
+        """SHA-256 of the model's weights where PaddleX keeps them, or "" while they are not there yet.
+
+        The directory is the one given, else the one the loaded PaddleX predictor reports, else
+        PaddleX's cache (:func:`paddlex_models_dir`). An empty hash is never cached
+        (see :meth:`TextDetector.info_for`): it is looked up again once the model is downloaded.
+        """
+        if model_dir:
+            d = Path(model_dir)
+        else:
+            loaded = getattr(getattr(self._det, "paddlex_predictor", None), "model_dir", None)
+            d = Path(loaded) if loaded and name == self.det_model_name else paddlex_models_dir() / name
         f = d / "inference.pdiparams"
         return file_sha256(f) if f.is_file() else ""
 
     def _make_info(self, recognize: bool) -> DetectorInfo:
-        params = dict(self.det_params)
+        params: dict[str, Any] = {"max_side_limit": "paddlex-default", **self.det_params}
         params.update(doc_orientation=False, doc_unwarping=False, textline_orientation=False)
+        params["pad"] = f"{MIN_SIDE}px,1:{MAX_ASPECT}"  # pad_for_detection, as the rapidocr backends record
         if recognize:
             params["text_score"] = self.text_score
         return DetectorInfo(

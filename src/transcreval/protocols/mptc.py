@@ -245,13 +245,19 @@ def plan_to_render_loss(visual: float | MetricResult, plan: float | MetricResult
 class OCRIoURow:
     """One row of the MPTc OCR IoU table.
 
+    Both means are taken over the same triplets: those where both IoU(SRC, MTc) and
+    IoU(SRC, GT) are defined (a pair whose two images have no detected text has no IoU), so
+    ``delta`` compares like with like.
+
     Attributes:
         system: the system's name, or ``"Overall"``.
         n: how many triplets (SRC, GT, MTc) the row covers.
-        src_mtc: mean IoU(SRC, MTc) over the pairs where it is defined.
+        src_mtc: mean IoU(SRC, MTc) over the ``defined`` triplets.
         src_gt: mean IoU(SRC, GT) over the same triplets (the human reference).
         delta: ``src_mtc - src_gt``.
-        empty_mtc / empty_gt: pairs left out because neither image had detected text.
+        empty_mtc / empty_gt: triplets whose (SRC, MTc) / (SRC, GT) pair has no detected text
+            on either side (IoU undefined); such a triplet is left out of both means.
+        defined: how many triplets both means cover (``n`` minus those with an empty pair).
     """
 
     system: str
@@ -261,6 +267,7 @@ class OCRIoURow:
     delta: float
     empty_mtc: int
     empty_gt: int
+    defined: int = 0
 
 
 def ocr_iou_table(
@@ -271,6 +278,7 @@ def ocr_iou_table(
     backend: Any = "rapidocr",
     resample: str = "bicubic",
     dilate_px: float = 0,
+    input_range: tuple[float, float] | None = None,
     **backend_options: Any,
 ) -> list[OCRIoURow]:
     """MPTc Table 10: IoU(SRC, MTc) per system beside IoU(SRC, GT) and the delta.
@@ -280,7 +288,7 @@ def ocr_iou_table(
         gt: the human target-market posters (GT), aligned with ``source``.
         outputs: ``{system: outputs}``, each aligned with ``source``; ``None`` marks an item
             the system has no output for (the item is then left out of that system's row).
-        backend, resample, dilate_px, **backend_options: as in
+        backend, resample, dilate_px, input_range, **backend_options: as in
             :func:`transcreval.functional.ocr_mask_iou`. Each poster is detected once (the
             detector caches results by image content), however many systems share it.
 
@@ -294,7 +302,7 @@ def ocr_iou_table(
     if not outputs:
         raise InputError("outputs is empty: pass {system name: output posters}")
     det = get_detector(backend, **backend_options)
-    opts: dict[str, Any] = {"detector": det, "resample": resample, "dilate_px": dilate_px}
+    opts: dict[str, Any] = {"detector": det, "resample": resample, "dilate_px": dilate_px, "input_range": input_range}
     rows, all_mtc, all_gt = [], [], []
     for system, outs in outputs.items():
         if len(outs) != len(source):
@@ -314,8 +322,9 @@ def ocr_iou_table(
 
 
 def _row(system: str, iou_mtc: torch.Tensor, iou_gt: torch.Tensor) -> OCRIoURow:
-    m, _ = mean_defined(iou_mtc)
-    g, _ = mean_defined(iou_gt)
+    both = ~(torch.isnan(iou_mtc) | torch.isnan(iou_gt))  # the triplets defined on both sides
+    m, n_def = mean_defined(iou_mtc[both])
+    g, _ = mean_defined(iou_gt[both])
     return OCRIoURow(
         system=system,
         n=int(iou_mtc.numel()),
@@ -324,6 +333,7 @@ def _row(system: str, iou_mtc: torch.Tensor, iou_gt: torch.Tensor) -> OCRIoURow:
         delta=m - g if not (math.isnan(m) or math.isnan(g)) else float("nan"),
         empty_mtc=int(torch.isnan(iou_mtc).sum()),
         empty_gt=int(torch.isnan(iou_gt).sum()),
+        defined=n_def,
     )
 
 

@@ -267,16 +267,19 @@ def masked_lpips(
     )
 
 
-def ocr_background(target: Any, *, backend: Any = "rapidocr", dilate_px: float = 0, **options: Any) -> Any:
+def ocr_background(
+    target: Any, *, backend: Any = "rapidocr", dilate_px: float = 0, input_range: Any = None, **options: Any
+) -> Any:
     """Background masks from OCR: True outside the text a detector finds in each ``target`` image.
 
     :func:`transcreval.ocr.background_mask` (detection only; results cached by image content,
     so a reference shared by several outputs is detected once). ``backend``/``options``: the
-    OCR backend and its options; ``dilate_px`` grows the text regions first.
+    OCR backend and its options; ``dilate_px`` grows the text regions first; ``input_range``:
+    the value range of float images (the metric's own ``input_range``).
     """
     from transcreval.ocr.masks import background_mask
 
-    return background_mask(target, backend=backend, dilate_px=dilate_px, **options)
+    return background_mask(target, backend=backend, dilate_px=dilate_px, input_range=input_range, **options)
 
 
 def background_preservation(
@@ -304,7 +307,9 @@ def background_preservation(
     if isinstance(mask, str):
         if mask != "ocr":
             raise InputError(f"mask must be an array/tensor of background masks or 'ocr', got {mask!r}")
-        mask = ocr_background(target, backend=ocr_backend, dilate_px=ocr_dilate_px, **(ocr_options or {}))
+        mask = ocr_background(
+            target, backend=ocr_backend, dilate_px=ocr_dilate_px, input_range=input_range, **(ocr_options or {})
+        )
     values = _twin(
         preds,
         target,

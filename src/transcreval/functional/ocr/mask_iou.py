@@ -51,11 +51,13 @@ def resize_to(rgb: np.ndarray, size: tuple[int, int], resample: str = "bicubic")
     return np.asarray(im)
 
 
-def paired_images(preds: Any, target: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Both sides as uint8 RGB arrays, checked to pair up one to one."""
-    from transcreval.ocr.base import as_rgb_uint8
+def paired_images(
+    preds: Any, target: Any, input_range: tuple[float, float] | None = None
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Both sides as uint8 RGB arrays (float data read with ``input_range``), checked to pair up one to one."""
+    from transcreval.ocr.images import as_rgb_uint8
 
-    p, t = as_rgb_uint8(preds), as_rgb_uint8(target)
+    p, t = as_rgb_uint8(preds, input_range=input_range), as_rgb_uint8(target, input_range=input_range)
     if len(p) != len(t):
         raise InputError(f"preds and target must pair up: {len(p)} preds vs {len(t)} target images")
     if not p:
@@ -70,17 +72,20 @@ def ocr_mask_counts(
     detector: Any,
     resample: str = "bicubic",
     dilate_px: float = 0,
+    input_range: tuple[float, float] | None = None,
 ) -> dict[str, torch.Tensor]:
     """Per-pair pixel counts: ``intersection``, ``union``, ``pred_area``, ``target_area`` (int64, N).
 
-    ``preds`` are resized to their target's size before detection; ``detector`` is a
-    :class:`~transcreval.ocr.base.TextDetector` (detection only; results are cached by image
-    content, so a target shared by several outputs is detected once).
+    ``preds`` are resized to their target's size before detection, so every count is in the
+    target's pixel grid; ``detector`` is a :class:`~transcreval.ocr.base.TextDetector`
+    (detection only; results are cached by image content, so a target shared by several
+    outputs is detected once). ``input_range``: the value range of float images (default (0, 1)).
     """
-    from transcreval.ocr.masks import mask_iou_counts, result_mask
+    from transcreval.ocr.masks import check_dilate_px, mask_iou_counts, result_mask
 
     check_resample(resample)
-    p_imgs, t_imgs = paired_images(preds, target)
+    dilate_px = check_dilate_px(dilate_px)
+    p_imgs, t_imgs = paired_images(preds, target, input_range)
     rows = []
     for p, t in zip(p_imgs, t_imgs):
         p = resize_to(p, t.shape[:2], resample)
@@ -108,7 +113,13 @@ def empty_counts(pred_area: torch.Tensor, target_area: torch.Tensor) -> tuple[in
 
 
 def ocr_mask_iou_stats(
-    preds: Any, target: Any, *, detector: Any, resample: str = "bicubic", dilate_px: float = 0
+    preds: Any,
+    target: Any,
+    *,
+    detector: Any,
+    resample: str = "bicubic",
+    dilate_px: float = 0,
+    input_range: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
     """A batch's statistics (the states of :class:`~transcreval.OCRMaskIoU`).
 
@@ -116,7 +127,9 @@ def ocr_mask_iou_stats(
     sum and count over defined pairs; ``pairs``; ``both_empty`` / ``one_empty``;
     ``intersection`` / ``union``: pixel counts summed over pairs (the pooled IoU).
     """
-    c = ocr_mask_counts(preds, target, detector=detector, resample=resample, dilate_px=dilate_px)
+    c = ocr_mask_counts(
+        preds, target, detector=detector, resample=resample, dilate_px=dilate_px, input_range=input_range
+    )
     iou = ocr_mask_iou_from_counts(c["intersection"], c["union"])
     ok = ~torch.isnan(iou)
     both, one = empty_counts(c["pred_area"], c["target_area"])
@@ -169,6 +182,7 @@ def ocr_mask_iou(
     backend: Any = "rapidocr",
     resample: Resample = "bicubic",
     dilate_px: float = 0,
+    input_range: tuple[float, float] | None = None,
     **backend_options: Any,
 ) -> torch.Tensor:
     """Per-pair OCR text-mask IoU (MPTc-Bench App. B.5), float64 of length N.
@@ -181,7 +195,9 @@ def ocr_mask_iou(
             :class:`~transcreval.ocr.base.TextDetector`.
         resample: the filter that scales outputs to their target's size (Pillow's; default
             bicubic, Pillow's own default, as the paper does not say).
-        dilate_px: grow both masks by this many pixels before comparing (default 0).
+        dilate_px: grow both masks by this many pixels before comparing (default 0; finite).
+        input_range: the value range of float images (default (0, 1); e.g. ``(-1, 1)`` or
+            ``(0, 255)``), as in :func:`transcreval.io.to_rgb_float`.
         **backend_options: options of the backend.
 
     Returns:
@@ -193,7 +209,9 @@ def ocr_mask_iou(
     from transcreval.ocr.base import get_detector
 
     det = get_detector(backend, **backend_options)
-    counts = ocr_mask_counts(preds, target, detector=det, resample=resample, dilate_px=dilate_px)
+    counts = ocr_mask_counts(
+        preds, target, detector=det, resample=resample, dilate_px=dilate_px, input_range=input_range
+    )
     return ocr_mask_iou_from_counts(counts["intersection"], counts["union"])
 
 
