@@ -110,3 +110,8 @@ class JudgeCacheError(JudgeError):
 
 class JudgeFailure(JudgeError):
     """A judge answer failed (api_error, refused, timeout, truncated, unparsable) under on_failure="raise"."""
+
+
+class UnverifiedWeightsWarning(UserWarning):
+    """A weights file was downloaded or used without a sha256 check, because its manifest entry
+    has no digest (``sha256_note`` says why). Its digest is still recorded in result signatures."""
