@@ -7,6 +7,11 @@
   outputs' Inception features extracted once) vs torch-fidelity twice + open_clip once; backbone
   passes are counted and printed.
 * Inception feature extraction throughput vs torch-fidelity's extractor on the same uint8 images.
+* ``CLIPSimilarity`` (update + compute, default open_clip preprocessing) vs open_clip's own
+  transform + ``encode_image`` on both sets + the mean cosine, on the same PIL images.
+
+Sizes are kept moderate (one scipy ``sqrtm`` at 2048-d takes ~10 s on a quiet 2-core VM) so the
+file runs in a few minutes; ``make bench`` runs it with the others.
 
 Weights are random-init (seeded) files in the real layouts: timings do not depend on values.
 """
@@ -55,13 +60,14 @@ def test_frechet_vs_scipy_sqrtm(paired, gaussians):
     args, kind = gaussians
     assert frechet_distance(*args) == pytest.approx(scipy_sqrtm_form(*args), rel=1e-6)
     group = f"frechet 2048-d vs scipy sqrtm ({kind})"
-    paired(group, lambda a: scipy_sqrtm_form(*a), lambda a: frechet_distance(*a), args, pairs=3)
+    paired(group, lambda a: scipy_sqrtm_form(*a), lambda a: frechet_distance(*a), args, pairs=3, warmup=0)
 
 
 def test_frechet_vs_torch_fidelity(paired, gaussians):
     args, kind = gaussians
     group = f"frechet 2048-d vs torch-fidelity ({kind})"
-    paired(group, lambda a: torch_fidelity_form(*a), lambda a: frechet_distance(*a), args, pairs=3)
+    assert frechet_distance(*args) == pytest.approx(torch_fidelity_form(*args)["frechet_inception_distance"], rel=1e-6)
+    paired(group, lambda a: torch_fidelity_form(*a), lambda a: frechet_distance(*a), args, pairs=3, warmup=0)
 
 
 N_SET = 32
@@ -130,3 +136,31 @@ def test_inception_extraction_throughput(paired, three_sets):
 
     assert torch.equal(ours(imgs.float() / 255)["pool3"], reference(imgs))
     paired(f"Inception features, {N_SET} 256x192 images", reference, lambda x: ours(x.float() / 255), imgs, pairs=3)
+
+
+def test_clip_similarity_vs_open_clip(paired, three_sets):
+    import open_clip
+    from PIL import Image
+
+    from transcreval.multimodal.embedding_similarity import CLIPSimilarity
+
+    ck = tiny_clip_checkpoint()
+    model, _, transform = open_clip.create_model_and_transforms(TINY_CLIP, pretrained=ck)
+    model.eval()
+    metric = CLIPSimilarity(TINY_CLIP, ck)
+    to_pil = lambda t: [Image.fromarray(x.permute(1, 2, 0).numpy()) for x in t]  # noqa: E731
+    pairs_ = (to_pil(three_sets[0]), to_pil(three_sets[1]))
+
+    def reference(p):
+        with torch.no_grad():
+            a = model.encode_image(torch.stack([transform(x) for x in p[0]]), normalize=True)
+            b = model.encode_image(torch.stack([transform(x) for x in p[1]]), normalize=True)
+        return float(100 * (a * b).sum(1).mean())
+
+    def ours(p):
+        metric.reset()
+        metric.update(p[0], p[1])
+        return float(metric.compute())
+
+    assert ours(pairs_) == pytest.approx(reference(pairs_), abs=1e-3)
+    paired(f"CLIPSimilarity vs open_clip, {N_SET} pairs of PIL images", reference, ours, pairs_)

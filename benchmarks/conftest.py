@@ -30,13 +30,14 @@ _PAIRED: dict[str, list[float]] = {}
 
 @pytest.fixture
 def paired(benchmark: Any) -> Any:
-    """``paired(group, reference_fn, our_fn, *args)``: alternate the two, ``pairs`` times.
+    """``paired(group, reference_fn, our_fn, *args)``: alternate the two, ``pairs`` times
+    (after ``warmup`` untimed rounds; 0 where one call is long and its result already checked).
 
     The machines we measure on change speed over seconds (shared virtual CPUs), which can tilt
     a ratio taken from two separate timing runs; the median of per-pair ratios is immune to it.
     """
 
-    def run(group: str, reference: Any, ours: Any, *args: Any, pairs: int = 12) -> float:
+    def run(group: str, reference: Any, ours: Any, *args: Any, pairs: int = 12, warmup: int = 1) -> float:
         import time
 
         ratios: list[float] = []
@@ -52,7 +53,7 @@ def paired(benchmark: Any) -> Any:
                 ratios.append((t1 - t0) / (t2 - t1))
 
         benchmark.group = f"paired: {group}"
-        benchmark.pedantic(alternate, rounds=1, warmup_rounds=1, iterations=1)
+        benchmark.pedantic(alternate, rounds=1, warmup_rounds=warmup, iterations=1)
         ratios.sort()
         _PAIRED[group] = ratios
         return ratios[len(ratios) // 2]

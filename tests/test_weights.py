@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import logging
@@ -9,13 +10,19 @@ import os
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
 import torch
 
 from tests._helpers.http_files import serve
-from transcreval.errors import WeightsFormatError, WeightsIntegrityError, WeightsNotFoundError
+from transcreval.errors import (
+    UnverifiedWeightsWarning,
+    WeightsFormatError,
+    WeightsIntegrityError,
+    WeightsNotFoundError,
+)
 from transcreval.weights import (
     WeightsEntry,
     check_keys,
@@ -86,6 +93,51 @@ def test_builtin_entries_are_complete_and_consistent():
             # torchvision publishes the digest's first 8 hex digits in the file name (torch.hub checks them)
             assert e.filename.rsplit("-", 1)[1].split(".")[0] == e.sha256[:8], e.name
             assert e.urls == (f"https://download.pytorch.org/models/{e.filename}",)
+
+
+def test_only_documented_entries_lack_a_sha256():
+    """The relaxation for files without a published digest stays narrow: the built-in entries
+    without one are exactly the DINOv2 checkpoints, each saying why; a new one must be added here."""
+    unhashed = {e.name: e for e in entries() if e.sha256 is None}
+    assert set(unhashed) == {"dinov2-vits14", "dinov2-vitb14"}
+    for e in unhashed.values():
+        assert "no digest" in e.sha256_note and e.urls[0].startswith("https://dl.fbaipublicfiles.com/dinov2/")
+
+
+def test_unhashed_file_is_downloaded_and_used_only_with_a_loud_warning(env, monkeypatch, caplog):
+    monkeypatch.setenv("TRANSCREVAL_OFFLINE", "0")
+    note = "the test server publishes no digest."
+    entry = WeightsEntry(
+        name="test-unhashed", filename="unhashed.bin", sha256=None, size=None, urls=(), licence="test", sha256_note=note
+    )
+    with serve({"/u.bin": BLOB}) as srv:
+        register_weights(dataclasses.replace(entry, urls=(srv.url("/u.bin"),)), overwrite=True)
+        try:
+            with (
+                pytest.warns(UnverifiedWeightsWarning, match="downloaded from .* unverified") as rec,
+                caplog.at_level(logging.WARNING, logger="transcreval.weights"),
+            ):
+                first = resolve("test-unhashed")
+            assert note in str(rec[0].message) and BLOB_SHA in str(rec[0].message)
+            assert any("no sha256" in r.getMessage() for r in caplog.records)
+            # the copy in the cache is not silently trusted either: every use warns again
+            with pytest.warns(UnverifiedWeightsWarning, match="unverified"):
+                again = resolve("test-unhashed")
+        finally:
+            unregister_weights("test-unhashed")
+        assert srv.hits["/u.bin"] == 1
+    assert (first.source, again.source) == ("download", "cache")
+    assert not first.verified and not again.verified
+    assert first.sha256 == again.sha256 == BLOB_SHA  # still recorded (result signatures)
+
+
+def test_hashed_file_resolves_without_the_warning(env, monkeypatch, blob_entry):
+    monkeypatch.setenv("TRANSCREVAL_OFFLINE", "0")
+    with serve({"/blob.bin": BLOB}) as srv:
+        _with_url(blob_entry, srv.url("/blob.bin"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UnverifiedWeightsWarning)
+            assert resolve("test-blob").verified and resolve("test-blob").verified
 
 
 def test_torchvision_urls_are_torchvisions_own():

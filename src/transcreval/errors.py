@@ -114,3 +114,8 @@ class JudgeFailure(JudgeError):
 
 class FeatureCacheError(TranscrevalError, OSError):
     """The on-disk feature cache cannot be opened, read or written (the message names the file)."""
+
+
+class UnverifiedWeightsWarning(UserWarning):
+    """A weights file was downloaded or used without a sha256 check, because its manifest entry
+    has no digest (``sha256_note`` says why). Its digest is still recorded in result signatures."""

@@ -30,6 +30,21 @@ DEFAULT_TIMEOUT = 60.0
 DEFAULT_LOCK_TIMEOUT = float(os.environ.get("TRANSCREVAL_DOWNLOAD_LOCK_TIMEOUT", "3600"))
 
 
+def warn_unverified(entry: WeightsEntry, what: str) -> None:
+    """Say loudly (a :class:`~transcreval.errors.UnverifiedWeightsWarning` and a log warning) that
+    a file of an entry without a sha256 is used unchecked, and why the manifest has no digest."""
+    import warnings
+
+    from transcreval.errors import UnverifiedWeightsWarning
+
+    msg = (
+        f"weights {entry.name!r} ({entry.filename}): {what}. The manifest has no sha256 for it: "
+        f"{entry.sha256_note} Check the file yourself if you need to."
+    )
+    log.warning("%s", msg)
+    warnings.warn(msg, UnverifiedWeightsWarning, stacklevel=3)
+
+
 class DownloadFailed(Exception):
     """Every URL of an entry failed; ``errors`` holds one line per URL."""
 
@@ -72,7 +87,7 @@ def _fetch_one(url: str, entry: WeightsEntry, dest: Path, timeout: float) -> Non
         if entry.sha256 is not None and got_sha != entry.sha256:
             raise ValueError(f"sha256 {got_sha} does not match the manifest's {entry.sha256}")
         if entry.sha256 is None:
-            log.warning("%s has no sha256 in the manifest (%s); downloaded unverified", entry.name, entry.sha256_note)
+            warn_unverified(entry, f"downloaded from {url} unverified (sha256 {got_sha}, {got_size} bytes)")
         os.chmod(tmp, 0o644)
         os.replace(tmp, dest)
     finally:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from transcreval.errors import WeightsIntegrityError, WeightsNotFoundError
-from transcreval.weights.download import DEFAULT_LOCK_TIMEOUT, DownloadFailed, download
+from transcreval.weights.download import DEFAULT_LOCK_TIMEOUT, DownloadFailed, download, warn_unverified
 from transcreval.weights.manifest import WeightsEntry, get_entry
 
 log = logging.getLogger("transcreval.weights")
@@ -217,7 +217,10 @@ def _search(entry: WeightsEntry, searched: list[str]) -> ResolvedWeights | None:
             continue
         problem = check_file(path, entry)
         if problem is None:
-            return ResolvedWeights(entry.name, path, sha256_file(path), source, entry, entry.sha256 is not None)
+            digest = sha256_file(path)
+            if entry.sha256 is None:
+                warn_unverified(entry, f"using {path} unverified (sha256 {digest})")
+            return ResolvedWeights(entry.name, path, digest, source, entry, entry.sha256 is not None)
         searched.append(f"{source}: {path} (rejected: {problem})")
         if source == "cache":
             try:
