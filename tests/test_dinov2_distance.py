@@ -91,3 +91,86 @@ def test_edge_cases_and_bad_input(tmp_path):
     torch.save({"foo": torch.zeros(3)}, bad)
     with pytest.raises(WeightsFormatError):
         DINOv2Distance(weights=bad)
+
+
+def test_identical_images_give_zero_not_a_hair_below():
+    """1 - cos is clamped to [0, 2] (rounding put identical images at -4e-16)."""
+    w = dinov2_file("hub")
+    imgs = list(poster_like(4, 80, 60, seed=1))
+    res = dinov2_distance(imgs, [x.clone() for x in imgs], weights=w)
+    assert res.per_item is not None and float(res.per_item.min()) >= 0.0 and res.value >= 0.0
+    ext = dinov2_extractor("vits14", w)
+    from transcreval.functional.image.dinov2_distance import dinov2_distance_values
+
+    vals = dinov2_distance_values(imgs, [x.clone() for x in imgs], ext)
+    assert bool((vals >= 0).all()) and bool((vals <= 2).all())
+
+
+@pytest.mark.parametrize(("h", "w"), [(128, 192), (192, 128), (256, 256)])
+def test_preprocessing_equals_torchvision_transforms_written_out(h, w):
+    """Pinned independently of preprocess_dinov2: torchvision's Resize(256, bicubic, antialias)
+    on float tensors, clamp to [0, 1], CenterCrop(224), ImageNet Normalize. Sizes are chosen
+    so torchvision's and our rounding of the long side and of the crop offset coincide."""
+    from torchvision.transforms import InterpolationMode
+    from torchvision.transforms import v2 as T
+
+    x = poster_like(2, h, w, seed=7).float() / 255
+    resize = T.Resize(256, interpolation=InterpolationMode.BICUBIC, antialias=True)
+    crop_norm = T.Compose([T.CenterCrop(224), T.Normalize((0.485, 0.456, 0.406), (0.229, 0.224, 0.225))])
+    expect = crop_norm(resize(x).clamp(0, 1))
+    ours = preprocess_dinov2(x)
+    assert ours.shape == expect.shape == (2, 3, 224, 224)
+    assert torch.allclose(ours, expect, atol=1e-5)
+
+
+def _smooth_pos_embed(m: int, dim: int, seed: int) -> torch.Tensor:
+    """A smooth (1, m*m, dim) position embedding: low-frequency 2-D cosines, random coefficients."""
+    import math
+
+    g = torch.Generator().manual_seed(seed)
+    yy, xx = torch.meshgrid(torch.linspace(0, 1, m), torch.linspace(0, 1, m), indexing="ij")
+    pe = torch.zeros(m, m, dim)
+    for fy in range(4):
+        for fx in range(4):
+            c = torch.randn(dim, generator=g) / (1 + fx + fy)
+            phase = torch.rand(dim, generator=g) * 2 * math.pi
+            pe += c * torch.cos(math.pi * (fy * yy[..., None] + fx * xx[..., None]) + phase)
+    return pe.reshape(1, m * m, dim)
+
+
+def test_pos_embed_resampling_deviation_from_torch_hub_is_as_documented(tmp_path):
+    """docs/metrics/DINOv2Distance.md: timm resamples the 37x37 position embeddings of torch
+    hub's checkpoint to 16x16 once, at load time, with antialiased bicubic; torch hub's DINOv2
+    interpolates on the fly with non-antialiased bicubic and scale factor (16 + 0.1) / 37. Built
+    here hub-style from the same file, on a smooth random position embedding, the CLS features
+    differ: 2.2% in the position embeddings, 1.4e-5 max cosine distance of the CLS features
+    with these random weights (the docs report both numbers)."""
+    import torch.nn.functional as F
+
+    from tests._helpers.model_weights import reference_dinov2
+
+    state = torch.load(dinov2_file("hub"), weights_only=True)
+    pe = _smooth_pos_embed(37, 384, seed=0) * 0.3
+    state["pos_embed"] = torch.cat([state["pos_embed"][:, :1], pe], 1)
+    path = tmp_path / "smooth.pth"
+    torch.save(state, path)
+    ours = dinov2_extractor("vits14", str(path))
+    # the hub-style model: timm's 224 model, position embeddings interpolated as torch hub does
+    hub = reference_dinov2(str(path))
+    grid = pe.reshape(1, 37, 37, 384).permute(0, 3, 1, 2)
+    patch = F.interpolate(grid, scale_factor=(16.1 / 37, 16.1 / 37), mode="bicubic", antialias=False)
+    assert patch.shape[-2:] == (16, 16)
+    with torch.no_grad():
+        hub.pos_embed.copy_(torch.cat([state["pos_embed"][:, :1], patch.permute(0, 2, 3, 1).reshape(1, -1, 384)], 1))
+    imgs = poster_like(4, 96, 128, seed=3)
+    a = ours(imgs.float() / 255)["cls"].double()
+    x = torch.cat([preprocess_dinov2(i[None].float() / 255) for i in imgs])
+    with torch.no_grad():
+        b = hub(x).double()
+    with torch.no_grad():
+        hub_pe = hub.pos_embed[:, 1:]
+        pos_rel = float((ours.module.net.pos_embed[:, 1:] - hub_pe).norm() / hub_pe.norm())
+    dist = 1 - torch.nn.functional.cosine_similarity(a, b, dim=1)
+    print(f"pos-embed relative difference {pos_rel:.4f}; CLS cosine distance max {float(dist.max()):.2e}")
+    assert 0.005 < pos_rel < 0.05  # the two resamplings really differ (~2%)
+    assert 1e-7 < float(dist.max()) < 1e-3  # and the features by the documented order of magnitude

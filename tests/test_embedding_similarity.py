@@ -118,7 +118,34 @@ def test_tensor_preprocessing_is_close_to_the_exact_transform():
     a, b = _imgs(6, 20, size=(300, 220)), _imgs(6, 21, size=(300, 220))
     e, f = exact.forward(a, b), fast.forward(a, b)
     assert "pp:tensor" in str(f.signature)
-    assert (e.per_item - f.per_item).abs().max() < 1.0  # 100 x cosine: within 0.01 cosine
+    # the docs report at most 0.05 (100 x cosine) measured; here 0.028. Twice the documented
+    # number: non-antialiased bilinear (0.45 here) or other resize changes fail
+    assert (e.per_item - f.per_item).abs().max() < 0.1
+
+
+def test_checkpoint_resaved_at_the_same_path_is_reloaded(tmp_path):
+    """The encoder is keyed by the file's sha256 (as get_extractor is), not only its path: a
+    fine-tuned checkpoint re-saved at one path in one process gives the new model's numbers and
+    the new digest in the signature."""
+    import shutil
+
+    a, b = _imgs(3, 30, size=(70, 52)), _imgs(3, 31, size=(70, 52))
+    path = tmp_path / "ck.pt"
+    shutil.copy(tiny_clip_checkpoint(), path)
+    before = clip_similarity(a, b, model=TINY_CLIP, pretrained=path)
+    shutil.copy(tiny_clip_checkpoint(1), path)
+    after = clip_similarity(a, b, model=TINY_CLIP, pretrained=path)
+    other = clip_similarity(a, b, model=TINY_CLIP, pretrained=tiny_clip_checkpoint(1))
+    assert after.value == pytest.approx(other.value, abs=1e-9)
+    assert after.value != pytest.approx(before.value, abs=1e-6)
+    assert str(after.signature) != str(before.signature)
+
+
+def test_bad_image_is_named_once():
+    nan = torch.full((1, 3, 20, 20), float("nan"))
+    with pytest.raises(InputError) as err:
+        clip_similarity(nan, _imgs(1, 3, size=(20, 20)), model=TINY_CLIP, pretrained=tiny_clip_checkpoint())
+    assert str(err.value).count("image 0") == 1, str(err.value)
 
 
 # ----------------------------------------------------------------------------- the metrics

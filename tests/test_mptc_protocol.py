@@ -158,3 +158,47 @@ def test_plan_to_render_loss_edges_and_bad_input():
     p.update(preds=["a b"], target=["a b"])
     with pytest.raises(InputError, match="2 items but PlanChrF 1"):
         plan_to_render_loss(t.compute(), p.compute())
+
+
+def test_study_keeps_its_work_when_an_auc_is_undefined(lpips_file):
+    """A single pair, a Surface-only subset or thresholds that empty both sides: every distance,
+    the bands and the band summary are kept; each AUC is undefined with its reason."""
+    src = list(poster_like(3, 96, 64, seed=1))
+    far = list(poster_like(3, 96, 64, seed=2, shift=0.05))
+    kw = {"lpips_weights": lpips_file, "dinov2_weights": dinov2_file("hub"), "bootstrap": 10}
+    cases = [
+        (src[:1], far[:1], {}, None),
+        (src, [x.clone() for x in src], {}, "0 deep and 3 surface"),
+        (src, far, {"surface_max": -1, "deep_min": 65}, "no pairs"),
+    ]
+    for s, t, opts, reason in cases:
+        study = edit_intensity_study(s, t, **kw, **opts)
+        assert {k: v.shape for k, v in study.distances.items()} == {k: (len(s),) for k in ("phash", "lpips", "dinov2")}
+        assert len(study.bands) == len(s) and sum(r["n"] for r in study.band_summary) == len(s)
+        for k, res in study.auc.items():
+            assert not res.defined and np.isnan(res.value) and "undefined" in res.extras, k
+            if reason:
+                assert reason in res.extras["undefined"]
+            assert all("undefined" in row and np.isnan(row["auc"]) for row in study.sweep[k])
+        assert "undefined" in format_edit_intensity(study)
+    # the distances equal the ones a defined study computes
+    one = edit_intensity_study(src[:1], far[:1], **kw)
+    assert float(one.distances["dinov2"][0]) == pytest.approx(
+        dinov2_distance(src[:1], far[:1], weights=kw["dinov2_weights"]).value
+    )
+
+
+def test_threshold_sweep_keeps_the_settings_it_can_compute():
+    ph = np.array([0, 5, 11, 13, 29, 31, 40])
+    d = np.array([0.1, 0.2, 0.3, 0.35, 0.6, 0.7, 0.9])
+    rows = threshold_sweep(d, ph, surface_max=(-1, 12), deep_min=(30,))
+    assert "undefined" in rows[0] and np.isnan(rows[0]["auc"]) and rows[0]["n_surface"] == 0
+    assert rows[1]["auc"] == separability_auc(d[[0, 1, 2, 5, 6]], [0, 0, 0, 1, 1]).value
+    assert rows[1]["n_surface"] == 3 and rows[1]["n_deep"] == 2
+
+
+@pytest.mark.parametrize("batch_size", [0, -1, 1.5, True])
+def test_study_batch_size_must_be_a_positive_integer(batch_size):
+    src = list(poster_like(1, 64, 64, seed=1))
+    with pytest.raises(InputError, match="batch_size must be a positive integer"):
+        edit_intensity_study(src, src, batch_size=batch_size)

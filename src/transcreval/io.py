@@ -104,6 +104,8 @@ def split_batch(images: Any) -> list[Any]:
         return [images]
     if isinstance(images, (np.ndarray, torch.Tensor)):
         if images.ndim == 4:
+            if images.shape[0] == 0:
+                raise EmptyInputError(f"empty batch of shape {tuple(images.shape)}: pass at least one image")
             return list(images)
         if images.ndim in (2, 3):
             return [images]

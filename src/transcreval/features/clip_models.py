@@ -81,6 +81,12 @@ def _pretrained_id(model: str, pretrained: str | os.PathLike[str] | None) -> str
     return str(pretrained)
 
 
+def _weights_key(model: str, pretrained: Any) -> tuple[str | None, str]:
+    """The path and the content id (file sha256) of the weights: a checkpoint re-saved at the
+    same path gives a new key, so the new file is loaded (as ``get_extractor`` does)."""
+    return (os.fspath(pretrained) if pretrained is not None else None, _pretrained_id(model, pretrained))
+
+
 def check_model_options(model: Any, pretrained: Any) -> None:
     """A model name needs its weights: a tag or a file (``local-dir:``/``hf-hub:`` models carry
     their own); random weights are never used silently."""
@@ -99,7 +105,7 @@ def check_model_options(model: Any, pretrained: Any) -> None:
 def _load(model: str, pretrained: Any, tokenizer: Any, device: Any) -> tuple[Any, Any, Any]:
     """(open_clip model, its eval transform, tokenizer), built once per process and device."""
     open_clip = _require_open_clip()
-    key = (model, os.fspath(pretrained) if pretrained is not None else None, tokenizer, str(device))
+    key = (model, *_weights_key(model, pretrained), tokenizer, str(device))
     with _LOCK:
         hit = _MODELS.get(key)
         if hit is not None:
@@ -219,7 +225,8 @@ def pil_images(raw: Any, input_range: Any = None, what: str = "images") -> list[
                 arr = (x * 255).round().to(torch.uint8).permute(1, 2, 0).cpu().numpy()
                 out.append(Image.fromarray(np.ascontiguousarray(arr), "RGB"))
         except InputError as e:
-            raise type(e)(f"{what}, image {i}: {e}") from None
+            # io names the image by its place in this one-image call ("image 0: ..."): ours replaces it
+            raise type(e)(f"{what}, image {i}: {str(e).removeprefix('image 0: ')}") from None
     return out
 
 
@@ -340,7 +347,7 @@ def get_clip(
     import torch
 
     dev = torch.device(device if device is not None else "cpu")
-    key = (model, os.fspath(pretrained) if pretrained is not None else None, tokenizer, preprocess, str(dev))
+    key = (model, *_weights_key(model, pretrained), tokenizer, preprocess, str(dev))
     with _LOCK:
         enc = _ENCODERS.get(key)
         if enc is None:

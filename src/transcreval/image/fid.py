@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 from pathlib import Path
@@ -9,7 +11,7 @@ from typing import Any, ClassVar, Literal
 
 import torch
 
-from transcreval.errors import InputError
+from transcreval.errors import InputError, SignatureMismatchError
 from transcreval.functional.image.fid import (
     FEATURES,
     FID_PREPROCESS,
@@ -97,6 +99,12 @@ class FID(Metric):
         if real_from == "source":
             self._options["real"] = "source"
         self.version_packages = fid_version_packages(preprocess)  # type: ignore[misc]
+        # states carry no signature, so they hold one: (images added) x (a 20-bit id of the
+        # options). States from an FID with other weights or preprocessing (load_state_dict,
+        # merge_state of a mapping, a rank built differently) break the product at compute.
+        digest = hashlib.sha256(json.dumps(self._options, sort_keys=True).encode()).hexdigest()
+        self._check_id = int(digest[:5], 16) + 1
+        self.add_state("options_check", Sum(torch.int64))
         for side in SIDES:
             self.add_state(f"{side}_n", Sum(torch.int64))
             self.add_state(f"{side}_sum", Sum(torch.float64, (FEATURES,)))
@@ -126,7 +134,7 @@ class FID(Metric):
                 f"this FID compares against the saved reference {self.reference_path}; add generated images only"
             )
         ext = fid_extractor(self._weights, self.preprocess, self.device)
-        return fid_stats(
+        stats = fid_stats(
             preds,
             real_images,
             real=real,
@@ -135,8 +143,18 @@ class FID(Metric):
             batch_size=self.batch_size,
             cache=self.feature_cache,
         )
+        added = sum(int(stats[f"{side}_n"]) for side in SIDES if f"{side}_n" in stats)
+        stats["options_check"] = torch.tensor(added * self._check_id, dtype=torch.int64)
+        return stats
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        added = sum(int(stats[f"{side}_n"]) for side in SIDES)
+        if int(stats["options_check"]) != added * self._check_id:
+            raise SignatureMismatchError(
+                f"this FID's states were (partly) computed by an FID with other settings ({self._options}: "
+                "weights, preprocessing or real_from differ), e.g. through load_state_dict or merge_state; "
+                "load states only into an FID built with the same weights file and preprocessing"
+            )
         return fid_from_stats(stats, self.signature, self._reference)
 
     def save_reference(self, path: str | os.PathLike[str], side: Literal["real", "fake"] = "real") -> Path:

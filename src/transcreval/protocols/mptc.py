@@ -53,8 +53,11 @@ class EditIntensityStudy:
         distances: per pair, ``{"phash": int64 (N,), "lpips": float64 (N,), "dinov2": float64 (N,)}``.
         bands: per pair, ``"surface"``, ``"intermediate"`` or ``"deep"`` (the primary split).
         auc: per distance, the separability AUC (deep vs surface) with ``extras["ci"]`` when
-            bootstrapping.
-        sweep: per distance, one row per (t_s, t_d) of the threshold sweep.
+            bootstrapping; when the split has no deep or no surface pair, an undefined result
+            (``defined=False``, value NaN, ``extras["undefined"]`` the reason) and everything
+            else is still reported.
+        sweep: per distance, one row per (t_s, t_d) of the threshold sweep (a row without an
+            AUC has ``"undefined"``: the reason).
         band_summary: per band, ``n`` and the mean/std of LPIPS and DINOv2 distances (Table 7).
         thresholds: the primary ``(surface_max, deep_min)``.
     """
@@ -125,8 +128,10 @@ def edit_intensity_study(
     from transcreval.functional.image.dinov2_distance import dinov2_distance_values, dinov2_extractor
     from transcreval.functional.image.lpips import lpips
     from transcreval.functional.image.phash import edit_intensity_split, phash_distance
-    from transcreval.functional.stats.separability import separability_auc, threshold_sweep
+    from transcreval.functional.stats.separability import threshold_sweep
 
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
     if len(source) != len(target):
         raise InputError(f"{len(source)} source but {len(target)} target posters: pass aligned pairs")
     if len(source) == 0:
@@ -148,7 +153,7 @@ def edit_intensity_study(
     keep = [i for i, b in enumerate(bands) if b != "intermediate"]
     labels = [int(bands[i] == "deep") for i in keep]
     boot: dict[str, Any] = {"bootstrap": bootstrap, "seed": seed, "confidence": confidence}
-    auc = {k: separability_auc(dist[k][keep].double().numpy(), labels, **boot) for k in DISTANCES}
+    auc = {k: _auc_or_undefined(dist[k][keep].double().numpy(), labels, boot) for k in DISTANCES}
     ph = dist["phash"].double().numpy()
     sweep = {k: threshold_sweep(dist[k].double().numpy(), ph, sweep_surface, sweep_deep, **boot) for k in DISTANCES}
     summary = []
@@ -164,6 +169,23 @@ def edit_intensity_study(
     return EditIntensityStudy(dist, bands, auc, sweep, summary, (surface_max, deep_min), opts)
 
 
+def _auc_or_undefined(d: Any, labels: list[int], boot: dict[str, Any]) -> MetricResult:
+    """The separability AUC, or an undefined result saying why (no deep or no surface pair):
+    the distances, bands and band summary of the study are kept either way."""
+    from transcreval.errors import EmptyInputError, UndefinedValueError
+    from transcreval.functional.stats.separability import separability_auc
+    from transcreval.functional.stats.spearman import bootstrap_options
+    from transcreval.result import Signature
+
+    try:
+        return separability_auc(d, labels, **boot)
+    except (EmptyInputError, UndefinedValueError) as exc:
+        n_deep = sum(labels)
+        sig = Signature.make("separability_auc", bootstrap_options(**boot))
+        extras = {"undefined": str(exc), "n_deep": n_deep, "n_surface": len(labels) - n_deep}
+        return MetricResult(math.nan, 0, sig, extras=extras, defined=False)
+
+
 def format_edit_intensity(study: EditIntensityStudy) -> str:
     """Table 7 (per band: n, LPIPS and DINOv2 mean +- std), the AUCs and the sweep ranges, as text."""
     ts, td = study.thresholds
@@ -177,10 +199,10 @@ def format_edit_intensity(study: EditIntensityStudy) -> str:
         res = study.auc[k]
         ci = res.extras.get("ci")
         ci_txt = f" [{ci[0]:.4f}, {ci[1]:.4f}]" if ci else ""
-        rows = [r["auc"] for r in study.sweep[k]]
-        lines.append(
-            f"AUC {k:<7} {res.value:.4f}{ci_txt}; sweep {min(rows):.4f} to {max(rows):.4f} over {len(rows)} settings"
-        )
+        auc_txt = f"{res.value:.4f}{ci_txt}" if res.defined else f"undefined ({res.extras['undefined']})"
+        rows = [r["auc"] for r in study.sweep[k] if "undefined" not in r]
+        rng = f"{min(rows):.4f} to {max(rows):.4f}" if rows else "undefined"
+        lines.append(f"AUC {k:<7} {auc_txt}; sweep {rng} over {len(rows)} of {len(study.sweep[k])} settings")
     return "\n".join(lines)
 
 

@@ -42,7 +42,7 @@ def dinov2_extractor(model: str = "vits14", weights: Any = None, device: Any = N
 
 
 def dinov2_distance_values(preds: Any, target: Any, extractor: FeatureExtractor, **kw: Any) -> torch.Tensor:
-    """Per-pair ``1 - cos(CLS(preds_i), CLS(target_i))`` (float64)."""
+    """Per-pair ``1 - cos(CLS(preds_i), CLS(target_i))`` (float64), clamped to [0, 2]."""
     import torch
 
     from transcreval.features.images import extract
@@ -52,7 +52,7 @@ def dinov2_distance_values(preds: Any, target: Any, extractor: FeatureExtractor,
     if a.shape[0] != b.shape[0]:
         raise InputError(f"{a.shape[0]} preds but {b.shape[0]} target images: pass one target per image")
     cos = torch.nn.functional.cosine_similarity(a.double(), b.double(), dim=1, eps=1e-12)
-    return 1.0 - cos
+    return (1.0 - cos).clamp(0.0, 2.0)  # rounding can put identical images a hair below 0
 
 
 def dinov2_signature_options(extractor: FeatureExtractor, model: str) -> dict[str, Any]:

@@ -67,6 +67,7 @@ def save_fid_reference(path: str | os.PathLike[str], stats: Mapping[str, Any], i
 
 def load_fid_reference(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Tensor], dict[str, Any]]:
     """``({"n", "sum", "outer"}, identity)`` from a file written by :func:`save_fid_reference`."""
+    import torch
     from safetensors import safe_open
 
     p = Path(path).expanduser()
@@ -82,13 +83,28 @@ def load_fid_reference(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Te
         raise InputError(f"{p} is not a transcreval FID reference (format {meta.get('format')!r})")
     if meta.get("format_version") != FORMAT_VERSION:
         raise InputError(f"{p}: FID reference format version {meta.get('format_version')!r} is not supported")
-    stats = {"n": tensors["n"].reshape(()), "sum": tensors["sum"], "outer": tensors["outer"]}
-    d = stats["sum"].shape[0]
-    if stats["outer"].shape != (d, d) or int(stats["n"]) < 2:
+    n_t = tensors["n"]
+    if n_t.dtype != torch.int64 or n_t.numel() != 1 or str(meta.get("n")) != str(int(n_t.reshape(()))):
         raise InputError(
-            f"{p}: inconsistent FID reference (n={int(stats['n'])}, sum {d}, outer {tuple(stats['outer'].shape)})"
+            f"{p}: inconsistent FID reference: the image count must be one int64 equal to the metadata's "
+            f"(tensor n {n_t.dtype} {n_t.flatten().tolist()[:2]}, metadata n {meta.get('n')!r}); recompute it"
         )
-    identity = json.loads(meta["identity"])
+    stats = {"n": n_t.reshape(()), "sum": tensors["sum"], "outer": tensors["outer"]}
+    d = stats["sum"].shape[0] if stats["sum"].ndim == 1 else -1
+    if d < 1 or stats["outer"].shape != (d, d) or int(stats["n"]) < 2:
+        raise InputError(
+            f"{p}: inconsistent FID reference (n={int(stats['n'])}, sum {tuple(stats['sum'].shape)}, "
+            f"outer {tuple(stats['outer'].shape)})"
+        )
+    try:
+        identity = json.loads(meta["identity"])
+    except (KeyError, TypeError, ValueError):
+        identity = None
+    if not isinstance(identity, dict):
+        raise InputError(
+            f"{p} is not a valid FID reference (bad identity metadata: {meta.get('identity')!r:.80}); "
+            "recompute it with FID(...).update(images, real=True); .save_reference(path)"
+        )
     identity["_saved_with"] = meta.get("transcreval", "?")
     return stats, identity
 

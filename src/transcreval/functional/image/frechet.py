@@ -22,7 +22,7 @@ from transcreval.errors import InputError
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["frechet_distance", "gaussian_from_moments", "moments", "trace_sqrt_product"]
+__all__ = ["PSD_RTOL", "check_psd", "frechet_distance", "gaussian_from_moments", "moments", "trace_sqrt_product"]
 
 
 def _f64(x: Any, what: str, device: Any = None) -> torch.Tensor:
@@ -142,7 +142,8 @@ def frechet_distance(mu1: Any, sigma1: Any, mu2: Any, sigma2: Any) -> float:
     Inputs are numpy arrays or tensors (any float dtype; computed in float64 on the device of
     ``sigma1`` when it is a tensor). Covariances must be symmetric positive semi-definite (a
     sample covariance of fewer points than dimensions is fine). Rounding can leave a value a
-    hair below 0 for identical Gaussians: it is clamped to 0.
+    hair below 0 for identical Gaussians: it is clamped to 0. A covariance with an eigenvalue
+    clearly below 0 (beyond rounding, :data:`PSD_RTOL` relative) raises InputError.
     """
     import torch
 
@@ -159,6 +160,38 @@ def frechet_distance(mu1: Any, sigma1: Any, mu2: Any, sigma2: Any) -> float:
         if asym > 1e-6 * max(1.0, float(s.abs().max())):
             raise InputError(f"{name} is not symmetric (max |S - S^T| = {asym:g}): pass a covariance matrix")
     s1, s2 = (s1 + s1.T) / 2, (s2 + s2.T) / 2
+    check_psd(s1, m1, "sigma1")
+    check_psd(s2, m2, "sigma2")
     diff = m1 - m2
-    value = diff @ diff + torch.trace(s1) + torch.trace(s2) - 2 * trace_sqrt_product(s1, s2)
-    return max(float(value), 0.0)
+    value = float(diff @ diff + torch.trace(s1) + torch.trace(s2) - 2 * trace_sqrt_product(s1, s2))
+    scale = float(diff @ diff + torch.trace(s1) + torch.trace(s2))
+    if value < -PSD_RTOL * max(scale, 1.0):  # pragma: no cover - PSD inputs cannot get here
+        raise InputError(f"the Frechet distance came out clearly negative ({value:g}): the covariances are not PSD")
+    return max(value, 0.0)
+
+
+#: relative tolerance for a covariance's negative eigenvalues (rounding), relative to the
+#: largest second moment ``max_i (S_ii, mu_i^2)`` (moment sums lose precision to the mean)
+PSD_RTOL = 1e-6
+
+
+def check_psd(sigma: torch.Tensor, mu: torch.Tensor, what: str) -> None:
+    """InputError unless ``sigma`` is positive semi-definite up to rounding: one Cholesky of
+    ``sigma + PSD_RTOL * scale * I`` succeeds exactly when no eigenvalue is below
+    ``-PSD_RTOL * scale`` (``scale`` the largest of ``|S_ii|`` and ``mu_i^2``). Sample
+    covariances of few points (rank-deficient, eigenvalues 0 up to rounding) pass."""
+    import torch
+
+    if sigma.shape[0] == 0:
+        return
+    scale = max(float(sigma.diagonal().abs().max()), float((mu * mu).max()))
+    shift = PSD_RTOL * scale + torch.finfo(torch.float64).tiny ** 0.5
+    eye = torch.eye(sigma.shape[0], dtype=sigma.dtype, device=sigma.device)
+    _, info = torch.linalg.cholesky_ex(sigma + shift * eye)
+    if int(info) != 0:
+        low = float(sigma.diagonal().min())
+        raise InputError(
+            f"{what} is not positive semi-definite (an eigenvalue below -{PSD_RTOL:g} x its scale {scale:g}; "
+            f"smallest diagonal entry {low:g}): pass a covariance matrix (e.g. np.cov of the features), "
+            "or check a saved reference for corruption"
+        )

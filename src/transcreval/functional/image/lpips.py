@@ -137,10 +137,11 @@ def check_pair_sizes(a: torch.Tensor, b: torch.Tensor, net: str, index: int | No
 def check_batch_form(raw: Any, what: str) -> None:
     """Refuse the array forms whose meaning LPIPS would have to guess.
 
-    * an empty 4-D batch (``0 x C x H x W``): EmptyInputError, as for an empty list;
     * a single 3-D array/tensor read as channels-first with 2, 3 or 4 channels (e.g. ``3 x H x W``):
       one colour image, or a batch of 2-4 grayscale images (``N x H x W``)? Reading it wrongly
       gives a plausible, wrong distance, so the caller must say which (a 4-D batch or a list).
+
+    An empty 4-D batch (``0 x C x H x W``) is an EmptyInputError from :func:`transcreval.io.split_batch`.
     """
     import numpy as np
     import torch
@@ -148,8 +149,6 @@ def check_batch_form(raw: Any, what: str) -> None:
     if not isinstance(raw, (torch.Tensor, np.ndarray)):
         return
     shape = tuple(raw.shape)
-    if raw.ndim == 4 and shape[0] == 0:
-        raise EmptyInputError(f"{what}: empty batch of shape {shape}: pass at least one image")
     channels_first = isinstance(raw, torch.Tensor) or shape[-1] not in (1, 2, 3, 4)
     if raw.ndim == 3 and shape[0] in (2, 3, 4) and channels_first:
         c = shape[0]

@@ -117,7 +117,9 @@ def threshold_sweep(
 ) -> list[dict[str, Any]]:
     """MPTc App. B.2's sensitivity check: for every (t_s, t_d), pairs with pHash <= t_s are
     surface, >= t_d deep, the rest discarded, and ``separability_auc(distances)`` is computed.
-    Returns one row per setting: ``t_s, t_d, auc, n_surface, n_deep, ci``."""
+    Returns one row per setting: ``t_s, t_d, auc, n_surface, n_deep, ci``. A setting that
+    leaves no deep or no surface pair has no AUC: its row has ``auc`` NaN, ``ci`` None and
+    ``undefined`` (the reason), and the other settings are still computed."""
     d, p = paired_vectors(distances, phash_distances, ("distances", "phash_distances"))
     rows = []
     for ts in surface_max:
@@ -125,17 +127,15 @@ def threshold_sweep(
             if ts >= td:
                 raise InputError(f"surface threshold {ts} must be below deep threshold {td}")
             keep = (p <= ts) | (p >= td)
-            res = separability_auc(
-                d[keep], (p[keep] >= td).astype(int), bootstrap=bootstrap, seed=seed, confidence=confidence
-            )
-            rows.append(
-                {
-                    "t_s": ts,
-                    "t_d": td,
-                    "auc": res.value,
-                    "n_surface": res.extras["n_surface"],
-                    "n_deep": res.extras["n_deep"],
-                    "ci": res.extras.get("ci"),
-                }
-            )
+            n_deep = int((p[keep] >= td).sum())
+            row: dict[str, Any] = {"t_s": ts, "t_d": td, "n_surface": int(keep.sum()) - n_deep, "n_deep": n_deep}
+            try:
+                res = separability_auc(
+                    d[keep], (p[keep] >= td).astype(int), bootstrap=bootstrap, seed=seed, confidence=confidence
+                )
+            except (EmptyInputError, UndefinedValueError) as exc:  # one side empty at this setting
+                row.update(auc=float("nan"), ci=None, undefined=str(exc))
+            else:
+                row.update(auc=res.value, ci=res.extras.get("ci"))
+            rows.append(row)
     return rows
