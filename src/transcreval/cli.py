@@ -24,6 +24,8 @@ def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
     from transcreval.registry import list_metrics
 
     stream = out if out is not None else sys.stdout
+    if getattr(args, "protocols", False):
+        return _list_protocols(stream)
     try:
         metrics = list_metrics(domain=args.domain, paper=args.paper, extra=args.extra, needs=args.needs, name=args.name)
     except ValueError as e:
@@ -50,6 +52,19 @@ def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return 0
 
 
+def _list_protocols(stream: TextIO) -> int:
+    from transcreval.demo.table import format_table
+    from transcreval.protocols.catalog import list_protocols
+
+    protocols = list_protocols()
+    if not protocols:
+        print("no protocol is registered", file=stream)
+        return 1
+    rows = [[p.name, p.paper, ", ".join(p.tables), p.summary] for p in protocols]
+    print(format_table(rows, ["protocol", "paper", "tables", "what it computes"]), file=stream)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="transcreval", description="Evaluation metrics for image transcreation.")
     parser.add_argument("--version", action="version", version=f"transcreval {__version__}")
@@ -61,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p_list.add_argument("--extra", help="the pip extra a metric needs ('core' for none)")
     p_list.add_argument("--needs", help="weights, ocr, judge, or nothing")
     p_list.add_argument("--name", help="a shell pattern on the class name, e.g. '*ChrF'")
+    p_list.add_argument("--protocols", action="store_true", help="list the paper protocols instead of the metrics")
     from transcreval.weights import cli as weights_cli
 
     weights_cli.add_parser(sub)

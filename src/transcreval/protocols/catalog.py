@@ -1,0 +1,72 @@
+"""The protocol catalog: every paper protocol with what it reproduces.
+
+A protocol turns a system's raw outputs into a paper's tables (``transcreval.protocols.<name>``).
+``list_protocols()`` returns :class:`ProtocolInfo` entries; ``transcreval list --protocols``
+prints them. Importing this module imports no protocol: ``info.load()`` imports it on demand.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+
+__all__ = ["PROTOCOLS", "ProtocolInfo", "get_protocol", "list_protocols"]
+
+
+@dataclass(frozen=True)
+class ProtocolInfo:
+    """What the catalog knows about one protocol.
+
+    Attributes:
+        name: the short name (``transcreval.protocols.<name>``, ``--protocol <name>``).
+        paper: the paper's key in :data:`transcreval.registry.PAPERS`.
+        module: the module that implements it.
+        tables: the paper's tables and figures it reproduces (``"Table 3"``, ``"Fig. 7"``, ...).
+        summary: one line on what it computes.
+    """
+
+    name: str
+    paper: str
+    module: str
+    tables: tuple[str, ...]
+    summary: str
+
+    def load(self) -> ModuleType:
+        """Import the protocol's module."""
+        return importlib.import_module(self.module)
+
+
+# One entry per paper protocol, in the papers' order (MPTc-Bench, Khanuja et al., PosterIQ, IMTBench).
+PROTOCOLS: tuple[ProtocolInfo, ...] = (
+    ProtocolInfo(
+        name="mptc",
+        paper="MPTc-Bench",
+        module="transcreval.protocols.mptc",
+        tables=("App. B.2", "Table 5", "Table 7", "Table 10", "Fig. 6"),
+        summary="edit-intensity study, similarity collection, OCR IoU table, plan-to-render loss",
+    ),
+    ProtocolInfo(
+        name="posteriq",
+        paper="PosterIQ",
+        module="transcreval.protocols.posteriq",
+        tables=("Table 7",),
+        summary="group means and overall score from task scores, robustness gap, font-size stability",
+    ),
+)
+
+
+def list_protocols(paper: str | None = None) -> list[ProtocolInfo]:
+    """The registered protocols, optionally those of one paper (a case-insensitive prefix)."""
+    if paper is None:
+        return list(PROTOCOLS)
+    return [p for p in PROTOCOLS if p.paper.lower().startswith(paper.lower())]
+
+
+def get_protocol(name: str) -> ProtocolInfo:
+    """The protocol called ``name``; a ``KeyError`` naming the known ones otherwise."""
+    for p in PROTOCOLS:
+        if p.name == name:
+            return p
+    known = ", ".join(p.name for p in PROTOCOLS) or "none yet"
+    raise KeyError(f"no protocol named {name!r}; known protocols: {known}")
