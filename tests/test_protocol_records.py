@@ -1,0 +1,76 @@
+"""The shared protocol output types: records, cells, tables."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table, cell_mean
+
+
+def test_record_status_and_value_must_agree():
+    ItemRecord("a", "sys", "m", 0.5)
+    ItemRecord("a", "sys", "m", math.nan, status="unparsable")
+    with pytest.raises(ValueError, match="status 'ok' needs a finite value"):
+        ItemRecord("a", "sys", "m", math.nan)
+    with pytest.raises(ValueError, match="needs value NaN"):
+        ItemRecord("a", "sys", "m", 0.5, status="api_error")
+    assert ItemRecord("a", "sys", "m", 1.0).to_dict()["group"] == "a"
+    assert ItemRecord("a", "sys", "m", math.nan, "timeout", group="src1").to_dict() == {
+        "item_id": "a",
+        "system": "sys",
+        "metric": "m",
+        "value": None,
+        "status": "timeout",
+        "group": "src1",
+        "meta": {},
+    }
+
+
+def test_cell_mean_counts_missing_and_scales():
+    c = cell_mean([1.0, math.nan, 0.0, 0.5], scale=100)
+    assert c == Cell(50.0, 3, 1)
+    empty = cell_mean([math.nan, math.nan])
+    assert empty.n == 0 and empty.n_missing == 2 and empty.format(1) == "-"
+    assert cell_mean([]).n == 0
+
+
+def test_table_markdown_rounds_per_column_and_marks_missing_cells():
+    t = Table(
+        "Demo Table",
+        columns=("chrF", "Win%"),
+        rows=(("p1", "e1"), "GT"),
+        cells={
+            (("p1", "e1"), "chrF"): Cell(41.266, 3),
+            (("p1", "e1"), "Win%"): Cell(12.5, 8),
+            ("GT", "chrF"): Cell(100.0, 3),
+        },
+        decimals={"chrF": 2, "Win%": 1},
+        units="%",
+        notes=("GT has no win rate",),
+    )
+    md = t.to_markdown()
+    assert "| p1 / e1 | 41.27 | 12.5 |" in md
+    assert "| GT | 100.00 | - |" in md
+    assert md.startswith("**Demo Table** (%)") and md.endswith("- GT has no win rate")
+    assert t.cell(("p1", "e1"), "Win%").n == 8
+    with pytest.raises(KeyError, match="Demo Table: no cell at row 'GT', column 'Win%'"):
+        t.cell("GT", "Win%")
+    json.dumps(t.to_dict())
+
+
+def test_result_select_values_and_json():
+    recs = (
+        ItemRecord("i1", "A", "m", 1.0),
+        ItemRecord("i2", "A", "m", math.nan, "unparsable"),
+        ItemRecord("i1", "B", "m", 0.0),
+    )
+    res = ProtocolResult("demo", recs, {})
+    assert [r.item_id for r in res.select(system="A")] == ["i1", "i2"]
+    assert res.select(status="unparsable")[0].item_id == "i2"
+    vals = res.values("A", "m", ["i2", "i1", "i3"])
+    assert math.isnan(vals[0]) and vals[1] == 1.0 and math.isnan(vals[2])
+    d = json.loads(json.dumps(res.to_dict()))
+    assert d["records"][1]["value"] is None and d["protocol"] == "demo"
