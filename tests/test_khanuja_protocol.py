@@ -424,6 +424,11 @@ def test_a_country_with_every_segment_skipped_has_an_empty_cell(tmp_path):
     cell = res.tables["table3_india"].cell(("VLM-based", "flat"), "sem-eq")
     assert math.isnan(cell.value) and cell.n == 0 and cell.n_missing == 4
     assert res.tables["table3"].cell(("VLM-based", "flat"), "sem-eq").format(2) == "-"
+    assert "segment_kendall_tau" not in res.signatures  # no tau was computed
+    # a single item: one system on one image, no segment to correlate, its records still there
+    one = khanuja_table3(items[:1], tmp_path, vlm_judges={"GPT-4o": vlm_judge("GPT-4o", plan)}, embedding=False)
+    assert all(c.n == 0 and c.n_missing == 1 for c in one.tables["table3"].cells.values())
+    assert one.values("cap-edit", "vlm_intent[GPT-4o]") == [plan[0]["GPT-4o"]["intent"]]
 
 
 @pytest.mark.parametrize("cache", [False, True])

@@ -355,7 +355,8 @@ def khanuja_table3(
             rows = [(v, h, it.item_id, it.country) for v, h, it in zip(vals, human[col], items) if h == h]
             for c in countries:
                 cells[c][(row, col)] = _tau([r for r in rows if r[3] == c], o, False)[0]
-            cells["all"][(row, col)], signatures["segment_kendall_tau"] = _tau(rows, o, average == "countries")
+            cells["all"][(row, col)], sig = _tau(rows, o, average == "countries")
+            signatures.update({"segment_kendall_tau": sig} if sig else {})
     labels = tuple(r for r, _, _ in table_rows)
     notes = (
         "segment-level Kendall tau-b per image across systems; images with a missing metric value, one metric "
