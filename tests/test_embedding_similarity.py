@@ -222,6 +222,35 @@ def test_single_country_string_and_template_file(tmp_path):
     assert "this image is from {country} ." in str(res.signature)
 
 
+def test_default_prompts_are_the_papers_and_presets_select_the_others():
+    """Khanuja et al. §4.3's prompts are the defaults (verbatim); "paper-region" (§5.2) and
+    "photo" (transcreval 0.1's default, the default before issue 18) are presets."""
+    assert CULTURE_TEMPLATE == "This image belongs to country {country}"
+    assert CATEGORY_TEMPLATE == "This image belongs to category {category}"
+    p, s = BATCHES[0]
+    cls = "transcreval.multimodal.embedding_similarity."
+    for preset, text in [
+        (None, "This image belongs to country {country}"),
+        ("paper", "This image belongs to country {country}"),
+        ("paper-region", "This image is from region {country}."),
+        ("photo", "A photo of something typical of {country}."),
+    ]:
+        m = clip_metric(cls + "CulturalRelevanceDelta", tiny="siglip", template=preset)
+        res = m.forward(p, s, "india")
+        t = ref_texts("siglip", [text.format(country="india")] * 3)
+        expect = ((ref_images("siglip", p) * t).sum(1) - (ref_images("siglip", s) * t).sum(1)).mean()
+        assert res.value == pytest.approx(float(expect), abs=1e-6), preset
+        assert text in str(res.signature)
+    for preset, text in [(None, CATEGORY_TEMPLATE), ("photo", "A photo showing a kind of {category}.")]:
+        res = semantic_equivalence(p, "food", model=tiny_siglip_dir(), tokenizer=tiny_tokenizer_dir(), template=preset)
+        t = ref_texts("siglip", [text.format(category="food")] * 3)
+        assert res.value == pytest.approx(float((ref_images("siglip", p) * t).sum(1).mean()), abs=1e-6)
+        assert text in str(res.signature)
+    # a preset of the other prompt is not a category prompt: the error names the presets
+    with pytest.raises(InputError, match=r"preset name \(paper, photo\)"):
+        clip_metric(cls + "SemanticEquivalence", tiny="siglip", template="paper-region")
+
+
 def test_collection_shares_image_embeddings():
     from transcreval.collection import MetricCollection
     from transcreval.features.clip_models import get_clip

@@ -131,7 +131,10 @@ class CulturalRelevanceDelta(_PromptMetric):
     """Cultural-relevance delta (Khanuja et al. §5.2): mean of ``cos(V_tgt, T_cul) -
     cos(V_src, T_cul)``, ``T_cul`` the text embedding of the culture prompt for the target
     country, in [-2, 2], higher means the output moved towards the target culture. Default
-    encoder SigLIP; ``template`` (with ``{country}``) or ``template_file`` sets the prompt."""
+    encoder SigLIP. Default prompt: the paper's §4.3 "This image belongs to country {country}";
+    ``template`` (a text with ``{country}``, or a preset: "paper-region" for §5.2's "This image
+    is from region {country}.", "photo" for transcreval 0.1's wording) or ``template_file``
+    sets another."""
 
     value_range: ClassVar[tuple[float, float]] = (-2.0, 2.0)
     field: ClassVar[str] = "country"
@@ -147,7 +150,9 @@ class CulturalRelevanceDelta(_PromptMetric):
 class SemanticEquivalence(_PromptMetric):
     """Semantic equivalence S_s-e (Khanuja et al. §5.2): mean ``cos(V_tgt, T_int)``, ``T_int``
     the text embedding of the category prompt, in [-1, 1], higher is better. Default encoder
-    SigLIP; ``template`` (with ``{category}``) or ``template_file`` sets the prompt."""
+    SigLIP. Default prompt: the paper's §4.3 "This image belongs to category {category}";
+    ``template`` (a text with ``{category}``, or the preset "photo" for transcreval 0.1's
+    wording) or ``template_file`` sets another."""
 
     value_range: ClassVar[tuple[float, float]] = (-1.0, 1.0)
     field: ClassVar[str] = "category"

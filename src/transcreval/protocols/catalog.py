@@ -47,6 +47,13 @@ PROTOCOLS: tuple[ProtocolInfo, ...] = (
         summary="edit-intensity study, similarity collection, OCR IoU table, plan-to-render loss",
     ),
     ProtocolInfo(
+        name="khanuja",
+        paper="Khanuja et al.",
+        module="transcreval.protocols.khanuja",
+        tables=("Table 1", "Table 3"),
+        summary="segment-level Kendall tau of object-, embedding- and VLM-based metrics against human ratings",
+    ),
+    ProtocolInfo(
         name="posteriq",
         paper="PosterIQ",
         module="transcreval.protocols.posteriq",

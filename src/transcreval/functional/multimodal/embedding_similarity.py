@@ -10,9 +10,11 @@
 
 ``V_tgt`` is the system's output (``preds``), ``V_src`` the source image (``source``), ``V_GT``
 the human target-market image (``target``). Embeddings are L2-normalised, so a cosine is a dot
-product. Prompt templates are parameters (``{country}`` / ``{category}`` placeholders); the
-defaults are our own wording. Every value is a per-item mean: the statistics are the float64
-sum, the count and the per-item values.
+product. Prompt templates are parameters (``{country}`` / ``{category}`` placeholders). The
+defaults are the paper's §4.3 prompts, the ones behind its Table 3 ("This image belongs to
+country X", "This image belongs to category X"); named presets select the §5.2 wording
+("This image is from region X.") or transcreval 0.1's own wording ("photo"). Every value is a
+per-item mean: the statistics are the float64 sum, the count and the per-item values.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CATEGORY_TEMPLATE",
+    "CATEGORY_TEMPLATES",
     "CULTURE_TEMPLATE",
+    "CULTURE_TEMPLATES",
     "clip_similarity",
     "cultural_relevance_delta",
     "embedding_mean_from_stats",
@@ -42,19 +46,33 @@ __all__ = [
     "visual_similarity",
 ]
 
-#: our default culture prompt (Khanuja et al. §5.2 measure with "a region/country X" prompt)
-CULTURE_TEMPLATE = "A photo of something typical of {country}."
-#: our default intent/category prompt
-CATEGORY_TEMPLATE = "A photo showing a kind of {category}."
+#: the default culture prompt: Khanuja et al. §4.3, verbatim (what Table 3's SigLIP row used)
+CULTURE_TEMPLATE = "This image belongs to country {country}"
+#: the default category prompt: Khanuja et al. §4.3, verbatim
+CATEGORY_TEMPLATE = "This image belongs to category {category}"
+#: named culture prompts (``template="paper-region"``): the default, §5.2's wording, and
+#: transcreval 0.1's own wording ("photo", the default before issue 18)
+CULTURE_TEMPLATES = {
+    "paper": CULTURE_TEMPLATE,
+    "paper-region": "This image is from region {country}.",
+    "photo": "A photo of something typical of {country}.",
+}
+#: named category prompts (``template="photo"``)
+CATEGORY_TEMPLATES = {"paper": CATEGORY_TEMPLATE, "photo": "A photo showing a kind of {category}."}
+_PRESETS = {"country": CULTURE_TEMPLATES, "category": CATEGORY_TEMPLATES}
 CLIP_DEFAULT = ("ViT-B-32", "openai")
 SIGLIP_DEFAULT = ("ViT-B-16-SigLIP", "webli")
 
 
 def load_template(template: str | None, template_file: str | os.PathLike[str] | None, field: str, default: str) -> str:
-    """The prompt template: ``template``, or the text of ``template_file``, or ``default``;
-    it must contain ``{field}`` exactly once as its only placeholder."""
+    """The prompt template: ``template`` (a template text, or the name of a preset of
+    :data:`CULTURE_TEMPLATES` / :data:`CATEGORY_TEMPLATES`), or the text of ``template_file``, or
+    ``default``; it must contain ``{field}`` exactly once as its only placeholder."""
     if template is not None and template_file is not None:
         raise InputError("pass template or template_file, not both")
+    presets = _PRESETS.get(field, {})
+    if isinstance(template, str) and template in presets:
+        template = presets[template]
     if template_file is not None:
         try:
             with open(template_file, encoding="utf-8") as f:
@@ -63,7 +81,8 @@ def load_template(template: str | None, template_file: str | os.PathLike[str] | 
             raise InputError(f"cannot read template_file {template_file}: {e}") from None
     text = default if template is None else template
     if not isinstance(text, str) or text.count("{" + field + "}") != 1:
-        raise InputError(f"a prompt template needs exactly one {{{field}}} placeholder, got {text!r}")
+        names = f" or a preset name ({', '.join(sorted(presets))})" if presets else ""
+        raise InputError(f"a prompt template needs exactly one {{{field}}} placeholder{names}, got {text!r}")
     try:
         text.format(**{field: "x"})
     except (KeyError, IndexError, ValueError) as e:
