@@ -299,6 +299,55 @@ def test_code_mode_reproduces_the_script_rules():
         evaluate(CODE_SET, refusal_filter=True)
 
 
+def _score(records, table, column, **options):
+    return evaluate(records, **options).tables[table].cell("Alpha", column).value
+
+
+def test_paper_vs_code_rows_19_to_28():
+    """docs/posteriq-paper-vs-code.md rows 19-28, number for number (paper, then code)."""
+    code = {"mode": "posteriq-code"}
+    logo = [_r("logo_ocr", "x", "acana", "ACANA")]
+    assert (_score(logo, "table1", "Logo OCR AC"), _score(logo, "table1", "Logo OCR AC", **code)) == (0.0, 1.0)
+    posters = [
+        _r("poster_ocr", "z1", "nothing", [f"T{i}" for i in range(21)]),
+        _r("poster_ocr", "z2", "rock show", ["rock show", "LIVE"]),
+    ]
+    assert _score(posters, "table1", "Poster OCR AC", **code, refusal_filter=False) == 0.25  # row 20
+    assert _score(posters, "table1", "Poster OCR AC", **code) == 0.5
+    effect1 = [_r("font_effect_1", "a", "C", "C"), _r("font_effect_1", "b", "D", "C")]  # row 21
+    assert _score(effect1, "table2", "Font Effect 1 Effect Score") == pytest.approx(1 / 3)
+    assert _score(effect1, "table2", "Font Effect 1 Effect Score", **code) == pytest.approx(0.4375)
+    refusal = [_r("font_matching", "a", "none of these", "B"), _r("font_matching", "b", "B", "B")]  # row 22
+    assert _score(refusal, "table2", "Font Matching Score") == pytest.approx(0.4375)
+    assert _score(refusal, "table2", "Font Matching Score", **code) == 1.0
+    subsets = [
+        _r("font matching 1", "a", "B", "B"),
+        _r("font matching 1", "b", "C", "D"),
+        _r("font matching 2", "c", "A", "A"),
+    ]
+    assert _score(subsets, "table2", "Font Matching Score") == pytest.approx(0.625)  # row 23
+    assert _score(subsets, "table2", "Font Matching Score", **code) == pytest.approx(0.71875)
+    abc = [_r("font_matching", "a", "A, B, C", "C")]  # row 24: unreadable (0) vs right
+    assert (_score(abc, "table2", "Font Matching Score"), _score(abc, "table2", "Font Matching Score", **code)) == (
+        0.0,
+        1.0,
+    )
+    metal = [_r("font_effect_2", "a", "red, metallic texture", ["red", "metallic texture"])]  # row 25
+    assert _score(metal, "table2", "Font Effect 2 Effect Score") == 1.0
+    assert _score(metal, "table2", "Font Effect 2 Effect Score", **code) == pytest.approx(-1 / 47)
+    comp = [_r("layout_comparison", "a", "Image A", "A")]  # row 26: right (1.0) vs wrong (unclamped -1)
+    assert (
+        _score(comp, "table4", "Layout Comparison Score"),
+        _score(comp, "table4", "Layout Comparison Score", **code),
+    ) == (1.0, -1.0)
+    align = [_r("alignment", "a", "Centered", "center-aligned")]  # row 27
+    assert _score(align, "table4", "Text Positioning Alignment") == 1.0
+    assert _score(align, "table4", "Text Positioning Alignment", **code) == -0.5
+    style = [_r("style_understanding", "a", "", "Pop Art")]  # row 28: unreadable (0) vs right (1)
+    assert _score(style, "table3", "Style Understanding Score") == 0.0
+    assert _score(style, "table3", "Style Understanding Score", **code) == 1.0
+
+
 def test_a_judge_checks_key_points_without_verdicts():
     asked = []
 

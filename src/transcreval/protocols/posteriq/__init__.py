@@ -159,6 +159,7 @@ def evaluate(
     sig_options = {k: v for k, v in opts.as_dict().items() if k != "k"}
     metrics = dict.fromkeys(r.metric for r in out_records)
     signatures = {m: str(Signature.make(f"PosterIQ.{m}", sig_options)) for m in metrics}
+    unique_notes = {k: list(dict.fromkeys(v)) for k, v in notes.items()}
     return ProtocolResult(
-        "posteriq", tuple(out_records), build_tables(systems, cells, notes), signatures, opts.as_dict()
+        "posteriq", tuple(out_records), build_tables(systems, cells, unique_notes), signatures, opts.as_dict()
     )

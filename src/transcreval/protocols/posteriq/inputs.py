@@ -160,12 +160,15 @@ def _boxes(v: Any, what: str) -> list[list[float]]:
 
 
 def _label(v: Any, labels: Iterable[str], what: str) -> str:
+    """``v`` as one of ``labels`` (case, hyphens and spaces aside)."""
     allowed = list(labels)
     if isinstance(v, list) and len(v) == 1:  # PosterIQ's data wrap a label in a list
         v = v[0]
-    if v not in allowed:
+    by_key = {" ".join(a.casefold().replace("-", " ").split()): a for a in allowed}
+    key = " ".join(v.casefold().replace("-", " ").split()) if isinstance(v, str) else None
+    if key not in by_key:
         raise InputError(f"{what} must be one of {allowed}, got {v!r}")
-    return str(v)
+    return by_key[key]
 
 
 def _target(task: str, v: Any, what: str) -> Any:
