@@ -100,7 +100,7 @@ def test_constructor_k_and_extras():
     res = m.compute()
     assert res.extras["per_k"] == {4: pytest.approx(1 / 3)}
     assert res.n == 4
-    assert str(res).startswith("KOptionScore|k:4|clamp:yes|v:")
+    assert str(res).startswith("KOptionScore|k:4|clamp:yes|unreadable:zero|v:")
 
 
 def test_chosen_options_against_correct_ones():

@@ -404,7 +404,11 @@ def test_stat_functions_and_classes_return_the_same_result_type():
     w = WordRecall()
     w.update(["abcdefghij"], ["abcdeXXXXX"])
     d = json.loads(json.dumps(w.compute().to_dict()))
-    assert d["per_item"] == [0.5] and d["extras"] == {"n_unparsable": 0} and d["signature"].startswith("WordRecall")
+    assert (
+        d["per_item"] == [0.5]
+        and d["extras"] == {"n_unparsable": 0, "item_status": ["ok"]}
+        and d["signature"].startswith("WordRecall")
+    )
     assert json.dumps(c.to_dict())  # tuples (the interval) and nested dicts serialise too
 
 

@@ -77,6 +77,7 @@ __all__ = [
     "MetricInfo",
     "MetricResult",
     "MissingDependencyError",
+    "OCRAccuracy",
     "OCRMaskIoU",
     "OCRRobustnessGap",
     "OverallRatingSimilarity",
@@ -151,6 +152,7 @@ if TYPE_CHECKING:
     from transcreval.stats.separability import SeparabilityAUC
     from transcreval.stats.spearman import SpearmanRho
     from transcreval.text.chrf import PlanChrF, TitleChrF
+    from transcreval.text.ocr_accuracy import OCRAccuracy
     from transcreval.text.word_recall import FontSizeStability, OCRRobustnessGap, WordRecall
 
 

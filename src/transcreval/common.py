@@ -3,6 +3,11 @@
 Input checks (lists, equal lengths, numeric vectors, option values) and the per-item mean
 with a count of unreadable items that most PosterIQ metrics report. Everything here is public:
 modules import these names, never another module's private helpers.
+
+Unreadable answers (PosterIQ family): ``on_unreadable="zero"`` scores an answer that cannot be
+read as 0 for its item, as PosterIQ's code does and as the paper's formulas read literally (a
+perfect answer and an unreadable one average 0.5); ``"drop"`` leaves the item out of the mean.
+Either way the item is counted (``n_unparsable``) and its status is ``"unparsable"``.
 """
 
 from __future__ import annotations
@@ -18,19 +23,28 @@ from transcreval.errors import EmptyInputError, InputError
 
 Mode = Literal["paper", "posteriq-code"]
 MODES: tuple[str, ...] = ("paper", "posteriq-code")
+OnUnreadable = Literal["zero", "drop"]
+ON_UNREADABLE: tuple[str, ...] = ("zero", "drop")
+#: per-item statuses of the PosterIQ means, in the order of their int64 codes in metric states
+ITEM_STATUSES: tuple[str, ...] = ("ok", "unparsable", "undefined", "refused")
 
 __all__ = [
+    "ITEM_STATUSES",
     "MODES",
+    "ON_UNREADABLE",
     "Aggregate",
     "Mode",
+    "OnUnreadable",
     "as_list",
     "check_choice",
     "check_mode",
+    "check_on_unreadable",
     "check_positive_int",
     "float_vector",
     "mean_from_stats",
     "paired_vectors",
     "same_length",
+    "status_names",
 ]
 
 
@@ -43,6 +57,12 @@ def check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
 def check_mode(mode: Any) -> None:
     """``mode`` is "paper" (the paper's text) or "posteriq-code" (PosterIQ's public code)."""
     check_choice("mode", mode, MODES)
+
+
+def check_on_unreadable(on_unreadable: Any) -> None:
+    """``on_unreadable`` is "zero" (an unreadable answer scores 0: PosterIQ's code and the
+    formulas read literally) or "drop" (it is left out of the mean); counted either way."""
+    check_choice("on_unreadable", on_unreadable, ON_UNREADABLE)
 
 
 def check_positive_int(name: str, value: Any) -> None:
@@ -97,19 +117,53 @@ def paired_vectors(x: Any, y: Any, names: tuple[str, str]) -> tuple[np.ndarray, 
 
 @dataclass
 class Aggregate:
-    """A mean being built: ``total / count``, the per-item values, and the unreadable items."""
+    """A mean being built: ``total / count``, the unreadable items, and per item (in input
+    order) the item's value (NaN when it adds nothing to the mean) and its status."""
 
     total: float = 0.0
     count: int = 0
     unparsable: int = 0
     per_item: list[float] = field(default_factory=list)
+    status: list[str] = field(default_factory=list)
 
     def add(self, value: float) -> None:
+        """One item with one value."""
         if not math.isfinite(value):
             raise ValueError(f"per-item value {value!r} is not finite")
         self.total += value
         self.count += 1
         self.per_item.append(value)
+        self.status.append("ok")
+
+    def add_pooled(self, values: Sequence[float]) -> None:
+        """One item whose values are pooled with every other item's (a mean over boxes, not
+        over items); its per-item value is the mean of its own, NaN when it has none."""
+        vals = [float(v) for v in values]
+        if not all(math.isfinite(v) for v in vals):
+            raise ValueError(f"per-item values {vals!r} are not all finite")
+        self.total += math.fsum(vals)
+        self.count += len(vals)
+        self.per_item.append(math.fsum(vals) / len(vals) if vals else math.nan)
+        self.status.append("ok" if vals else "undefined")
+
+    def unreadable(self, on_unreadable: str = "zero", units: int = 1) -> None:
+        """One item whose answer cannot be read: counted; ``"zero"`` adds ``units`` zeros to the
+        mean (0 for the item; ``units=0`` where the item would add nothing, as an empty answer
+        to a pooled mean), ``"drop"`` adds nothing."""
+        self.unparsable += 1
+        self.status.append("unparsable")
+        if on_unreadable == "zero" and units > 0:
+            self.count += units
+            self.per_item.append(0.0)
+        else:
+            self.per_item.append(math.nan)
+
+    def skip(self, status: str) -> None:
+        """One item left out of the mean for another reason (``status``, e.g. "refused")."""
+        if status not in ITEM_STATUSES or status == "ok":
+            raise ValueError(f"unknown item status {status!r}")
+        self.per_item.append(math.nan)
+        self.status.append(status)
 
     def as_stats(self) -> dict[str, Any]:
         """The statistics of :class:`~transcreval.aggregate_metric.AggregateMetric`'s states."""
@@ -118,7 +172,14 @@ class Aggregate:
             "count": self.count,
             "unparsable": self.unparsable,
             "values": np.asarray(self.per_item, dtype=np.float64),
+            "status": np.asarray([ITEM_STATUSES.index(s) for s in self.status], dtype=np.int64),
         }
+
+
+def status_names(codes: Any) -> list[str]:
+    """The status names of int64 status codes (see :data:`ITEM_STATUSES`)."""
+    vals = codes.tolist() if hasattr(codes, "tolist") else list(codes)
+    return [ITEM_STATUSES[int(c)] for c in vals]
 
 
 def mean_from_stats(stats: dict[str, Any], what: str) -> float:

@@ -3,7 +3,8 @@
 Every parser takes any string and returns a :class:`Parsed` (a value and a status); none raises
 on malformed text, and none invents a value: when an answer does not say one thing clearly the
 status says so ("unparsable", "ambiguous", "out_of_range", "empty") and ``value`` is None.
-Metrics count these items and leave them out of the score (``mode="paper"``); the
+Metrics count these items and score them as their ``on_unreadable`` option says (0, or left
+out); the
 ``posteriq_code_*`` parsers reproduce PosterIQ's public evaluation code instead, quirks included
 (see docs/posteriq-paper-vs-code.md).
 """
@@ -114,6 +115,12 @@ def _as_boxes(obj: Any) -> list[Box] | None:
     return None
 
 
+def _is_empty_box_list(obj: Any) -> bool:
+    if isinstance(obj, dict):
+        return any(isinstance(obj.get(k), (list, tuple)) and not obj[k] for k in ("boxes", "bboxes"))
+    return isinstance(obj, (list, tuple)) and not obj
+
+
 _BOX_RE = re.compile(rf"[\[(]\s*({_NUMBER})\s*,\s*({_NUMBER})\s*,\s*({_NUMBER})\s*,\s*({_NUMBER})\s*[\])]")
 
 
@@ -128,7 +135,9 @@ def parse_boxes(
 
     Accepts a list of boxes or a single box, as JSON or a Python literal (``[[...]]``, tuples,
     ``{"boxes": ...}``), with integers, decimals, negatives or exponents and prose around it;
-    failing that, every ``[a, b, c, d]``/``(a, b, c, d)`` group in the text. ``coords`` is what the
+    failing that, every ``[a, b, c, d]``/``(a, b, c, d)`` group in the text. An empty list
+    (``[]``, ``{"boxes": []}``) is an answer with no boxes (PosterIQ's prompt asks for "empty if
+    no matches"); prose with no list stays unparsable. ``coords`` is what the
     caller asked the model for: ``"normalized"`` (values must lie in [0, 1]) or ``"pixel"``
     (divided by ``image_size = (width, height)``). Values outside [0, 1] give "out_of_range".
     """
@@ -140,14 +149,19 @@ def parse_boxes(
     if coords == "pixel" and (image_size is None or min(image_size) <= 0):
         raise InputError("coords='pixel' needs image_size=(width, height) with positive sides")
     boxes: list[Box] | None = None
+    empty_list = False
     for span in sorted(_bracket_spans(text) + _bracket_spans(text, "{", "}"), key=len, reverse=True):
-        boxes = _as_boxes(_literal(span))
+        obj = _literal(span)
+        empty_list = empty_list or _is_empty_box_list(obj)
+        boxes = _as_boxes(obj)
         if boxes:
             break
     if not boxes:
         found = [tuple(float(g) for g in m.groups()) for m in _BOX_RE.finditer(text)]
         boxes = [b for b in found if all(math.isfinite(v) for v in b)]  # type: ignore[misc]
     if not boxes:
+        if empty_list:
+            return Parsed([], "ok", "an empty list: no boxes")
         return _fail("unparsable", "no [x0, y0, x1, y1] list found")
     if coords == "pixel":
         w, h = float(image_size[0]), float(image_size[1])  # type: ignore[index]

@@ -7,11 +7,11 @@ from typing import Any, ClassVar
 
 import torch
 
-from transcreval.common import check_positive_int
+from transcreval.common import OnUnreadable, check_on_unreadable, check_positive_int
 from transcreval.errors import InputError
 from transcreval.functional.choice.k_option import (
     DEFAULT_MAX_K,
-    k_option_correct,
+    k_option_answered,
     k_option_from_table,
     k_option_table,
 )
@@ -29,18 +29,30 @@ class KOptionScore(Metric):
     or one per item; default: the constructor's ``k``). Items are grouped by ``k`` and the
     per-k scores averaged with equal weight; ``result.extras["per_k"]`` lists them.
     ``clamp=False`` reproduces PosterIQ's code, which lets below-chance accuracy go negative.
+    An answer of None (no readable choice) is wrong (``on_unreadable="zero"``) or left out
+    (``"drop"``); ``extras["n_unparsable"]`` counts them.
 
     Args:
         k: default number of options when ``update`` gets none.
         clamp: apply ``max(0, .)`` (the paper's formula).
         max_k: the largest k accepted (size of the int64 state table).
+        on_unreadable: "zero" (default) or "drop" for answers of None.
     """
 
     higher_is_better: ClassVar[bool] = True
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
 
-    def __init__(self, k: int | None = None, *, clamp: bool = True, max_k: int = DEFAULT_MAX_K, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        k: int | None = None,
+        *,
+        clamp: bool = True,
+        max_k: int = DEFAULT_MAX_K,
+        on_unreadable: OnUnreadable = "zero",
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
+        check_on_unreadable(on_unreadable)
         check_positive_int("max_k", max_k)
         if k is not None:
             check_positive_int("k", k)
@@ -48,8 +60,9 @@ class KOptionScore(Metric):
                 raise InputError(f"k must lie in 2..max_k={max_k}, got {k}")
         if not isinstance(clamp, bool):
             raise InputError(f"clamp must be True or False, got {clamp!r}")
-        self.k, self.clamp, self.max_k = k, clamp, max_k
+        self.k, self.clamp, self.max_k, self.on_unreadable = k, clamp, max_k, on_unreadable
         self.add_state("table", Sum(torch.int64, (max_k + 1, 2)))
+        self.add_state("unparsable", Sum(torch.int64))
 
     def _stats(
         self, preds: Any, target: Any = None, k: int | Sequence[int] | torch.Tensor | None = None
@@ -59,12 +72,15 @@ class KOptionScore(Metric):
         kk = self.k if k is None else k
         if kk is None:
             raise InputError("KOptionScore.update needs k (the number of options), or set k in the constructor")
-        return {"table": k_option_table(k_option_correct(preds, target), kk, self.max_k)}
+        correct, kk, missing = k_option_answered(preds, target, kk, self.on_unreadable)
+        return {"table": k_option_table(correct, kk, self.max_k), "unparsable": missing}
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         table = stats["table"]
         value, per_k = k_option_from_table(table, self.clamp)
-        return MetricResult(value=value, n=int(table[:, 1].sum()), signature=self.signature, extras={"per_k": per_k})
+        extras = {"per_k": per_k, "n_unparsable": int(stats["unparsable"])}
+        return MetricResult(value=value, n=int(table[:, 1].sum()), signature=self.signature, extras=extras)
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"k": self.k if self.k is not None else "per-item", "clamp": self.clamp}
+        k = self.k if self.k is not None else "per-item"
+        return {"k": k, "clamp": self.clamp, "unreadable": self.on_unreadable}

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import torch
 
-from transcreval.common import Mode
+from transcreval.common import Mode, OnUnreadable
 from transcreval.functional.choice.point_score import (
     CodeYes,
     check_point_options,
@@ -16,7 +16,7 @@ from transcreval.functional.choice.point_score import (
 )
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
-from transcreval.states import Sum
+from transcreval.states import Cat, Sum
 
 
 class PointScore(Metric):
@@ -24,27 +24,39 @@ class PointScore(Metric):
     [0, 1], higher is better.
 
     ``extras["per_point"]`` is the mean covered fraction (what ``mode="posteriq-code"``
-    reports as the value); ``extras["n_unparsable"]`` counts posters with an unreadable verdict.
+    reports as the value); ``extras["n_unparsable"]`` counts posters with an unreadable verdict,
+    which reads as "not covered" (``on_unreadable="zero"``, the default) or leaves the poster out
+    (``"drop"``).
     """
 
     higher_is_better: ClassVar[bool] = True
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
 
-    def __init__(self, *, mode: Mode = "paper", code_yes: CodeYes = "substring", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        mode: Mode = "paper",
+        code_yes: CodeYes = "substring",
+        on_unreadable: OnUnreadable = "zero",
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
-        check_point_options(mode, code_yes)
-        self.mode, self.code_yes = mode, code_yes
+        check_point_options(mode, code_yes, on_unreadable)
+        self.mode, self.code_yes, self.on_unreadable = mode, code_yes, on_unreadable
         self.add_state("all_covered", Sum(torch.float64))
         self.add_state("covered_fraction", Sum(torch.float64))
         self.add_state("count", Sum(torch.int64))
         self.add_state("unparsable", Sum(torch.int64))
+        self.add_state("values", Cat(torch.float64))
+        self.add_state("status", Cat(torch.int64))
 
     def _stats(self, preds: Sequence[Sequence[Any]]) -> dict[str, Any]:
         """``preds[i]``: the verdicts (bools or yes/no answers) on poster ``i``'s key points."""
-        return point_score_stats(preds, mode=self.mode, code_yes=self.code_yes)
+        return point_score_stats(preds, mode=self.mode, code_yes=self.code_yes, on_unreadable=self.on_unreadable)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return point_score_from_stats(stats, self.signature, self.mode)
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"mode": self.mode} if self.mode == "paper" else {"mode": self.mode, "yes": self.code_yes}
+        code = {} if self.mode == "paper" else {"yes": self.code_yes}
+        return {"mode": self.mode, **code, "unreadable": self.on_unreadable}

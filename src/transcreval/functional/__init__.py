@@ -61,6 +61,7 @@ __all__ = [
     "market_preference_rate",
     "masked_lpips",
     "match_accuracy",
+    "ocr_accuracy",
     "ocr_mask_iou",
     "ocr_robustness_gap",
     "overall_rating_similarity",
@@ -131,6 +132,7 @@ if TYPE_CHECKING:
     from transcreval.functional.stats.separability import separability_auc, threshold_sweep
     from transcreval.functional.stats.spearman import spearman_rho
     from transcreval.functional.text.chrf import corpus_chrf, sentence_chrf, title_chrf
+    from transcreval.functional.text.ocr_accuracy import ocr_accuracy
     from transcreval.functional.text.word_recall import font_size_stability, ocr_robustness_gap, word_recall
     from transcreval.protocols.mptc import edit_intensity_study
     from transcreval.protocols.posteriq import posteriq_summary

@@ -6,14 +6,13 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from transcreval.aggregate_metric import AggregateMetric
-from transcreval.common import Mode
+from transcreval.common import Mode, OnUnreadable, check_on_unreadable
 from transcreval.errors import InputError
+from transcreval.functional.layout.box_reading import Coords, check_box_options
 from transcreval.functional.layout.boxes import (
-    Coords,
     area_ratio_stats,
     box_recall_rate_stats,
     center_bias_stats,
-    check_box_options,
     text_localization_iou_stats,
 )
 
@@ -42,34 +41,75 @@ class TextLocalizationIoU(_BoxMetric):
     """Top-n text-localisation IoU (PosterIQ Eq. 4), in [0, 1], higher is better.
 
     See :func:`~transcreval.functional.text_localization_iou`; the paper mode averages per
-    image, the code mode pools matched boxes.
+    image, the code mode pools matched boxes. An unreadable answer scores 0
+    (``on_unreadable="zero"``, the default: PosterIQ's code reads it as no boxes) or is left
+    out (``"drop"``); ``[]`` is an answer with no boxes.
     """
 
-    def __init__(self, top_n: int, **kwargs: Any) -> None:
+    def __init__(self, top_n: int, *, on_unreadable: OnUnreadable = "zero", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if not isinstance(top_n, int) or isinstance(top_n, bool) or top_n < 1:
             raise InputError(f"top_n must be a positive integer, got {top_n!r}")
-        self.top_n = top_n
+        check_on_unreadable(on_unreadable)
+        self.top_n, self.on_unreadable = top_n, on_unreadable
 
     def _stats(self, preds: Sequence[Any], target: Sequence[Any], image_sizes: Any = None) -> dict[str, Any]:
         """``preds[i]``: predicted boxes or the raw answer of image ``i``; ``target[i]``: its
         ground-truth boxes in query order; ``image_sizes[i]``: ``(W, H)`` for pixel boxes."""
-        return text_localization_iou_stats(preds, target, top_n=self.top_n, image_sizes=image_sizes, **self._options())
+        return text_localization_iou_stats(
+            preds,
+            target,
+            top_n=self.top_n,
+            image_sizes=image_sizes,
+            on_unreadable=self.on_unreadable,
+            **self._options(),
+        )
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"top_n": self.top_n, **super()._signature_options()}
+        return {"top_n": self.top_n, **super()._signature_options(), "unreadable": self.on_unreadable}
 
 
 class BoxRecallRate(AggregateMetric):
-    """Mean of ``min(1, n_pred / n_query)`` (PosterIQ Eq. 5), in [0, 1], higher is better."""
+    """Mean of ``min(1, n_pred / n_query)`` (PosterIQ Eq. 5), in [0, 1], higher is better.
 
-    def _stats(self, preds: Sequence[int], target: Sequence[int]) -> dict[str, Any]:
-        """``preds``: boxes returned per item; ``target``: boxes asked for."""
-        return box_recall_rate_stats(preds, target)
+    ``preds[i]`` is a box count, the boxes or the raw answer (read as
+    :class:`TextLocalizationIoU` reads it, with ``mode`` and ``coords``); an unreadable answer
+    scores 0 (``on_unreadable="zero"``) or is left out (``"drop"``).
+    """
+
+    def __init__(
+        self,
+        *,
+        mode: Mode = "paper",
+        coords: Coords = "normalized",
+        on_unreadable: OnUnreadable = "zero",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        check_box_options(mode, coords, "normalized")
+        check_on_unreadable(on_unreadable)
+        self.mode, self.coords, self.on_unreadable = mode, coords, on_unreadable
+
+    def _stats(self, preds: Sequence[Any], target: Sequence[Any], image_sizes: Any = None) -> dict[str, Any]:
+        """``preds``: boxes returned per item (counts, boxes or answers); ``target``: boxes asked
+        for (counts or the ground-truth boxes); ``image_sizes``: ``(W, H)`` for pixel answers."""
+        return box_recall_rate_stats(
+            preds,
+            target,
+            mode=self.mode,
+            coords=self.coords,
+            image_sizes=image_sizes,
+            on_unreadable=self.on_unreadable,
+        )
+
+    def _signature_options(self) -> dict[str, Any]:
+        return {"mode": self.mode, "coords": self.coords, "unreadable": self.on_unreadable}
 
 
 class CenterBias(_BoxMetric):
-    """Mean distance of normalised box centres (PosterIQ Eq. 6), in [0, sqrt(2)], lower is better."""
+    """Mean distance of normalised box centres (PosterIQ Eq. 6), in [0, sqrt(2)], lower is better.
+
+    Averages over paired boxes: an unreadable answer adds no pair (counted in ``n_unparsable``)."""
 
     higher_is_better: ClassVar[bool] = False
     value_range: ClassVar[tuple[float, float]] = (0.0, 2**0.5)
@@ -80,7 +120,8 @@ class CenterBias(_BoxMetric):
 
 
 class AreaRatio(_BoxMetric):
-    """Mean of ``min(A_pred, A_gt) / max(A_pred, A_gt)`` (PosterIQ Eq. 7), in [0, 1], higher is better."""
+    """Mean of ``min(A_pred, A_gt) / max(A_pred, A_gt)`` (PosterIQ Eq. 7), in [0, 1], higher is
+    better. Averages over paired boxes: an unreadable answer adds no pair (counted)."""
 
     def _stats(self, preds: Sequence[Any], target: Sequence[Any], image_sizes: Any = None) -> dict[str, Any]:
         """``preds[i]``/``target[i]``: the predicted and ground-truth boxes of image ``i``, paired by position."""

@@ -57,8 +57,8 @@ PROTOCOLS: tuple[ProtocolInfo, ...] = (
         name="posteriq",
         paper="PosterIQ",
         module="transcreval.protocols.posteriq",
-        tables=("Table 7",),
-        summary="group means and overall score from task scores, robustness gap, font-size stability",
+        tables=("Table 1", "Table 2", "Table 3", "Table 4", "Table 5", "Table 7"),
+        summary="every understanding table from raw model answers (JSONL records); Table 7 from task scores too",
     ),
 )
 

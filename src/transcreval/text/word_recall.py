@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.aggregate_metric import AggregateMetric
-from transcreval.common import Mode, check_mode, check_positive_int
+from transcreval.common import Mode, OnUnreadable, check_mode, check_on_unreadable, check_positive_int
 from transcreval.errors import InputError
 from transcreval.functional.text.word_recall import (
     font_size_stability_from_stats,
@@ -25,14 +25,19 @@ from transcreval.states import Cat, Sum
 class _WordRecallOptions:
     unit: int
     mode: Mode
+    on_unreadable: OnUnreadable
 
-    def _set_options(self, unit: int, mode: Mode) -> None:
+    def _set_options(self, unit: int, mode: Mode, on_unreadable: OnUnreadable) -> None:
         check_mode(mode)
         check_positive_int("unit", unit)
-        self.unit, self.mode = unit, mode
+        check_on_unreadable(on_unreadable)
+        self.unit, self.mode, self.on_unreadable = unit, mode, on_unreadable
+
+    def _options(self) -> dict[str, Any]:
+        return {"unit": self.unit, "mode": self.mode, "on_unreadable": self.on_unreadable}
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"unit": self.unit, "mode": self.mode}
+        return {"unit": self.unit, "mode": self.mode, "unreadable": self.on_unreadable}
 
 
 class WordRecall(_WordRecallOptions, AggregateMetric):
@@ -40,16 +45,19 @@ class WordRecall(_WordRecallOptions, AggregateMetric):
     in [0, 1], higher is better.
 
     See :func:`transcreval.functional.word_recall` for the rule and both modes. ``per_item``
-    holds each item's WR; ``extras["n_unparsable"]`` the items with no answer (None).
+    holds each item's WR; ``extras["n_unparsable"]`` the items with no answer (None), scored 0
+    (``on_unreadable="zero"``, the default) or left out (``"drop"``).
     """
 
-    def __init__(self, *, unit: int = 5, mode: Mode = "paper", **kwargs: Any) -> None:
+    def __init__(
+        self, *, unit: int = 5, mode: Mode = "paper", on_unreadable: OnUnreadable = "zero", **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
-        self._set_options(unit, mode)
+        self._set_options(unit, mode, on_unreadable)
 
     def _stats(self, preds: Sequence[str | None], target: Sequence[str]) -> dict[str, Any]:
         """``preds``: the model's transcriptions (None = no answer); ``target``: the ground-truth texts."""
-        return word_recall_stats(preds, target, unit=self.unit, mode=self.mode)
+        return word_recall_stats(preds, target, **self._options())
 
 
 class OCRRobustnessGap(_WordRecallOptions, Metric):
@@ -60,16 +68,18 @@ class OCRRobustnessGap(_WordRecallOptions, Metric):
     higher_is_better: ClassVar[bool] = False
     value_range: ClassVar[tuple[float, float]] = (-1.0, 1.0)
 
-    def __init__(self, *, unit: int = 5, mode: Mode = "paper", **kwargs: Any) -> None:
+    def __init__(
+        self, *, unit: int = 5, mode: Mode = "paper", on_unreadable: OnUnreadable = "zero", **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
-        self._set_options(unit, mode)
+        self._set_options(unit, mode, on_unreadable)
         self.add_state("wr_sum", Sum(torch.float64, (2,)))
         self.add_state("count", Sum(torch.int64, (2,)))
         self.add_state("unparsable", Sum(torch.int64))
 
     def _stats(self, preds: Sequence[str | None], target: Sequence[str], split: Sequence[str]) -> dict[str, Any]:
         """``split[i]``: "simple" or "hard"."""
-        return ocr_robustness_gap_stats(preds, target, split, unit=self.unit, mode=self.mode)
+        return ocr_robustness_gap_stats(preds, target, split, **self._options())
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return ocr_robustness_gap_from_stats(stats, self.signature)
@@ -84,9 +94,17 @@ class FontSizeStability(_WordRecallOptions, Metric):
     higher_is_better: ClassVar[bool] = False
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
 
-    def __init__(self, *, unit: int = 5, mode: Mode = "paper", ddof: int = 1, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        unit: int = 5,
+        mode: Mode = "paper",
+        ddof: int = 1,
+        on_unreadable: OnUnreadable = "zero",
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
-        self._set_options(unit, mode)
+        self._set_options(unit, mode, on_unreadable)
         if not isinstance(ddof, int) or isinstance(ddof, bool) or ddof < 0:
             raise InputError(f"ddof must be a non-negative integer, got {ddof!r}")
         self.ddof = ddof
@@ -96,7 +114,7 @@ class FontSizeStability(_WordRecallOptions, Metric):
 
     def _stats(self, preds: Sequence[str | None], target: Sequence[str], font_sizes: Sequence[float]) -> dict[str, Any]:
         """``font_sizes[i]``: the font size item ``i`` was rendered at."""
-        return font_size_stability_stats(preds, target, font_sizes, unit=self.unit, mode=self.mode)
+        return font_size_stability_stats(preds, target, font_sizes, **self._options())
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return font_size_stability_from_stats(stats, self.signature, self.ddof)

@@ -9,6 +9,10 @@ rescales that to 0 and perfect answers to 1:
 give negative scores; docs/posteriq-paper-vs-code.md). When items have different ``k`` they
 are grouped by ``k``, each group is scored on its own, and the groups' scores are averaged
 with equal weight (a "per-task" average: each k stands for one task).
+
+An answer of None (no readable choice) is wrong (``on_unreadable="zero"``, the default, as
+PosterIQ's code and Eq. 3 read literally: ``a`` is over every item) or left out of ``a``
+(``"drop"``); it is counted either way.
 """
 
 from __future__ import annotations
@@ -18,9 +22,17 @@ from typing import Any
 
 import torch
 
+from transcreval.common import OnUnreadable, check_on_unreadable
 from transcreval.errors import EmptyInputError, InputError
 
-__all__ = ["k_option_correct", "k_option_from_table", "k_option_score", "k_option_table"]
+__all__ = [
+    "k_option_answered",
+    "k_option_correct",
+    "k_option_from_table",
+    "k_option_normalise",
+    "k_option_score",
+    "k_option_table",
+]
 
 DEFAULT_MAX_K = 64
 
@@ -69,6 +81,28 @@ def k_option_correct(preds: Any, target: Any | None) -> torch.Tensor:
     return torch.tensor([a is not None and _norm_answer(a) == _norm_answer(b) for a, b in zip(p, t)], dtype=torch.bool)
 
 
+def k_option_answered(
+    preds: Any, target: Any | None, k: Any, on_unreadable: OnUnreadable = "zero"
+) -> tuple[torch.Tensor, Any, int]:
+    """Per-item correctness and ``k`` for the items that count, and the number of unanswered
+    items (None in ``preds``): wrong with ``on_unreadable="zero"``, left out with ``"drop"``."""
+    check_on_unreadable(on_unreadable)
+    correct = k_option_correct(preds, target)
+    if target is None:
+        return correct, k, 0
+    answered = [a is not None for a in (preds.tolist() if hasattr(preds, "tolist") else list(preds))]
+    missing = answered.count(False)
+    if on_unreadable == "zero" or not missing:
+        return correct, k, missing
+    keep = torch.tensor(answered, dtype=torch.bool)
+    if not isinstance(k, int) or isinstance(k, bool):
+        kt = _as_vector(k, "k")
+        if kt.numel() != keep.numel():
+            raise InputError(f"mismatched lengths: {keep.numel()} answers but {kt.numel()} values of k")
+        k = kt[keep]
+    return correct[keep], k, missing
+
+
 def k_option_table(correct: Any, k: int | Sequence[int] | torch.Tensor, max_k: int = DEFAULT_MAX_K) -> torch.Tensor:
     """Sufficient statistics: an int64 table ``(max_k + 1, 2)`` of [correct, total] per ``k``."""
     c = _as_vector(correct, "correct")
@@ -103,13 +137,22 @@ def k_option_table(correct: Any, k: int | Sequence[int] | torch.Tensor, max_k: i
     return table
 
 
+def k_option_normalise(accuracy: float, k: int, clamp: bool = True) -> float:
+    """``max(0, (k a - 1) / (k - 1))`` of an accuracy ``a`` in [0, 1] (no ``max`` when ``clamp`` is False)."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 2:
+        raise InputError(f"k (the number of options) must be an integer >= 2, got {k!r}")
+    a = float(accuracy)
+    if not 0.0 <= a <= 1.0:
+        raise InputError(f"an accuracy lies in [0, 1], got {accuracy!r}")
+    s = (k * a - 1) / (k - 1)
+    return max(0.0, s) if clamp else s
+
+
 def k_option_from_table(table: torch.Tensor, clamp: bool = True) -> tuple[float, dict[int, float]]:
     """The score from a table, and the per-k scores it averages."""
     per_k: dict[int, float] = {}
     for k in torch.nonzero(table[:, 1] > 0).flatten().tolist():
-        acc = int(table[k, 0]) / int(table[k, 1])
-        s = (k * acc - 1) / (k - 1)
-        per_k[k] = max(0.0, s) if clamp else s
+        per_k[k] = k_option_normalise(int(table[k, 0]) / int(table[k, 1]), k, clamp)
     if not per_k:
         raise EmptyInputError("k_option_score needs at least one answered item")
     return sum(per_k.values()) / len(per_k), per_k
@@ -122,16 +165,19 @@ def k_option_score(
     k: int | Sequence[int] | torch.Tensor,
     clamp: bool = True,
     max_k: int = DEFAULT_MAX_K,
+    on_unreadable: OnUnreadable = "zero",
 ) -> float:
     """Chance-normalised accuracy ``max(0, (k a - 1)/(k - 1))`` (PosterIQ Supp. B), in [0, 1],
     higher is better.
 
     Args:
-        preds: the chosen options (letters or indices; None = no answer, wrong), or per-item
+        preds: the chosen options (letters or indices; None = no readable answer), or per-item
             correctness (bools / 0-1) when ``target`` is None.
         target: the correct options, one per item.
         k: the number of options, one int for all items or one per item.
         clamp: ``False`` reproduces PosterIQ's code (negative below chance).
         max_k: the largest ``k`` accepted (the size of the class's state table).
+        on_unreadable: "zero" (a None answer is wrong) or "drop" (it is left out of ``a``).
     """
-    return k_option_from_table(k_option_table(k_option_correct(preds, target), k, max_k), clamp)[0]
+    correct, kk, _ = k_option_answered(preds, target, k, on_unreadable)
+    return k_option_from_table(k_option_table(correct, kk, max_k), clamp)[0]

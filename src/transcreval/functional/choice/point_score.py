@@ -1,8 +1,10 @@
 """PosterIQ's point score (Eq. 10): does a poster cover every annotated key point?
 
 A judge checks each key point of each poster (yes/no). Paper: a poster counts only when every
-key point is covered; the score is the fraction of such posters, and a poster with an
-unreadable verdict is counted in ``n_unparsable`` and left out. ``mode="posteriq-code"``
+key point is covered; the score is the fraction of such posters. A poster with an unreadable
+verdict is counted in ``n_unparsable``; ``on_unreadable="zero"`` (default) reads that verdict
+as "not covered", as PosterIQ's code does with any reply that is not a yes (the poster scores
+0), and ``"drop"`` leaves the poster out. ``mode="posteriq-code"``
 reports the per-point average (mean over posters of the covered fraction), reading "Yes" as a
 substring of the reply (understanding tasks, ``code_yes="substring"``) or the exact reply
 "yes" (generation tasks, ``code_yes="exact"``).
@@ -10,10 +12,13 @@ substring of the reply (understanding tasks, ``code_yes="substring"``) or the ex
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from transcreval.common import Mode, as_list, check_choice, check_mode
+import numpy as np
+
+from transcreval.common import Mode, OnUnreadable, as_list, check_choice, check_mode, check_on_unreadable, status_names
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.parsing import parse_yes_no
 from transcreval.result import MetricResult, Signature
@@ -38,55 +43,91 @@ def read_verdict(v: Any, mode: Mode = "paper", code_yes: CodeYes = "substring") 
     return parsed.value if parsed.ok else None
 
 
-def check_point_options(mode: Any, code_yes: Any) -> None:
+def check_point_options(mode: Any, code_yes: Any, on_unreadable: Any = "zero") -> None:
     check_mode(mode)
     check_choice("code_yes", code_yes, ("substring", "exact"))
+    check_on_unreadable(on_unreadable)
 
 
 def point_score_stats(
-    preds: Sequence[Sequence[Any]], *, mode: Mode = "paper", code_yes: CodeYes = "substring"
+    preds: Sequence[Sequence[Any]],
+    *,
+    mode: Mode = "paper",
+    code_yes: CodeYes = "substring",
+    on_unreadable: OnUnreadable = "zero",
 ) -> dict[str, Any]:
-    """Per batch: posters with every point covered, the sum of covered fractions, the readable
-    posters and the unreadable ones."""
-    check_point_options(mode, code_yes)
+    """Per batch: posters with every point covered, the sum of covered fractions, the counted
+    posters, the unreadable ones, and per poster its value (``values``, NaN when left out) and
+    status (``status``: 0 ok, 1 unparsable)."""
+    check_point_options(mode, code_yes, on_unreadable)
     all_covered = covered_fraction = 0.0
     count = bad = 0
+    values: list[float] = []
+    status: list[int] = []
     for item in as_list(preds, "preds"):
         vs = [read_verdict(v, mode, code_yes) for v in as_list(item, "the verdicts of one poster")]
         if not vs:
             raise InputError("a poster has no key points to check (an empty list of verdicts)")
-        if any(v is None for v in vs):
-            bad += 1
+        unreadable = any(v is None for v in vs)
+        bad += unreadable
+        status.append(int(unreadable))
+        if unreadable and on_unreadable == "drop":
+            values.append(math.nan)
             continue
-        all_covered += float(all(vs))
-        covered_fraction += sum(bool(v) for v in vs) / len(vs)
+        covered = [bool(v) for v in vs]  # "zero": an unreadable verdict is "not covered"
+        fraction = sum(covered) / len(covered)
+        all_covered += float(all(covered))
+        covered_fraction += fraction
         count += 1
-    return {"all_covered": all_covered, "covered_fraction": covered_fraction, "count": count, "unparsable": bad}
+        values.append(fraction if mode == "posteriq-code" else float(all(covered)))
+    return {
+        "all_covered": all_covered,
+        "covered_fraction": covered_fraction,
+        "count": count,
+        "unparsable": bad,
+        "values": np.asarray(values, dtype=np.float64),
+        "status": np.asarray(status, dtype=np.int64),
+    }
 
 
 def point_score_from_stats(stats: dict[str, Any], signature: Signature, mode: Mode = "paper") -> MetricResult:
-    """The score (paper: all points; code: per point); ``extras["per_point"]`` the per-point average."""
+    """The score (paper: all points; code: per point); ``extras["per_point"]`` the per-point
+    average; ``per_item`` one value per poster, ``extras["item_status"]`` aligned with it."""
+    import torch
+
     n, bad = int(stats["count"]), int(stats["unparsable"])
     if n == 0:
         raise EmptyInputError(f"point score: no posters with readable verdicts ({bad} unparsable)")
     per_point = float(stats["covered_fraction"]) / n
     value = per_point if mode == "posteriq-code" else float(stats["all_covered"]) / n
-    return MetricResult(value, n, signature, extras={"per_point": per_point, "n_unparsable": bad})
+    extras = {"per_point": per_point, "n_unparsable": bad, "item_status": status_names(stats["status"])}
+    per_item = torch.as_tensor(np.asarray(stats["values"], dtype=np.float64))
+    return MetricResult(value, n, signature, per_item=per_item, extras=extras)
 
 
-def point_score(preds: Sequence[Sequence[Any]], *, mode: Mode = "paper", code_yes: CodeYes = "substring") -> float:
+def point_score(
+    preds: Sequence[Sequence[Any]],
+    *,
+    mode: Mode = "paper",
+    code_yes: CodeYes = "substring",
+    on_unreadable: OnUnreadable = "zero",
+) -> float:
     """Point score (PosterIQ Eq. 10), in [0, 1], higher is better.
 
     ``preds[i]`` holds the judge's verdict on each annotated key point of poster ``i`` (bools
-    or yes/no answers). See the module docstring for both modes.
+    or yes/no answers). See the module docstring for both modes and ``on_unreadable``.
     """
-    stats = point_score_stats(preds, mode=mode, code_yes=code_yes)
+    stats = point_score_stats(preds, mode=mode, code_yes=code_yes, on_unreadable=on_unreadable)
     return point_score_from_stats(stats, Signature.make("point_score"), mode).value
 
 
 def point_score_per_point(
-    preds: Sequence[Sequence[Any]], *, mode: Mode = "paper", code_yes: CodeYes = "substring"
+    preds: Sequence[Sequence[Any]],
+    *,
+    mode: Mode = "paper",
+    code_yes: CodeYes = "substring",
+    on_unreadable: OnUnreadable = "zero",
 ) -> float:
     """Mean over posters of the fraction of key points covered."""
-    stats = point_score_stats(preds, mode=mode, code_yes=code_yes)
+    stats = point_score_stats(preds, mode=mode, code_yes=code_yes, on_unreadable=on_unreadable)
     return float(point_score_from_stats(stats, Signature.make("point_score"), mode).extras["per_point"])

@@ -2,11 +2,12 @@
 
 Paper: the answer is read against the fixed style list (``labels``; default PosterIQ's 17
 styles, :data:`POSTERIQ_STYLES`): an exact match after normalising case, spaces and hyphens,
-else the only label named as whole words; answers naming no label or several are counted in
-``n_unparsable`` and left out. The list is fixed for the whole evaluation, so a score never
-depends on how the items were batched.
+else the only label named as whole words; answers naming no label or several are unreadable:
+counted in ``n_unparsable`` and scored 0 (``on_unreadable="zero"``, the default: a literal
+reading of Eq. 13, where such an answer is not the target label) or left out (``"drop"``). The
+list is fixed for the whole evaluation, so a score never depends on how the items were batched.
 ``mode="posteriq-code"``: ``answer.lower() == target.lower()`` exactly (no stripping); anything
-else is wrong.
+else is wrong (a missing answer, None, is unreadable).
 """
 
 from __future__ import annotations
@@ -15,7 +16,16 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from transcreval.common import Aggregate, Mode, as_list, check_mode, mean_from_stats, same_length
+from transcreval.common import (
+    Aggregate,
+    Mode,
+    OnUnreadable,
+    as_list,
+    check_mode,
+    check_on_unreadable,
+    mean_from_stats,
+    same_length,
+)
 from transcreval.errors import InputError
 
 __all__ = ["POSTERIQ_STYLES", "check_labels", "read_label", "style_score", "style_score_stats"]
@@ -72,10 +82,16 @@ def check_labels(labels: Sequence[str]) -> list[str]:
 
 
 def style_score_stats(
-    preds: Sequence[Any], target: Sequence[str], *, labels: Sequence[str] = POSTERIQ_STYLES, mode: Mode = "paper"
+    preds: Sequence[Any],
+    target: Sequence[str],
+    *,
+    labels: Sequence[str] = POSTERIQ_STYLES,
+    mode: Mode = "paper",
+    on_unreadable: OnUnreadable = "zero",
 ) -> dict[str, Any]:
-    """Per item 1 (right style) or 0; unreadable answers counted (paper)."""
+    """Per item 1 (right style) or 0; unreadable answers counted (0 or left out)."""
     check_mode(mode)
+    check_on_unreadable(on_unreadable)
     labs = check_labels(labels)
     p, t = as_list(preds, "preds"), as_list(target, "target")
     same_length(p, t, "style_score (preds vs target)")
@@ -83,22 +99,32 @@ def style_score_stats(
     for a, b in zip(p, t):
         if not isinstance(b, str):
             raise InputError(f"target styles must be strings, got {type(b).__name__}")
-        if mode == "posteriq-code":
-            agg.add(float(a is not None and str(a).lower() == b.lower()))
-            continue
-        if b not in labs:
+        if mode == "paper" and b not in labs:
             raise InputError(f"target style {b!r} is not one of the labels (pass labels=[...] for another style list)")
+        if a is None:
+            agg.unreadable(on_unreadable)
+            continue
+        if mode == "posteriq-code":
+            agg.add(float(str(a).lower() == b.lower()))
+            continue
         got = read_label(a, labs)
         if got is None:
-            agg.unparsable += 1
+            agg.unreadable(on_unreadable)
         else:
             agg.add(float(got == b))
     return agg.as_stats()
 
 
 def style_score(
-    preds: Sequence[Any], target: Sequence[str], *, labels: Sequence[str] = POSTERIQ_STYLES, mode: Mode = "paper"
+    preds: Sequence[Any],
+    target: Sequence[str],
+    *,
+    labels: Sequence[str] = POSTERIQ_STYLES,
+    mode: Mode = "paper",
+    on_unreadable: OnUnreadable = "zero",
 ) -> float:
     """Style score (PosterIQ Eq. 13), in [0, 1], higher is better: the fraction of judged styles
-    (``preds``, names or raw answers) equal to the target styles."""
-    return mean_from_stats(style_score_stats(preds, target, labels=labels, mode=mode), "style_score")
+    (``preds``, names or raw answers) equal to the target styles; an answer naming no label
+    (or several) scores 0 (``on_unreadable="zero"``) or is left out (``"drop"``)."""
+    stats = style_score_stats(preds, target, labels=labels, mode=mode, on_unreadable=on_unreadable)
+    return mean_from_stats(stats, "style_score")

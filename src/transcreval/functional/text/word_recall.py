@@ -1,26 +1,41 @@
 """PosterIQ's word-level OCR recall (Eq. 2) and the two Table 1 statistics built on it.
 
-WR compares a ground-truth text with a model's transcription: delete whitespace and literal
-escape sequences from both, cut the ground truth into consecutive ``unit``-character units (the
-last, shorter unit kept) and count the units that occur as substrings of the prediction. The
-robustness gap (Delta) is mean WR on "simple" items minus mean WR on "hard" items; the
-font-size stability (Std) is the standard deviation of the per-font-size mean WRs.
+WR compares a ground-truth text with a model's transcription: delete whitespace, other
+invisible characters and literal escape sequences from both (``strip_invisible``), cut the
+ground truth into consecutive ``unit``-character units (the last, shorter unit kept) and
+count the units that occur as substrings of the prediction. The robustness gap (Delta) is
+mean WR on "simple" items minus mean WR on "hard" items; the font-size stability (Std) is the
+standard deviation of the per-font-size mean WRs.
 
 ``mode="posteriq-code"`` reproduces PosterIQ's public code: keep only ASCII letters and digits,
 drop a tail shorter than ``unit``, and score 0 when the ground truth has fewer than ``unit``
 characters (docs/posteriq-paper-vs-code.md).
+
+A missing transcription (None) is unreadable: ``on_unreadable="zero"`` (default) scores it
+WR 0, as PosterIQ's code scores an empty transcription; ``"drop"`` leaves it out. It is counted
+(``n_unparsable``) either way.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from transcreval.common import Aggregate, Mode, as_list, check_mode, check_positive_int, mean_from_stats, same_length
+from transcreval.common import (
+    Aggregate,
+    Mode,
+    OnUnreadable,
+    as_list,
+    check_mode,
+    check_on_unreadable,
+    check_positive_int,
+    mean_from_stats,
+    same_length,
+)
 from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
+from transcreval.functional.text.cleaning import posteriq_clean, strip_invisible
 from transcreval.result import MetricResult, Signature
 
 __all__ = [
@@ -35,36 +50,21 @@ __all__ = [
     "word_recall_stats",
 ]
 
-_ESCAPES = re.compile(r"\\[nrtvfb0]|\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}")
-
-
-def _strip_paper(text: str) -> str:
-    """Delete whitespace (incl. \\n, \\t) and literal escape sequences such as "\\n"."""
-    return "".join(_ESCAPES.sub("", text).split())
-
-
-def _clean_code(text: Any) -> str:
-    """PosterIQ code's clean_string: keep ASCII letters and digits only; lists are cleaned
-    item by item and concatenated."""
-    if isinstance(text, (list, tuple)):
-        return "".join(_clean_code(t) for t in text)
-    return re.sub(r"[^A-Za-z0-9]", "", str(text))
-
 
 def word_recall_item(pred: str | None, target: str, unit: int = 5, mode: Mode = "paper") -> float | None:
     """WR of one item: the model's text ``pred`` against the ground truth ``target`` (None when
-    the prediction is missing: unreadable, counted and left out in paper mode)."""
+    the prediction is missing: unreadable)."""
     check_mode(mode)
     check_positive_int("unit", unit)
-    if mode == "posteriq-code":
-        g, p = _clean_code(target), _clean_code(pred if pred is not None else "")
-        chunks = [g[i : i + unit] for i in range(0, len(g) - unit + 1, unit)]
-        return sum(c in p for c in chunks) / len(chunks) if chunks else 0.0
     if pred is None:
         return None
+    if mode == "posteriq-code":
+        g, p = posteriq_clean(target), posteriq_clean(pred)
+        chunks = [g[i : i + unit] for i in range(0, len(g) - unit + 1, unit)]
+        return sum(c in p for c in chunks) / len(chunks) if chunks else 0.0
     if not isinstance(target, str) or not isinstance(pred, str):
         raise InputError(f"word recall needs strings, got {type(pred).__name__} and {type(target).__name__}")
-    g, p = _strip_paper(target), _strip_paper(pred)
+    g, p = strip_invisible(target), strip_invisible(pred)
     if not g:
         raise InputError("a ground-truth text is empty after removing spaces and escapes: it has no units to recall")
     units = [g[i : i + unit] for i in range(0, len(g), unit)]
@@ -78,27 +78,42 @@ def _pairs(preds: Sequence[str | None], target: Sequence[str], what: str) -> tup
 
 
 def word_recall_stats(
-    preds: Sequence[str | None], target: Sequence[str], *, unit: int = 5, mode: Mode = "paper"
+    preds: Sequence[str | None],
+    target: Sequence[str],
+    *,
+    unit: int = 5,
+    mode: Mode = "paper",
+    on_unreadable: OnUnreadable = "zero",
 ) -> dict[str, Any]:
-    """Per-item WRs of a batch as mean statistics (total, count, unparsable, values)."""
+    """Per-item WRs of a batch as mean statistics (total, count, unparsable, values, status)."""
+    check_on_unreadable(on_unreadable)
     p, t = _pairs(preds, target, "word_recall")
     agg = Aggregate()
     for a, b in zip(p, t):
         v = word_recall_item(a, b, unit, mode)
         if v is None:
-            agg.unparsable += 1
+            agg.unreadable(on_unreadable)
         else:
             agg.add(v)
     return agg.as_stats()
 
 
-def word_recall(preds: Sequence[str | None], target: Sequence[str], *, unit: int = 5, mode: Mode = "paper") -> float:
+def word_recall(
+    preds: Sequence[str | None],
+    target: Sequence[str],
+    *,
+    unit: int = 5,
+    mode: Mode = "paper",
+    on_unreadable: OnUnreadable = "zero",
+) -> float:
     """Word-level recall WR (PosterIQ Eq. 2), mean over items, in [0, 1], higher is better.
 
-    ``preds`` are the model's transcriptions (None = no answer: counted, not scored), ``target``
-    the ground-truth texts. Units are case-sensitive substrings, any script.
+    ``preds`` are the model's transcriptions (None = no answer: scored 0, or left out with
+    ``on_unreadable="drop"``; counted either way), ``target`` the ground-truth texts. Units are
+    case-sensitive substrings, any script.
     """
-    return mean_from_stats(word_recall_stats(preds, target, unit=unit, mode=mode), "word_recall")
+    stats = word_recall_stats(preds, target, unit=unit, mode=mode, on_unreadable=on_unreadable)
+    return mean_from_stats(stats, "word_recall")
 
 
 # ----------------------------------------------------------------------------- robustness gap
@@ -106,9 +121,16 @@ SPLITS = ("simple", "hard")
 
 
 def ocr_robustness_gap_stats(
-    preds: Sequence[str | None], target: Sequence[str], split: Sequence[str], *, unit: int = 5, mode: Mode = "paper"
+    preds: Sequence[str | None],
+    target: Sequence[str],
+    split: Sequence[str],
+    *,
+    unit: int = 5,
+    mode: Mode = "paper",
+    on_unreadable: OnUnreadable = "zero",
 ) -> dict[str, Any]:
     """WR sums and counts per split (``[simple, hard]``) and the unreadable items."""
+    check_on_unreadable(on_unreadable)
     p, t = _pairs(preds, target, "ocr_robustness_gap")
     s = as_list(split, "split")
     same_length(p, s, "ocr_robustness_gap (preds vs split)")
@@ -119,7 +141,9 @@ def ocr_robustness_gap_stats(
         v = word_recall_item(a, b, unit, mode)
         if v is None:
             bad += 1
-            continue
+            if on_unreadable == "drop":
+                continue
+            v = 0.0
         k = SPLITS.index(c)
         wr_sum[k] += v
         count[k] += 1
@@ -141,14 +165,20 @@ def ocr_robustness_gap_from_stats(stats: dict[str, Any], signature: Signature) -
 
 
 def ocr_robustness_gap(
-    preds: Sequence[str | None], target: Sequence[str], split: Sequence[str], *, unit: int = 5, mode: Mode = "paper"
+    preds: Sequence[str | None],
+    target: Sequence[str],
+    split: Sequence[str],
+    *,
+    unit: int = 5,
+    mode: Mode = "paper",
+    on_unreadable: OnUnreadable = "zero",
 ) -> float:
     """Delta = WR(simple) - WR(hard) (PosterIQ Table 1), in [-1, 1]: lower means more robust.
 
     ``split[i]`` is "simple" or "hard" (plain vs stylised text). For a gap from two WR values
     already computed, see :func:`transcreval.protocols.posteriq.wr_gap`.
     """
-    stats = ocr_robustness_gap_stats(preds, target, split, unit=unit, mode=mode)
+    stats = ocr_robustness_gap_stats(preds, target, split, unit=unit, mode=mode, on_unreadable=on_unreadable)
     return ocr_robustness_gap_from_stats(stats, Signature.make("ocr_robustness_gap")).value
 
 
@@ -160,8 +190,10 @@ def font_size_stability_stats(
     *,
     unit: int = 5,
     mode: Mode = "paper",
+    on_unreadable: OnUnreadable = "zero",
 ) -> dict[str, Any]:
-    """Per-item WRs with their font sizes (unreadable items counted, left out)."""
+    """Per-item WRs with their font sizes (unreadable items counted; WR 0 or left out)."""
+    check_on_unreadable(on_unreadable)
     p, t = _pairs(preds, target, "font_size_stability")
     sizes = as_list(font_sizes, "font_sizes")
     same_length(p, sizes, "font_size_stability (preds vs font_sizes)")
@@ -173,9 +205,11 @@ def font_size_stability_stats(
         v = word_recall_item(a, b, unit, mode)
         if v is None:
             bad += 1
-        else:
-            wrs.append(v)
-            kept.append(fs)
+            if on_unreadable == "drop":
+                continue
+            v = 0.0
+        wrs.append(v)
+        kept.append(fs)
     return {"wr": wrs, "size": kept, "unparsable": bad}
 
 
@@ -221,9 +255,10 @@ def font_size_stability(
     unit: int = 5,
     mode: Mode = "paper",
     ddof: int = 1,
+    on_unreadable: OnUnreadable = "zero",
 ) -> float:
     """Font-size stability (PosterIQ Table 1 "Std"): the standard deviation of the mean WR per
     font size, in [0, 1], lower is more stable. ``ddof=1`` (sample std) as PosterIQ's code; the
     paper does not say; ``ddof=0`` gives the population std."""
-    stats = font_size_stability_stats(preds, target, font_sizes, unit=unit, mode=mode)
+    stats = font_size_stability_stats(preds, target, font_sizes, unit=unit, mode=mode, on_unreadable=on_unreadable)
     return font_size_stability_from_stats(stats, Signature.make("font_size_stability"), ddof).value

@@ -1,16 +1,21 @@
-"""PosterIQ's aggregate tables (Feng et al., Table 1 and Table 7).
+"""PosterIQ's aggregates from task scores (Feng et al., Table 1's Delta and Std, Table 7).
 
 :func:`posteriq_summary` reproduces Table 7 (group means of the positively oriented task
 scores, and their mean) from a dict of task scores; :func:`wr_gap` and
 :func:`font_size_std` give Table 1's two OCR statistics from WR values already computed (the
 metrics :class:`~transcreval.OCRRobustnessGap` and :class:`~transcreval.FontSizeStability`
-compute them from the raw texts).
+compute them from the raw texts). A WR is a finite number in [0, 1]; anything else (NaN, None,
+a string, a bool) is an :class:`~transcreval.errors.InputError` naming where it was.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from numbers import Real
+from typing import Any
+
+import numpy as np
 
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.text.word_recall import std_of_means
@@ -18,18 +23,27 @@ from transcreval.functional.text.word_recall import std_of_means
 __all__ = ["GROUP_ORDER", "POSTERIQ_EXCLUDED", "POSTERIQ_GROUPS", "font_size_std", "posteriq_summary", "wr_gap"]
 
 
-def _mean(x: float | Sequence[float], what: str) -> float:
-    if isinstance(x, (int, float)) and not isinstance(x, bool):
-        v = float(x)
-        if not math.isfinite(v):
-            raise InputError(f"{what} is {x!r}")
-        return v
+def _wr(v: Any, what: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (Real, np.number)) or isinstance(v, complex):
+        raise InputError(f"{what} must be a WR (a number in [0, 1]), got {v!r}")
+    x = float(v)
+    if not (math.isfinite(x) and 0.0 <= x <= 1.0):
+        raise InputError(f"{what} must be a WR in [0, 1], got {v!r}")
+    return x
+
+
+def _mean(x: Any, what: str) -> float:
+    """A WR, or the mean of per-item WRs (a list, tuple or 1-D array/tensor)."""
+    if isinstance(x, (Real, np.number)) and not isinstance(x, bool):
+        return _wr(x, what)
+    if hasattr(x, "tolist") and getattr(x, "ndim", 1) == 1:
+        x = x.tolist()
     if isinstance(x, (str, bytes)) or not isinstance(x, Sequence):
         raise InputError(f"{what} must be a WR value or a list of per-item WRs, got {type(x).__name__}")
-    vals = [float(v) for v in x]
+    vals = [_wr(v, f"{what}[{i}]") for i, v in enumerate(x)]
     if not vals:
         raise EmptyInputError(f"{what} is empty")
-    return sum(vals) / len(vals)
+    return math.fsum(vals) / len(vals)
 
 
 def wr_gap(simple_wr: float | Sequence[float], hard_wr: float | Sequence[float]) -> float:
@@ -43,7 +57,11 @@ def font_size_std(wr_by_size: Mapping[object, float | Sequence[float]], ddof: in
     ``wr_by_size`` maps each font size to its WR or its per-item WRs. ``ddof=1``: sample std,
     as PosterIQ's code (``statistics.stdev``)."""
     if not isinstance(wr_by_size, Mapping):
-        raise InputError("wr_by_size must map each font size to its WR (or list of WRs)")
+        raise InputError(
+            f"wr_by_size must map each font size to its WR (or list of WRs), got {type(wr_by_size).__name__}"
+        )
+    if isinstance(ddof, bool) or not isinstance(ddof, int) or ddof < 0:
+        raise InputError(f"ddof must be a non-negative integer (1: sample std, 0: population std), got {ddof!r}")
     means = [_mean(v, f"WR at size {k}") for k, v in wr_by_size.items()]
     if len(means) <= ddof:
         raise InputError(f"font_size_std needs more than {ddof} font sizes, got {len(means)}")
@@ -105,6 +123,8 @@ def posteriq_summary(task_scores: Mapping[str, float], groups: Mapping[str, str]
         if key not in mapping:
             unknown.append(key)
             continue
+        if isinstance(value, bool) or not isinstance(value, (Real, np.number)) or isinstance(value, complex):
+            raise InputError(f"score {key!r} must be a number, got {value!r}")
         v = float(value)
         if not math.isfinite(v):
             raise InputError(f"score {key!r} is {value!r}")

@@ -1,0 +1,126 @@
+"""PosterIQ's OCR accuracy at the text-instance level (Supp. B, Eq. 1; Table 1 Logo/Poster OCR AC).
+
+``target[i]`` is one text instance (a string: a logo) or the text instances of one poster (a
+list of strings). Paper: invisible characters (whitespace, line breaks, zero-width characters,
+written-out escapes) are stripped from both sides and an instance counts only under exact match
+(case kept, every script kept): a single instance must equal the whole transcription; each
+instance of a poster must occur exactly in the poster's transcription (the model answers once
+per poster, so an instance's predicted text is its stretch of that answer). The accuracy is the
+share of correct instances over all instances (Eq. 1: N is the number of instances, so a poster
+weighs as many instances as it has).
+
+``mode="posteriq-code"`` reproduces PosterIQ's script: both sides cleaned to ASCII letters and
+digits and lower-cased; a logo is right when the cleaned texts are equal; a poster scores the
+share of its instances found in the answer, and the accuracy is the mean over posters. With
+``refusal_filter=True`` (code mode only) posters scoring below 0.05 are left out, as the
+script's poster-OCR task does (status "refused").
+
+A missing answer (None) is unreadable: every instance of the item wrong
+(``on_unreadable="zero"``, the default) or the item left out (``"drop"``); counted either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from transcreval.common import (
+    Aggregate,
+    Mode,
+    OnUnreadable,
+    as_list,
+    check_mode,
+    check_on_unreadable,
+    mean_from_stats,
+    same_length,
+)
+from transcreval.errors import InputError
+from transcreval.functional.text.cleaning import posteriq_clean, strip_invisible
+
+__all__ = ["CODE_POSTER_MIN", "check_ocr_options", "ocr_accuracy", "ocr_accuracy_stats", "ocr_instances_correct"]
+
+#: PosterIQ's script leaves out posters whose instance accuracy is below this
+CODE_POSTER_MIN = 0.05
+
+
+def check_ocr_options(mode: Any, on_unreadable: Any, refusal_filter: Any) -> None:
+    check_mode(mode)
+    check_on_unreadable(on_unreadable)
+    if not isinstance(refusal_filter, bool):
+        raise InputError(f"refusal_filter must be True or False, got {refusal_filter!r}")
+    if refusal_filter and mode != "posteriq-code":
+        raise InputError("refusal_filter is PosterIQ's code's rule: use it with mode='posteriq-code'")
+
+
+def _instances(target: Any, i: int) -> tuple[list[str], bool]:
+    if isinstance(target, str):
+        texts, single = [target], True
+    elif isinstance(target, Sequence) and not isinstance(target, bytes):
+        texts, single = list(target), False
+    else:
+        raise InputError(f"target[{i}] must be a text (a string) or a poster's text instances (a list of strings)")
+    if not texts or not all(isinstance(t, str) for t in texts):
+        raise InputError(f"target[{i}] must hold at least one text instance, all strings")
+    if not all(strip_invisible(t) for t in texts):
+        raise InputError(f"target[{i}] has a text instance with no visible character")
+    return texts, single
+
+
+def ocr_instances_correct(pred: str, target: str | Sequence[str], mode: Mode = "paper") -> list[bool]:
+    """Per text instance of ``target``, whether the transcription ``pred`` recognises it."""
+    check_mode(mode)
+    texts, single = _instances(target, 0)
+    if not isinstance(pred, str):
+        raise InputError(f"a transcription must be a string, got {type(pred).__name__}")
+    if mode == "posteriq-code":
+        p = posteriq_clean(pred).lower()
+        cleaned = [posteriq_clean(t).lower() for t in texts]
+        return [c == p for c in cleaned] if single else [c in p for c in cleaned]
+    p = strip_invisible(pred)
+    return [strip_invisible(t) == p for t in texts] if single else [strip_invisible(t) in p for t in texts]
+
+
+def ocr_accuracy_stats(
+    preds: Sequence[str | None],
+    target: Sequence[str | Sequence[str]],
+    *,
+    mode: Mode = "paper",
+    on_unreadable: OnUnreadable = "zero",
+    refusal_filter: bool = False,
+) -> dict[str, Any]:
+    """Paper: per instance 1/0, pooled over items; code: per item the share of its instances."""
+    check_ocr_options(mode, on_unreadable, refusal_filter)
+    p, t = as_list(preds, "preds"), as_list(target, "target")
+    same_length(p, t, "ocr_accuracy (preds vs target)")
+    agg = Aggregate()
+    for i, (a, b) in enumerate(zip(p, t)):
+        texts, _ = _instances(b, i)
+        if a is None:
+            agg.unreadable(on_unreadable, units=len(texts) if mode == "paper" else 1)
+            continue
+        hits = ocr_instances_correct(a, b, mode)
+        if mode == "paper":
+            agg.add_pooled([float(h) for h in hits])
+            continue
+        share = sum(hits) / len(hits)
+        if refusal_filter and not isinstance(b, str) and share < CODE_POSTER_MIN:
+            agg.skip("refused")
+        else:
+            agg.add(share)
+    return agg.as_stats()
+
+
+def ocr_accuracy(
+    preds: Sequence[str | None],
+    target: Sequence[str | Sequence[str]],
+    *,
+    mode: Mode = "paper",
+    on_unreadable: OnUnreadable = "zero",
+    refusal_filter: bool = False,
+) -> float:
+    """OCR accuracy AC (PosterIQ Eq. 1), in [0, 1], higher is better: the share of text
+    instances transcribed exactly (invisible characters stripped). ``preds[i]``: the model's
+    transcription of image ``i`` (None: no answer); ``target[i]``: its text (a logo) or its
+    text instances (a poster). See the module docstring for the code mode."""
+    stats = ocr_accuracy_stats(preds, target, mode=mode, on_unreadable=on_unreadable, refusal_filter=refusal_filter)
+    return mean_from_stats(stats, "ocr_accuracy")

@@ -1,0 +1,165 @@
+"""PosterIQ (Feng et al.): Tables 1-5 and 7 from models' raw answers, in one call.
+
+:func:`evaluate` reads records (one per system x task item: the raw answer and the ground
+truth, :mod:`~transcreval.protocols.posteriq.inputs`), scores every item with the registered
+metrics' functional layer and returns a :class:`~transcreval.protocols.records.ProtocolResult`:
+one record per item and metric (joinable by ``item_id``) and the paper's Tables 1-5 and 7 in
+its layout. docs/protocols/posteriq.md lists the inputs, every choice the paper leaves open and
+its option, and which published numbers can be reproduced from which inputs.
+
+The aggregates of task scores already computed are here too: :func:`posteriq_summary`
+(Table 7), :func:`wr_gap` and :func:`font_size_std` (Table 1's Delta and Std).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from transcreval.common import Mode, OnUnreadable, check_mode, check_on_unreadable
+from transcreval.errors import InputError
+from transcreval.functional.layout.box_reading import Coords, check_box_options
+from transcreval.protocols.posteriq.inputs import TARGET_FORMS, TASKS, TaskItem, load_records, parse_records
+from transcreval.protocols.posteriq.scoring import CODE_TASK_K, TASK_K, ProtocolOptions, TaskOutput, ocr_output
+from transcreval.protocols.posteriq.summary import (
+    GROUP_ORDER,
+    POSTERIQ_EXCLUDED,
+    POSTERIQ_GROUPS,
+    font_size_std,
+    posteriq_summary,
+    wr_gap,
+)
+from transcreval.protocols.posteriq.tables import TABLE_COLUMNS, build_tables
+from transcreval.protocols.posteriq.tasks import font_output, layout_output, understanding_output
+from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult
+from transcreval.result import Signature
+
+__all__ = [
+    "CODE_TASK_K",
+    "GROUP_ORDER",
+    "POSTERIQ_EXCLUDED",
+    "POSTERIQ_GROUPS",
+    "TABLE_COLUMNS",
+    "TARGET_FORMS",
+    "TASKS",
+    "TASK_K",
+    "evaluate",
+    "font_size_std",
+    "load_records",
+    "posteriq_summary",
+    "wr_gap",
+]
+
+_TABLE_OF = {
+    **dict.fromkeys(("logo_ocr", "poster_ocr", "simple_ocr", "hard_ocr", "font_size_ocr"), "table1"),
+    **dict.fromkeys(("font_matching", "font_attributes", "font_effect_1", "font_effect_2"), "table2"),
+    **dict.fromkeys(("style_understanding", "composition_understanding", "intention_understanding"), "table3"),
+    "overall_rating": "table5",
+}
+
+
+def _options(
+    mode: Any, on_unreadable: Any, refusal_filter: Any, coords: Any, target_coords: Any, mean_iou_top_n: Any, ddof: Any
+) -> ProtocolOptions:
+    check_mode(mode)
+    check_on_unreadable(on_unreadable)
+    check_box_options(mode, coords, target_coords)
+    if refusal_filter is None:
+        refusal_filter = mode == "posteriq-code"
+    if not isinstance(refusal_filter, bool):
+        raise InputError(f"refusal_filter must be True, False or None (on in code mode), got {refusal_filter!r}")
+    if refusal_filter and mode != "posteriq-code":
+        raise InputError("refusal_filter is PosterIQ's code's rule: use it with mode='posteriq-code'")
+    if mean_iou_top_n is not None and (
+        isinstance(mean_iou_top_n, bool) or not isinstance(mean_iou_top_n, int) or mean_iou_top_n < 1
+    ):
+        raise InputError(f"mean_iou_top_n must be a positive integer or None (every box), got {mean_iou_top_n!r}")
+    if isinstance(ddof, bool) or not isinstance(ddof, int) or ddof < 0:
+        raise InputError(f"ddof must be a non-negative integer, got {ddof!r}")
+    return ProtocolOptions(mode, on_unreadable, refusal_filter, coords, target_coords, mean_iou_top_n, ddof)
+
+
+def _score(items: list[TaskItem], opts: ProtocolOptions, judge: Any, template: Any) -> TaskOutput:
+    task = items[0].task
+    if task in ("logo_ocr", "poster_ocr", "simple_ocr", "hard_ocr", "font_size_ocr"):
+        return ocr_output(items, opts)
+    if task.startswith("font_"):
+        return font_output(items, opts)
+    if _TABLE_OF.get(task) in ("table3", "table5"):
+        return understanding_output(items, opts, judge, template)
+    return layout_output(items, opts)
+
+
+def evaluate(
+    records: str | Path | Iterable[Mapping[str, Any]],
+    *,
+    system: str | None = None,
+    mode: Mode = "paper",
+    on_unreadable: OnUnreadable = "zero",
+    refusal_filter: bool | None = None,
+    coords: Coords = "normalized",
+    target_coords: Coords = "normalized",
+    mean_iou_top_n: int | None = None,
+    ddof: int = 1,
+    judge: Any = None,
+    judge_template: Any = None,
+) -> ProtocolResult:
+    """PosterIQ's Tables 1-5 and 7 from raw model answers.
+
+    Args:
+        records: a ``.jsonl`` path (one record per line), a ``.json`` list, or the records
+            themselves (see :mod:`~transcreval.protocols.posteriq.inputs` for the fields).
+        system: the system's name for records without a ``system`` field.
+        mode: "paper" (the paper's text) or "posteriq-code" (PosterIQ's public script:
+            docs/posteriq-paper-vs-code.md).
+        on_unreadable: an answer that cannot be read scores 0 ("zero", the default: PosterIQ's
+            code and the formulas read literally) or is left out ("drop"); counted either way
+            (records with ``meta["unreadable"]``, and the tables' notes).
+        refusal_filter: PosterIQ code's refusal filter (font matching and attributes answers
+            naming no option letter, or several once each; poster OCR answers scoring below
+            0.05 are left out, status "refused"); None: on in code mode, off in paper mode.
+        coords, target_coords: how predicted and ground-truth boxes are given ("normalized"
+            or "pixel", which needs each record's ``size``).
+        mean_iou_top_n: the n of Table 4's "Mean IoU"; None: every box (paper), 30 in code mode.
+        ddof: the font-size Std's delta degrees of freedom (1: sample std, as the code).
+        judge, judge_template: a judge for composition/intention items without ``verdicts``
+            (:func:`~transcreval.functional.judge.posteriq.judge_point_verdicts`).
+
+    Returns:
+        A :class:`~transcreval.protocols.records.ProtocolResult` with ``tables`` "table1" ...
+        "table5" and "table7" (those the input has tasks for).
+    """
+    opts = _options(mode, on_unreadable, refusal_filter, coords, target_coords, mean_iou_top_n, ddof)
+    items = parse_records(load_records(records), system)
+    systems = list(dict.fromkeys(it.system for it in items))
+    groups: dict[tuple[str, str], list[TaskItem]] = {}
+    for it in items:
+        groups.setdefault((it.system, it.task), []).append(it)
+    out_records: list[ItemRecord] = []
+    cells: dict[str, dict[str, Cell]] = {s: {} for s in systems}
+    notes: dict[str, list[str]] = {}
+    for (sys_name, task), its in groups.items():
+        res = _score(its, opts, judge, judge_template)
+        out_records += res.records
+        cells[sys_name].update(res.cells)
+        table = _TABLE_OF.get(task, "table4")
+        notes.setdefault(table, []).extend(res.notes)
+        if res.unreadable:
+            rule = "scored 0" if opts.on_unreadable == "zero" else "left out"
+            notes[table].append(f"{sys_name}, {task}: {res.unreadable} unreadable answer(s), {rule}")
+    for s in systems:
+        c = cells[s]
+        if "simple_ocr_wr" in c and "hard_ocr_wr" in c:
+            a, b = c["simple_ocr_wr"], c["hard_ocr_wr"]
+            c["ocr_delta"] = Cell(a.value - b.value, a.n + b.n, a.n_missing + b.n_missing)
+            if math.isnan(a.value) or math.isnan(b.value):
+                c["ocr_delta"] = Cell(math.nan, 0, a.n + b.n + a.n_missing + b.n_missing)
+    sig_options = {k: v for k, v in opts.as_dict().items() if k != "k"}
+    metrics = dict.fromkeys(r.metric for r in out_records)
+    signatures = {m: str(Signature.make(f"PosterIQ.{m}", sig_options)) for m in metrics}
+    unique_notes = {k: list(dict.fromkeys(v)) for k, v in notes.items()}
+    return ProtocolResult(
+        "posteriq", tuple(out_records), build_tables(systems, cells, unique_notes), signatures, opts.as_dict()
+    )
