@@ -43,7 +43,9 @@ _SUBMODULES = (
     "protocols",
     "registry",
     "result",
+    "significance",
     "states",
+    "stats",
 )
 
 __all__ = [
