@@ -93,6 +93,36 @@ def test_markdown_needs_no_matplotlib():
     assert out.stdout.strip() == "False"
 
 
+def test_plots_without_matplotlib_name_the_extra():
+    code = (
+        "import sys; sys.path.insert(0, '.'); sys.modules['matplotlib'] = None\n"
+        "from tests._helpers.synthetic_results import demo_result\n"
+        "from transcreval.errors import MissingDependencyError\n"
+        "from transcreval.report import build_report, plot_distributions, render_markdown\n"
+        "r = demo_result(); render_markdown(r, n_resamples=20)\n"
+        "for call in (lambda: plot_distributions(r, 'score'), lambda: build_report(r, n_resamples=20)):\n"
+        "    try:\n"
+        "        call()\n"
+        "    except MissingDependencyError as e:\n"
+        "        print(str(e))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 2 and all("pip install 'transcreval[report]'" in x for x in lines), out.stdout
+
+
+def test_a_picture_in_several_galleries_is_shrunk_once(res, cmp, tmp_path, monkeypatch):
+    import transcreval.report.gallery as gallery
+
+    images = ItemImages(**write_pictures(tmp_path, res))
+    calls = []
+    real = gallery.thumbnail_png
+    monkeypatch.setattr(gallery, "thumbnail_png", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    report = build_report(res, cmp, images=images, plots=False, gallery_k=3)
+    shown = [t for b in report.blocks if hasattr(b, "cards") for c in b.cards for t in c.thumbs]
+    assert len(calls) == len(set(map(str, calls))) < len(shown)
+
+
 def test_gallery_selection(res):
     picked = select_items(res, "judge", "sysB", baseline="base", k=3)
     ok = {r.item_id: r.value for r in res.select(system="sysB", metric="judge") if r.ok}

@@ -196,6 +196,40 @@ def test_set_level_statistics_recompute_on_each_resample():
     assert got.statistic == "dist_to_origin"
 
 
+def test_fid_as_a_set_level_statistic():
+    """FID of each system's (resampled) feature rows to fixed reference statistics, through
+    transcreval's Frechet pieces, against the formula written out with scipy."""
+    import torch
+    from scipy import linalg
+
+    from transcreval.functional.image.frechet import frechet_distance, gaussian_from_moments, moments
+
+    rng = np.random.default_rng(4)
+    ref = rng.normal(size=(200, 4))
+    feats_a, feats_b = rng.normal(0.3, 1.0, size=(30, 4)), rng.normal(0.1, 1.2, size=(30, 4))
+    mu_r, s_r = ref.mean(0), np.cov(ref, rowvar=False)
+
+    def fid(rows):
+        m = moments(torch.from_numpy(rows))
+        mu, sigma = gaussian_from_moments(m["n"], m["sum"], m["outer"])
+        return frechet_distance(mu, sigma, torch.from_numpy(mu_r), torch.from_numpy(s_r))
+
+    def fid_scipy(rows):
+        mu, sigma = rows.mean(0), np.cov(rows, rowvar=False)
+        covmean = linalg.sqrtm(sigma @ s_r).real
+        return float(((mu - mu_r) ** 2).sum() + np.trace(sigma + s_r - 2 * covmean))
+
+    groups = [f"src{k // 3}" for k in range(30)]
+    got = paired_bootstrap(feats_a, feats_b, groups, statistic=fid, n_resamples=60, seed=1)
+    assert got.delta == pytest.approx(fid_scipy(feats_b) - fid_scipy(feats_a), abs=1e-6)
+    members = [np.arange(3 * g, 3 * g + 3) for g in range(10)]
+    draws = np.random.default_rng(1).choice(10, size=(60, 10), replace=True)
+    deltas = [fid_scipy(feats_b[np.concatenate([members[g] for g in d])]) for d in draws]
+    deltas = [x - fid_scipy(feats_a[np.concatenate([members[g] for g in d])]) for x, d in zip(deltas, draws)]
+    assert got.ci == pytest.approx(tuple(np.quantile(deltas, [0.025, 0.975])), abs=1e-6)
+    assert got.statistic == "fid" and got.n_groups == 10
+
+
 def test_undefined_resamples_are_dropped_and_counted():
     def win_rate(x):  # wins / decisive outcomes (ties = 0.5 left out); undefined with none decisive
         decisive = x[x != 0.5]

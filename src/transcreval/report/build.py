@@ -128,9 +128,7 @@ def _paper_table(table: Table) -> TableBlock:
 
 
 def _auto_figures(result: ProtocolResult, comp: Comparisons | None, max_metrics: int) -> list[FigureBlock]:
-    from matplotlib.figure import Figure
-
-    from transcreval.report.plots import plot_distributions, plot_forest
+    from transcreval.report.plots import new_figure, plot_distributions, plot_forest
 
     out = []
     metrics = list(dict.fromkeys(r.metric for r in result.records))[:max_metrics]
@@ -138,7 +136,7 @@ def _auto_figures(result: ProtocolResult, comp: Comparisons | None, max_metrics:
         drawable = [m for m in metrics if any(r.metric == m and r.ci is not None for r in comp.rows)]
         if drawable:
             n_sys = max(1, len(comp.systems))
-            fig = Figure(figsize=(6.5, (0.45 * n_sys + 1.1) * len(drawable)), layout="constrained")
+            fig = new_figure((6.5, (0.45 * n_sys + 1.1) * len(drawable)))
             for ax, m in zip(fig.subplots(len(drawable), 1, squeeze=False)[:, 0], drawable):
                 plot_forest(comp, ax, metrics=[m])
             key = slug(f"{result.protocol}-forest")
@@ -183,6 +181,7 @@ def build_report(
         decimals, n_resamples, seed: rounding, and the bootstrap behind every cell's interval.
     """
     higher = dict(higher_is_better or {})
+    thumbs: dict[tuple[str, str], Any] = {}  # a picture shown in several galleries is shrunk once
     blocks: list[Block] = [Heading(title, 1)]
     for result in _as_list(results):
         comp = _comparisons_for(comparisons, result.protocol)
@@ -224,6 +223,7 @@ def build_report(
                         k=gallery_k,
                         higher_is_better=higher.get(m, True),
                         decimals=decimals,
+                        cache=thumbs,
                     )
                 )
     if figures:

@@ -51,14 +51,19 @@ def select_items(
     return {"best": best, "worst": worst, "disagreeing": disagreeing}
 
 
-def _thumb(images: ItemImages, role: str, label: str, item_id: str) -> tuple[str, bytes | None, str]:
-    picture = images.image(role, item_id)
-    if picture is None:
-        return label, None, "no image given"
-    try:
-        return label, thumbnail_png(picture, images.mask(role, item_id), images.size), ""
-    except (InputError, OSError) as e:  # ImageDecodeError included: show why, keep the report
-        return label, None, str(e)
+def _thumb(images: ItemImages, role: str, label: str, item_id: str, cache: dict) -> tuple[str, bytes | None, str]:
+    key = (role, item_id)
+    if key not in cache:
+        picture = images.image(role, item_id)
+        if picture is None:
+            cache[key] = (None, "no image given")
+        else:
+            try:
+                cache[key] = (thumbnail_png(picture, images.mask(role, item_id), images.size), "")
+            except (InputError, OSError) as e:  # ImageDecodeError included: show why, keep the report
+                cache[key] = (None, str(e))
+    png, why = cache[key]
+    return label, png, why
 
 
 def _card(
@@ -72,17 +77,18 @@ def _card(
     images: ItemImages | None,
     decimals: int,
     with_baseline: bool,
+    cache: dict,
 ) -> Card:
     lines = [f"{system}: {metric} = {fmt(value, decimals)}"]
     if baseline and math.isfinite(base_value):
         lines.append(f"{baseline}: {fmt(base_value, decimals)} (delta {value - base_value:+.{decimals}f})")
     thumbs: list[tuple[str, bytes | None, str]] = []
     if images is not None:
-        thumbs.append(_thumb(images, "source", "source", item_id))
-        thumbs.append(_thumb(images, system, f"output ({system})", item_id))
+        thumbs.append(_thumb(images, "source", "source", item_id, cache))
+        thumbs.append(_thumb(images, system, f"output ({system})", item_id, cache))
         if with_baseline and baseline:
-            thumbs.append(_thumb(images, baseline, f"output ({baseline})", item_id))
-        thumbs.append(_thumb(images, "reference", "reference", item_id))
+            thumbs.append(_thumb(images, baseline, f"output ({baseline})", item_id, cache))
+        thumbs.append(_thumb(images, "reference", "reference", item_id, cache))
     return Card(item_id, tuple(lines), tuple(thumbs))
 
 
@@ -96,8 +102,14 @@ def gallery_blocks(
     k: int = 3,
     higher_is_better: bool = True,
     decimals: int = 2,
+    cache: dict | None = None,
 ) -> list[GalleryBlock]:
-    """The best, worst and (with a baseline) most disagreeing items of ``system`` as gallery blocks."""
+    """The best, worst and (with a baseline) most disagreeing items of ``system`` as gallery blocks.
+
+    ``cache``: a dict shared between calls, so that a picture shown in several galleries (the
+    same source poster for every system) is decoded and shrunk once.
+    """
+    cache = {} if cache is None else cache
     picked = select_items(result, metric, system, baseline=baseline, k=k, higher_is_better=higher_is_better)
     titles = {
         "best": f"Best items: {system}, {metric}",
@@ -108,7 +120,13 @@ def gallery_blocks(
     for kind, items in picked.items():
         if not items:
             continue
-        opts: dict[str, Any] = {"metric": metric, "system": system, "baseline": baseline, "images": images}
+        opts: dict[str, Any] = {
+            "metric": metric,
+            "system": system,
+            "baseline": baseline,
+            "images": images,
+            "cache": cache,
+        }
         cards = tuple(
             _card(i, v, bv, decimals=decimals, with_baseline=kind == "disagreeing", **opts) for i, v, bv in items
         )

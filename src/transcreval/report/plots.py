@@ -27,6 +27,7 @@ from transcreval.protocols.records import ProtocolResult, Table
 from transcreval.significance.compare import Comparisons
 
 __all__ = [
+    "new_figure",
     "plot_distributions",
     "plot_forest",
     "plot_heatmap",
@@ -35,14 +36,19 @@ __all__ = [
 ]
 
 
-def _axes(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
-    if ax is not None:
-        return ax.figure, ax
+def new_figure(figsize: tuple[float, float]) -> Any:
+    """A new matplotlib Figure (constrained layout, no pyplot); MissingDependencyError without matplotlib."""
     try:
         from matplotlib.figure import Figure
     except ImportError as e:
         raise MissingDependencyError("transcreval's plots", "matplotlib", "report") from e
-    fig = Figure(figsize=figsize, layout="constrained")
+    return Figure(figsize=figsize, layout="constrained")
+
+
+def _axes(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
+    if ax is not None:
+        return ax.figure, ax
+    fig = new_figure(figsize)
     return fig, fig.add_subplot()
 
 
