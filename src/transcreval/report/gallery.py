@@ -1,0 +1,135 @@
+"""Galleries: the best, the worst and the most disagreeing items of a system on a metric.
+
+* best / worst: the ``k`` items with the highest / lowest value (the other way round for a
+  metric where lower is better), ties kept in record order;
+* most disagreeing: the ``k`` items where the system and the baseline differ most
+  (``|value - baseline value|``), both scored.
+
+Each card shows source | output | reference thumbnails (and the baseline's output for the
+disagreeing ones), with OCR text masks overlaid where :class:`ItemImages` has them. A picture
+that cannot be decoded becomes a labelled placeholder saying why; it never stops the report.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from transcreval.errors import InputError
+from transcreval.protocols.records import ProtocolResult
+from transcreval.report.document import Card, GalleryBlock, fmt
+from transcreval.report.thumbs import ItemImages, thumbnail_png
+
+__all__ = ["gallery_blocks", "select_items"]
+
+
+def select_items(
+    result: ProtocolResult,
+    metric: str,
+    system: str,
+    *,
+    baseline: str | None = None,
+    k: int = 3,
+    higher_is_better: bool = True,
+) -> dict[str, list[tuple[str, float, float]]]:
+    """``{"best": [...], "worst": [...], "disagreeing": [...]}`` of ``(item_id, value, baseline_value)``.
+
+    Only items with a value count (``baseline_value`` is NaN without a baseline); "disagreeing"
+    is empty without a baseline.
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InputError(f"k must be a positive integer, got {k!r}")
+    mine = [(r.item_id, r.value) for r in result.select(system=system, metric=metric) if r.ok]
+    base = {r.item_id: r.value for r in result.select(system=baseline, metric=metric) if r.ok} if baseline else {}
+    rows = [(i, v, base.get(i, math.nan)) for i, v in mine]
+    sign = -1.0 if higher_is_better else 1.0
+    ranked = sorted(range(len(rows)), key=lambda j: sign * rows[j][1])
+    best = [rows[j] for j in ranked[:k]]
+    worst = [rows[j] for j in reversed(ranked[-k:])] if rows else []
+    both = [r for r in rows if math.isfinite(r[2])]
+    disagreeing = sorted(both, key=lambda r: -abs(r[1] - r[2]))[:k] if baseline and baseline != system else []
+    return {"best": best, "worst": worst, "disagreeing": disagreeing}
+
+
+def _thumb(images: ItemImages, role: str, label: str, item_id: str, cache: dict) -> tuple[str, bytes | None, str]:
+    key = (role, item_id)
+    if key not in cache:
+        picture = images.image(role, item_id)
+        if picture is None:
+            cache[key] = (None, "no image given")
+        else:
+            try:
+                cache[key] = (thumbnail_png(picture, images.mask(role, item_id), images.size), "")
+            except (InputError, OSError) as e:  # ImageDecodeError included: show why, keep the report
+                cache[key] = (None, str(e))
+    png, why = cache[key]
+    return label, png, why
+
+
+def _card(
+    item_id: str,
+    value: float,
+    base_value: float,
+    *,
+    metric: str,
+    system: str,
+    baseline: str | None,
+    images: ItemImages | None,
+    decimals: int,
+    with_baseline: bool,
+    cache: dict,
+) -> Card:
+    lines = [f"{system}: {metric} = {fmt(value, decimals)}"]
+    if baseline and math.isfinite(base_value):
+        lines.append(f"{baseline}: {fmt(base_value, decimals)} (delta {value - base_value:+.{decimals}f})")
+    thumbs: list[tuple[str, bytes | None, str]] = []
+    if images is not None:
+        thumbs.append(_thumb(images, "source", "source", item_id, cache))
+        thumbs.append(_thumb(images, system, f"output ({system})", item_id, cache))
+        if with_baseline and baseline:
+            thumbs.append(_thumb(images, baseline, f"output ({baseline})", item_id, cache))
+        thumbs.append(_thumb(images, "reference", "reference", item_id, cache))
+    return Card(item_id, tuple(lines), tuple(thumbs))
+
+
+def gallery_blocks(
+    result: ProtocolResult,
+    metric: str,
+    system: str,
+    *,
+    baseline: str | None = None,
+    images: ItemImages | None = None,
+    k: int = 3,
+    higher_is_better: bool = True,
+    decimals: int = 2,
+    cache: dict | None = None,
+) -> list[GalleryBlock]:
+    """The best, worst and (with a baseline) most disagreeing items of ``system`` as gallery blocks.
+
+    ``cache``: a dict shared between calls, so that a picture shown in several galleries (the
+    same source poster for every system) is decoded and shrunk once.
+    """
+    cache = {} if cache is None else cache
+    picked = select_items(result, metric, system, baseline=baseline, k=k, higher_is_better=higher_is_better)
+    titles = {
+        "best": f"Best items: {system}, {metric}",
+        "worst": f"Worst items: {system}, {metric}",
+        "disagreeing": f"Most disagreeing with {baseline}: {system}, {metric}",
+    }
+    out = []
+    for kind, items in picked.items():
+        if not items:
+            continue
+        opts: dict[str, Any] = {
+            "metric": metric,
+            "system": system,
+            "baseline": baseline,
+            "images": images,
+            "cache": cache,
+        }
+        cards = tuple(
+            _card(i, v, bv, decimals=decimals, with_baseline=kind == "disagreeing", **opts) for i, v, bv in items
+        )
+        key = f"gallery-{result.protocol}-{system}-{metric}-{kind}"
+        out.append(GalleryBlock(key, titles[kind], cards))
+    return out

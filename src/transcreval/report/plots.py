@@ -1,0 +1,254 @@
+"""Plot helpers for protocol results: ``plot_*(result, ..., ax=None) -> (fig, ax)``.
+
+Each draws on ``ax`` when given (and returns its figure), else on a new
+:class:`matplotlib.figure.Figure` (no pyplot, no global state, no window). They need the
+``report`` extra (matplotlib); importing this module does not import matplotlib.
+
+The protocol-specific figures take the table key or the record keys as parameters, so they
+work on any :class:`~transcreval.protocols.records.ProtocolResult` that has such a table:
+
+* :func:`plot_heatmap`: a metric's mean per ``meta[rows]`` x ``meta[columns]`` (IMTBench's
+  scenario x language);
+* :func:`plot_win_rate_matrix`: a table as a matrix (MPTc's Win% per planner x editor);
+* :func:`plot_kendall_by_country`: a table of correlations with intervals (Khanuja's Kendall
+  tau per country).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from transcreval.errors import InputError, MissingDependencyError
+from transcreval.protocols.records import ProtocolResult, Table
+from transcreval.significance.compare import Comparisons
+
+__all__ = [
+    "new_figure",
+    "plot_distributions",
+    "plot_forest",
+    "plot_heatmap",
+    "plot_kendall_by_country",
+    "plot_win_rate_matrix",
+]
+
+
+def new_figure(figsize: tuple[float, float]) -> Any:
+    """A new matplotlib Figure (constrained layout, no pyplot); MissingDependencyError without matplotlib."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as e:
+        raise MissingDependencyError("transcreval's plots", "matplotlib", "report") from e
+    return Figure(figsize=figsize, layout="constrained")
+
+
+def _axes(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
+    if ax is not None:
+        return ax.figure, ax
+    fig = new_figure(figsize)
+    return fig, fig.add_subplot()
+
+
+def _table(result: ProtocolResult, key: str) -> Table:
+    if key not in result.tables:
+        raise InputError(f"{result.protocol}: no table {key!r}; the tables are {sorted(result.tables)}")
+    return result.tables[key]
+
+
+def _label(x: Any) -> str:
+    return " / ".join(map(str, x)) if isinstance(x, tuple) else str(x)
+
+
+def _annotated_matrix(ax: Any, fig: Any, m: np.ndarray, rows: list, cols: list, text: list, cmap: str) -> None:
+    masked = np.ma.masked_invalid(m)
+    image = ax.imshow(masked, cmap=cmap, aspect="auto")
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    ax.set_xticks(range(len(cols)), [_label(c) for c in cols], rotation=30, ha="right")
+    ax.set_yticks(range(len(rows)), [_label(r) for r in rows])
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            dark = False
+            if math.isfinite(m[i, j]):  # white text on dark cells (relative luminance of the cell colour)
+                r, g, b, _ = image.cmap(image.norm(m[i, j]))
+                dark = 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.45
+            ax.text(j, i, text[i][j], ha="center", va="center", fontsize=8, color="white" if dark else "black")
+
+
+def plot_forest(comparisons: Comparisons, ax: Any = None, *, metrics: Sequence[str] | None = None) -> tuple[Any, Any]:
+    """Deltas against the baseline with their intervals, one line per system x metric.
+
+    Significant deltas (``p < alpha``) are drawn dark, the others grey. Deltas of metrics in
+    different units share one axis: give ``metrics`` to plot one metric (or one unit) at a time.
+    """
+    rows = [
+        r
+        for r in comparisons.rows
+        if (metrics is None or r.metric in metrics) and math.isfinite(r.delta) and r.ci is not None
+    ]
+    if not rows:
+        raise InputError("plot_forest: no comparison with a delta and an interval to draw")
+    fig, ax = _axes(ax, (6.0, 0.45 * len(rows) + 1.2))
+    for y, r in enumerate(reversed(rows)):
+        lo, hi = r.ci  # type: ignore[misc]
+        color = "#1f4e9c" if r.significant else "#9a9a9a"
+        ax.errorbar([r.delta], [y], xerr=[[r.delta - lo], [hi - r.delta]], fmt="o", color=color, capsize=3)
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    labels = [f"{r.system}" if metrics is not None and len(metrics) == 1 else f"{r.metric} · {r.system}" for r in rows]
+    ax.set_yticks(range(len(rows)), list(reversed(labels)))
+    ax.set_xlabel(f"delta vs {comparisons.baseline} ({comparisons.confidence:.0%} CI)")
+    if metrics is not None and len(metrics) == 1:
+        ax.set_title(metrics[0])
+    return fig, ax
+
+
+def plot_distributions(
+    result: ProtocolResult, metric: str, ax: Any = None, *, systems: Sequence[str] | None = None
+) -> tuple[Any, Any]:
+    """The empirical distribution (ECDF) of a metric's per-item values, one curve per system;
+    the legend gives each system's ``n`` and ``n_missing``."""
+    names = list(systems) if systems is not None else list(dict.fromkeys(r.system for r in result.records))
+    fig, ax = _axes(ax, (6.0, 3.6))
+    drawn = 0
+    for s in names:
+        recs = result.select(system=s, metric=metric)
+        vals = np.sort([r.value for r in recs if r.ok])
+        missing = len(recs) - len(vals)
+        if vals.size == 0:
+            continue
+        ax.step(
+            vals, np.arange(1, vals.size + 1) / vals.size, where="post", label=f"{s} (n={vals.size}, {missing} missing)"
+        )
+        drawn += 1
+    if not drawn:
+        raise InputError(f"plot_distributions: metric {metric!r} has no value for systems {names}")
+    ax.set_xlabel(metric)
+    ax.set_ylabel("fraction of items ≤ x")
+    ax.legend(fontsize=8)
+    return fig, ax
+
+
+def plot_heatmap(
+    result: ProtocolResult,
+    metric: str,
+    ax: Any = None,
+    *,
+    system: str,
+    rows: str = "scenario",
+    columns: str = "language",
+    decimals: int = 1,
+    cmap: str = "viridis",
+) -> tuple[Any, Any]:
+    """A metric's mean over the items of each ``meta[rows]`` x ``meta[columns]`` cell for one
+    system (IMTBench's scenario x language); each cell shows the mean and its ``n``."""
+    recs = result.select(system=system, metric=metric)
+    if not recs:
+        raise InputError(f"plot_heatmap: no records for system {system!r}, metric {metric!r}")
+    for r in recs:
+        if rows not in r.meta or columns not in r.meta:
+            raise InputError(f"plot_heatmap: record {r.item_id} has no meta[{rows!r}] / meta[{columns!r}]")
+    row_keys = list(dict.fromkeys(r.meta[rows] for r in recs))
+    col_keys = list(dict.fromkeys(r.meta[columns] for r in recs))
+    m = np.full((len(row_keys), len(col_keys)), np.nan)
+    text = [["-" for _ in col_keys] for _ in row_keys]
+    for i, rk in enumerate(row_keys):
+        for j, ck in enumerate(col_keys):
+            cell = [r for r in recs if r.meta[rows] == rk and r.meta[columns] == ck]
+            ok = [r.value for r in cell if r.ok]
+            if ok:
+                m[i, j] = float(np.mean(ok))
+                text[i][j] = f"{m[i, j]:.{decimals}f}\nn={len(ok)}" + (f"/{len(cell)}" if len(ok) < len(cell) else "")
+    fig, ax = _axes(ax, (1.1 * len(col_keys) + 2.5, 0.6 * len(row_keys) + 1.6))
+    _annotated_matrix(ax, fig, m, row_keys, col_keys, text, cmap)
+    ax.set_xlabel(columns)
+    ax.set_ylabel(rows)
+    ax.set_title(f"{metric}: {system}")
+    return fig, ax
+
+
+def plot_win_rate_matrix(
+    result: ProtocolResult,
+    table: str,
+    ax: Any = None,
+    *,
+    column: str | None = None,
+    decimals: int = 1,
+    cmap: str = "RdYlGn",
+) -> tuple[Any, Any]:
+    """A table drawn as a matrix (MPTc's win rates).
+
+    With ``column`` (``"Win%"``), rows labelled by pairs ``(planner, editor)`` become a planner x
+    editor matrix of that column; without it, the table's rows x columns are drawn as they are
+    (a system x system win-rate table).
+    """
+    t = _table(result, table)
+    if column is not None:
+        if column not in t.columns:
+            raise InputError(f"plot_win_rate_matrix: table {t.name!r} has no column {column!r}; it has {t.columns}")
+        pairs = [r for r in t.rows if isinstance(r, tuple) and len(r) == 2]
+        if not pairs:
+            raise InputError(f"plot_win_rate_matrix: table {t.name!r} has no (row, column) pair labels to pivot")
+        row_keys = list(dict.fromkeys(p[0] for p in pairs))
+        col_keys = list(dict.fromkeys(p[1] for p in pairs))
+        get = {(p[0], p[1]): t.cells.get((p, column)) for p in pairs}
+    else:
+        row_keys, col_keys = list(t.rows), list(t.columns)
+        get = {(r, c): t.cells.get((r, c)) for r in row_keys for c in col_keys}
+    m = np.full((len(row_keys), len(col_keys)), np.nan)
+    text = [["-" for _ in col_keys] for _ in row_keys]
+    for i, rk in enumerate(row_keys):
+        for j, ck in enumerate(col_keys):
+            cell = get.get((rk, ck))
+            if cell is not None and cell.n > 0 and math.isfinite(cell.value):
+                m[i, j] = cell.value
+                text[i][j] = f"{cell.value:.{decimals}f}"
+    if not np.isfinite(m).any():
+        raise InputError(f"plot_win_rate_matrix: table {t.name!r} has no value to draw")
+    fig, ax = _axes(ax, (1.1 * len(col_keys) + 2.5, 0.6 * len(row_keys) + 1.6))
+    _annotated_matrix(ax, fig, m, row_keys, col_keys, text, cmap)
+    ax.set_title(t.name + (f": {column}" if column else "") + (f" ({t.units})" if t.units else ""))
+    return fig, ax
+
+
+def plot_kendall_by_country(
+    result: ProtocolResult,
+    table: str,
+    ax: Any = None,
+    *,
+    countries: str = "columns",
+    series: Sequence[Any] | None = None,
+) -> tuple[Any, Any]:
+    """Correlations per country with their intervals (Khanuja's segment-level Kendall tau).
+
+    ``countries="columns"``: the table's columns are countries and each row (a metric) is one
+    series; ``"rows"`` the other way round. Cells with ``ci`` get error bars.
+    """
+    t = _table(result, table)
+    if countries not in ("columns", "rows"):
+        raise InputError(f"countries must be 'columns' or 'rows', got {countries!r}")
+    xs = list(t.columns) if countries == "columns" else list(t.rows)
+    lines = list(series) if series is not None else (list(t.rows) if countries == "columns" else list(t.columns))
+    fig, ax = _axes(ax, (max(5.0, 0.9 * len(xs) + 2.0), 3.6))
+    width = 0.6 / max(1, len(lines))
+    drawn = 0
+    for k, s in enumerate(lines):
+        for j, x in enumerate(xs):
+            cell = t.cells.get((s, x) if countries == "columns" else (x, s))
+            if cell is None or cell.n == 0 or not math.isfinite(cell.value):
+                continue
+            pos = j - 0.3 + width * (k + 0.5)
+            err = None if cell.ci is None else [[cell.value - cell.ci[0]], [cell.ci[1] - cell.value]]
+            ax.errorbar([pos], [cell.value], yerr=err, fmt="o", color=f"C{k % 10}", capsize=3, label=_label(s))
+            drawn += 1
+    if not drawn:
+        raise InputError(f"plot_kendall_by_country: table {t.name!r} has no value to draw")
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(xs)), [_label(x) for x in xs], rotation=30, ha="right")
+    ax.set_ylabel(t.units or "Kendall tau")
+    ax.set_title(t.name)
+    handles, labels = ax.get_legend_handles_labels()
+    uniq = dict(zip(labels, handles))
+    ax.legend(uniq.values(), uniq.keys(), fontsize=8)
+    return fig, ax
