@@ -12,6 +12,7 @@ Skips only where no Chromium binary exists (``make test`` installs Debian's pack
 from __future__ import annotations
 
 import base64
+import os
 import re
 from pathlib import Path
 
@@ -25,6 +26,8 @@ from transcreval.significance import compare_systems
 
 pytest.importorskip("matplotlib", reason="the report's figures need the 'report' extra (matplotlib)")
 CHROMIUM = find_chromium()
+if CHROMIUM is None and os.environ.get("TRANSCREVAL_REQUIRE_BROWSER") == "1":  # set by .ci/run: CI must not skip
+    raise RuntimeError("TRANSCREVAL_REQUIRE_BROWSER=1 but no Chromium was found; `make browser` installs it")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
     reason="no Chromium binary (chromium, chromium-browser, google-chrome, or $TRANSCREVAL_CHROMIUM): "
