@@ -43,8 +43,22 @@ PROTOCOLS: tuple[ProtocolInfo, ...] = (
         name="mptc",
         paper="MPTc-Bench",
         module="transcreval.protocols.mptc",
-        tables=("App. B.2", "Table 5", "Table 7", "Table 10", "Fig. 6"),
-        summary="edit-intensity study, similarity collection, OCR IoU table, plan-to-render loss",
+        tables=(
+            "Table 3",
+            "Table 4",
+            "Table 5",
+            "Table 7",
+            "Table 9",
+            "Table 10",
+            "App. B.2",
+            "App. B.3",
+            "Fig. 6",
+            "Fig. 7",
+        ),
+        summary=(
+            "from item and output records: judge tables (quizzes, title/plan chrF, scores, win %) with the GT "
+            "row, similarity, OCR IoU and OCR titles, error types, temporal and cross-cluster analyses"
+        ),
     ),
     ProtocolInfo(
         name="posteriq",

@@ -20,7 +20,7 @@ import torch
 from transcreval.errors import InputError
 from transcreval.functional.ocr.mask_iou import mean_defined, ocr_mask_counts, ocr_mask_iou_from_counts
 
-__all__ = ["OCRIoURow", "format_ocr_iou_table", "ocr_iou_table"]
+__all__ = ["OCRIoURow", "format_ocr_iou_table", "ocr_iou_table", "ocr_row", "triplet_ious"]
 
 
 @dataclass(frozen=True)
@@ -92,18 +92,30 @@ def ocr_iou_table(
         idx = [i for i, o in enumerate(outs) if o is not None]
         if not idx:
             raise InputError(f"system {system!r} has no outputs (every entry is None)")
-        s_mtc = ocr_mask_counts([outs[i] for i in idx], [source[i] for i in idx], **opts)
-        s_gt = ocr_mask_counts([gt[i] for i in idx], [source[i] for i in idx], **opts)
-        iou_mtc = ocr_mask_iou_from_counts(s_mtc["intersection"], s_mtc["union"])
-        iou_gt = ocr_mask_iou_from_counts(s_gt["intersection"], s_gt["union"])
+        iou_mtc, iou_gt = triplet_ious([source[i] for i in idx], [gt[i] for i in idx], [outs[i] for i in idx], **opts)
         all_mtc.append(iou_mtc)
         all_gt.append(iou_gt)
-        rows.append(_row(system, iou_mtc, iou_gt))
-    rows.append(_row("Overall", torch.cat(all_mtc), torch.cat(all_gt)))
+        rows.append(ocr_row(system, iou_mtc, iou_gt))
+    rows.append(ocr_row("Overall", torch.cat(all_mtc), torch.cat(all_gt)))
     return rows
 
 
-def _row(system: str, iou_mtc: torch.Tensor, iou_gt: torch.Tensor) -> OCRIoURow:
+def triplet_ious(
+    source: Sequence[Any], gt: Sequence[Any], outputs: Sequence[Any], **options: Any
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per triplet, IoU(SRC, MTc) and IoU(SRC, GT) of the OCR text masks (NaN where neither
+    poster of the pair has detected text); ``options`` as :func:`~transcreval.functional.ocr.mask_iou.ocr_mask_counts`
+    takes them (``detector``, ``resample``, ``dilate_px``, ``input_range``)."""
+    s_mtc = ocr_mask_counts(list(outputs), list(source), **options)
+    s_gt = ocr_mask_counts(list(gt), list(source), **options)
+    return (
+        ocr_mask_iou_from_counts(s_mtc["intersection"], s_mtc["union"]),
+        ocr_mask_iou_from_counts(s_gt["intersection"], s_gt["union"]),
+    )
+
+
+def ocr_row(system: str, iou_mtc: torch.Tensor, iou_gt: torch.Tensor) -> OCRIoURow:
+    """One row of Table 10 from the per-triplet IoUs of :func:`triplet_ious`."""
     both = ~(torch.isnan(iou_mtc) | torch.isnan(iou_gt))  # the triplets defined on both sides
     m, n_def = mean_defined(iou_mtc[both])
     g, _ = mean_defined(iou_gt[both])

@@ -12,6 +12,7 @@
 * :func:`plan_to_render_loss` (§5.1, Figure 6): the share of the planner's title fidelity that
   rendering loses, from :class:`~transcreval.TitleChrF` and :class:`~transcreval.PlanChrF`.
 """
+
 from __future__ import annotations
 
 import math
