@@ -223,6 +223,7 @@ def test_plan_title_reads_the_proposed_title():
     cases = {
         '1. Title: "The Matrix" → "黑客帝国"\n2. Tagline: "a" → "b"': "黑客帝国",
         '1. **Title**: "Up" -> "カールじいさんの空飛ぶ家"': "カールじいさんの空飛ぶ家",
+        '1. Title: "Up" → "カールじいさんの空飛ぶ家" (romanised: "Kaaru")': "カールじいさんの空飛ぶ家",
         "Title: 「Spirited Away」→「千と千尋の神隠し」": "千と千尋の神隠し",
         "1. Title: Amélie → Die fabelhafte Welt der Amélie": "Die fabelhafte Welt der Amélie",
         "1. Title (French): « Le Parrain »": "Le Parrain",
