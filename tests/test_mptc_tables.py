@@ -162,6 +162,8 @@ def test_joint_call_is_the_default_and_separate_calls_are_an_option():
     assert separate.asked.count("mptc.aesthetic") == n and separate.asked.count("mptc.adaptation") == n
     assert "mptc.aesthetic+adaptation" not in separate.asked
     assert a.options["judge_call"] == "joint" and b.options["judge_call"] == "separate"
+    assert a.options["templates"]["scores"] == "mptc.aesthetic+adaptation@1" and "scores" not in b.options["templates"]
+    assert b.options["templates"]["adaptation"] == "mptc.adaptation@1"
     for key in ("table3", "table4"):
         assert a.tables[key].cells == b.tables[key].cells
     with pytest.raises(InputError, match="judge_call"):

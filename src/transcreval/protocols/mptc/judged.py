@@ -30,7 +30,7 @@ from transcreval.errors import InputError
 from transcreval.protocols.mptc.inputs import MPTcItem, MPTcOutput, MPTcSet, decade_of, plan_title, system_name
 from transcreval.protocols.records import ItemRecord
 
-__all__ = ["DECADES", "JUDGE_METRICS", "TEMPLATE_KEYS", "judge_records"]
+__all__ = ["DECADES", "JUDGE_METRICS", "TEMPLATE_KEYS", "judge_records", "judge_templates"]
 
 #: the default pool of decade options (our choice: the paper does not list its options)
 DECADES = tuple(f"{d}s" for d in range(1900, 2030, 10))
@@ -41,7 +41,9 @@ TEMPLATE_KEYS = ("title", "quiz", "scores", "aesthetic", "adaptation", "pairwise
 _FIELDS = {"target_market": "target_market", "source_market": "source_market", "genre": "genre"}
 
 
-def _templates(templates: Mapping[str, Any] | None) -> dict[str, Any]:
+def judge_templates(templates: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The prompt of each key in :data:`TEMPLATE_KEYS`: ``templates[key]`` (a template, a built-in id
+    or a file) where given, else the built-in MPTc prompt; checked against the fields each fills."""
     from transcreval.judge.catalog import (
         MPTC_ADAPTATION,
         MPTC_AESTHETIC,
@@ -164,7 +166,7 @@ def judge_records(
         raise InputError(f"judge_call must be 'joint' (one call for both scores) or 'separate', got {judge_call!r}")
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise InputError(f"seed must be an integer, got {seed!r}")
-    tpls = _templates(templates)
+    tpls = judge_templates(templates)
     items = [i for i in data.items if data.splits[i.item_id] in ("surface", "deep")]
     lacking = [i.where for i in items if i.genre is None]
     if lacking:

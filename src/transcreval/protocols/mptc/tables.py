@@ -158,14 +158,17 @@ def judge_tables(data: MPTcSet, *, judge: Any, **options: Any) -> ProtocolResult
     ``"separate"``: one call per score), ``templates``, ``seed``, ``both_orders``, ``n_options``,
     ``genre_labels``, ``decade_labels``.
     """
-    from transcreval.protocols.mptc.judged import judge_records
+    from transcreval.protocols.mptc.judged import judge_records, judge_templates
 
     data = as_set(data, "judge_tables")
     records = judge_records(data, judge=judge, **options)
     idx = RecordIndex(records)
     tables = {"table3": table3(data, idx), "table4": table4(data, idx), "fig6": fig6(data, idx)}
     desc = dict(judge.describe()) if hasattr(judge, "describe") else {}
-    opts = {"judge": desc, "judge_call": options.get("judge_call", "joint"), **dict(data.options)}
+    call = options.get("judge_call", "joint")
+    used = ("title", "quiz", "pairwise", *(("scores",) if call == "joint" else ("aesthetic", "adaptation")))
+    tpls = judge_templates(options.get("templates"))
+    opts = {"judge": desc, "judge_call": call, "templates": {k: tpls[k].ref for k in used}, **dict(data.options)}
     for k in ("seed", "both_orders", "n_options"):
         if k in options:
             opts[k] = options[k]
