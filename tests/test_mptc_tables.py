@@ -221,6 +221,23 @@ def test_both_orders_scores_a_position_biased_judge_as_ties():
     assert res.tables["table3"].cell("Gemini 3", "Surface / Qwen3 / Win%").value == 50.0
 
 
+def test_batches_change_nothing_and_bad_images_name_their_row(tmp_path):
+    items, outputs, who = build()
+    data = mptc.load(items, outputs, split_by="field")
+    a = mptc.judge_tables(data, judge=ScriptedJudge(who).judge())
+    b = mptc.judge_tables(data, judge=ScriptedJudge(who).judge(), batch_size=3)
+    assert [r.to_dict() for r in a.records] == [r.to_dict() for r in b.records]
+    assert a.tables["table4"].to_dict() == b.tables["table4"].to_dict()
+    with pytest.raises(InputError, match="batch_size"):
+        mptc.judge_tables(data, judge=ScriptedJudge(who).judge(), batch_size=0)
+    bad = tmp_path / "bad.png"
+    bad.write_text("not an image")
+    broken = [{**o, "output": str(bad)} if i == 7 else o for i, o in enumerate(outputs)]
+    data = mptc.load(items, broken, split_by="field")
+    with pytest.raises(InputError, match=r"outputs\[7\]: output"):
+        mptc.judge_tables(data, judge=ScriptedJudge(who).judge())
+
+
 def test_plan_title_reads_the_proposed_title():
     cases = {
         '1. Title: "The Matrix" → "黑客帝国"\n2. Tagline: "a" → "b"': "黑客帝国",

@@ -55,10 +55,7 @@ PROTOCOLS: tuple[ProtocolInfo, ...] = (
             "Fig. 6",
             "Fig. 7",
         ),
-        summary=(
-            "from item and output records: judge tables (quizzes, title/plan chrF, scores, win %) with the GT "
-            "row, similarity, OCR IoU and OCR titles, error types, temporal and cross-cluster analyses"
-        ),
+        summary="from item/output records: judge tables + GT row, similarity, OCR, error types, temporal, clusters",
     ),
     ProtocolInfo(
         name="posteriq",

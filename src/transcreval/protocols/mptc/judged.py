@@ -95,6 +95,23 @@ class _Asker:
         return out
 
 
+class _Parts:
+    """Images of one batch as judge image parts, each decoded once."""
+
+    def __init__(self) -> None:
+        self.parts: dict[tuple[str, str], Any] = {}
+
+    def get(self, key: tuple[str, str], image: Any, what: str) -> Any:
+        from transcreval.judge.images import to_image_part
+
+        if key not in self.parts:
+            try:
+                self.parts[key] = to_image_part(image, what=what)
+            except InputError as e:
+                raise type(e)(f"{what}: {e}") from e
+        return self.parts[key]
+
+
 def _both_scores(text: str) -> Any:
     """Reads the joint answer: a Read of ``(aesthetic Read, adaptation Read)``, failed when no JSON."""
     from transcreval.functional.judge.judge_score import read_judge_score
@@ -153,9 +170,13 @@ def judge_records(
     n_options: int = 4,
     genre_labels: Sequence[str] | None = None,
     decade_labels: Sequence[str] = DECADES,
+    batch_size: int = 32,
 ) -> list[ItemRecord]:
     """Ask the judge about every poster of the Surface and Deep items and return one record per
-    item x system x metric (see the module docstring); the GT posters form the system ``"GT"``."""
+    item x system x metric (see the module docstring); the GT posters form the system ``"GT"``.
+
+    Posters go to the judge ``batch_size`` at a time (their requests in one batch each for the
+    judge's concurrency); each image is decoded once per batch."""
     from transcreval.functional.judge.judge_score import read_judge_score
     from transcreval.functional.judge.title_extraction import read_title
     from transcreval.functional.judge.win_rate import pairwise_orders, read_preference
@@ -166,6 +187,8 @@ def judge_records(
         raise InputError(f"judge_call must be 'joint' (one call for both scores) or 'separate', got {judge_call!r}")
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise InputError(f"seed must be an integer, got {seed!r}")
+    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+        raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
     tpls = judge_templates(templates)
     items = [i for i in data.items if data.splits[i.item_id] in ("surface", "deep")]
     lacking = [i.where for i in items if i.genre is None]
@@ -178,28 +201,33 @@ def judge_records(
         for it in data.split_items(split):
             o = outs.get(it.item_id)
             posters.append(_Poster(it, system_name(planner, editor), planner, editor, o.output if o else None, o))
-    asker = _Asker(judge)
-    for p in posters:
-        if p.poster is None:
-            continue
-        it, owner = p.item, (p.item.item_id, p.system)
-        fields = {"target_market": it.target_market, "source_market": it.source_market, "genre": it.genre}
-        asker.add("title", tpls["title"], {"poster": p.poster}, {}, read_title, (*owner, "title"))
-        _quiz_rows(asker, tpls["quiz"], it, p.poster, owner, seed, n_options, genres, decade_labels)
-        images = {"source": it.source, "output": p.poster}
-        if judge_call == "joint":
-            asker.add("scores", tpls["scores"], images, fields, _both_scores, (*owner, "scores"))
-        else:
-            for aspect in ("aesthetic", "adaptation"):
-                asker.add(aspect, tpls[aspect], images, fields, read_judge_score(aspect), (*owner, aspect))
-        if p.system != "GT":
-            for pred_first in pairwise_orders(1, [it.item_id], seed, both_orders)[0]:
-                ab = {"a": p.poster, "b": it.gt} if pred_first else {"a": it.gt, "b": p.poster}
-                asker.add("pairwise", tpls["pairwise"], ab, fields, read_preference, (*owner, "win", pred_first))
     got: dict[tuple[str, str, str], list[tuple[Any, ...]]] = {}
-    for pairs in asker.run().values():
-        for owner, v in pairs:
-            got.setdefault(owner[:3], []).append((*owner[3:], v))
+    for start in range(0, len(posters), batch_size):  # a batch's images are decoded once, then let go
+        asker, parts = _Asker(judge), _Parts()
+        for p in posters[start : start + batch_size]:
+            if p.poster is None:
+                continue
+            it, owner = p.item, (p.item.item_id, p.system)
+            where = p.output.where if p.output is not None else it.where
+            mine = parts.get(owner, p.poster, f"{where}: {'gt' if p.system == 'GT' else 'output'}")
+            src = parts.get((it.item_id, "SRC"), it.source, f"{it.where}: source")
+            fields = {"target_market": it.target_market, "source_market": it.source_market, "genre": it.genre}
+            asker.add("title", tpls["title"], {"poster": mine}, {}, read_title, (*owner, "title"))
+            _quiz_rows(asker, tpls["quiz"], it, mine, owner, seed, n_options, genres, decade_labels)
+            images = {"source": src, "output": mine}
+            if judge_call == "joint":
+                asker.add("scores", tpls["scores"], images, fields, _both_scores, (*owner, "scores"))
+            else:
+                for aspect in ("aesthetic", "adaptation"):
+                    asker.add(aspect, tpls[aspect], images, fields, read_judge_score(aspect), (*owner, aspect))
+            if p.system != "GT":
+                gt = parts.get((it.item_id, "GT"), it.gt, f"{it.where}: gt")
+                for pred_first in pairwise_orders(1, [it.item_id], seed, both_orders)[0]:
+                    ab = {"a": mine, "b": gt} if pred_first else {"a": gt, "b": mine}
+                    asker.add("pairwise", tpls["pairwise"], ab, fields, read_preference, (*owner, "win", pred_first))
+        for pairs in asker.run().values():
+            for owner, v in pairs:
+                got.setdefault(owner[:3], []).append((*owner[3:], v))
     out: list[ItemRecord] = []
     for p in posters:
         out += _records(data, p, got)

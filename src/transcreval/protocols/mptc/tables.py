@@ -156,7 +156,7 @@ def judge_tables(data: MPTcSet, *, judge: Any, **options: Any) -> ProtocolResult
     ``options`` go to :func:`~transcreval.protocols.mptc.judged.judge_records`: ``judge_call``
     (``"joint"``, the default: one call returns both scores, as App. A.2's direct-scoring prompt;
     ``"separate"``: one call per score), ``templates``, ``seed``, ``both_orders``, ``n_options``,
-    ``genre_labels``, ``decade_labels``.
+    ``genre_labels``, ``decade_labels``, ``batch_size``.
     """
     from transcreval.protocols.mptc.judged import judge_records, judge_templates
 
