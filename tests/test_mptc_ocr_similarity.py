@@ -196,10 +196,11 @@ class _Stub:
 
 class _StubCollection:
     def __init__(self, **options):
-        self.box = {}
+        self.box = {"preds": [], "target": [], "source": []}
 
-    def update(self, preds, target, source):
-        self.box.update(preds=preds, target=target, source=source)
+    def update(self, preds, target, source):  # accumulates, as the metrics' states do
+        for k, v in (("preds", preds), ("target", target), ("source", source)):
+            self.box[k] += list(v)
 
     def items(self):
         return [(n, _Stub(n, self.box)) for n in ("CLIP", "FID_GT", "FID_SRC")]
@@ -227,7 +228,7 @@ def test_table5_layout_sets_and_missing_outputs(monkeypatch):
         if (p, e, k) != ("Q", "A", "s2")  # no record at all: missing too
     ]
     data = mptc.load(items, outputs, split_by="field")
-    res = mptc.similarity_table(data)
+    res = mptc.similarity_table(data, batch_size=1)  # one item per update: the states accumulate
     t = res.tables["table5"]
     assert t.rows == ("A", "B") and t.decimals == 1
     assert t.columns == tuple(
@@ -251,6 +252,8 @@ def test_table5_layout_sets_and_missing_outputs(monkeypatch):
     status = {(r.item_id, r.system): r.status for r in res.records}
     assert status[("d2", "B + P")] == status[("s2", "A + Q")] == "missing_output" and status[("d1", "B + P")] == "ok"
     assert len(res.records) == 4 + 4 + 4  # every item of every split a system ran
+    with pytest.raises(InputError, match="batch_size"):
+        mptc.similarity_table(data, batch_size=0)
 
 
 def test_table9_spearman_of_year_against_title_chrf_and_per_year_fid(monkeypatch):

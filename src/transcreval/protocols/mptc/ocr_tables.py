@@ -103,9 +103,12 @@ def ocr_tables(
         meta = {"split": s, "planner": p, "editor": e}
         ious: dict[str, tuple[float, float]] = {}
         if present:
-            mtc, gt = triplet_ious(
-                [i.source for i in present], [i.gt for i in present], [outs[i.item_id].output for i in present], **opts
-            )
+            chunks = [present[k : k + 32] for k in range(0, len(present), 32)]  # bounded memory
+            got = [
+                triplet_ious([i.source for i in c], [i.gt for i in c], [outs[i.item_id].output for i in c], **opts)
+                for c in chunks
+            ]
+            mtc, gt = torch.cat([m for m, _ in got]), torch.cat([g for _, g in got])
             pooled.append((mtc, gt))
             ious = {i.item_id: (float(a), float(b)) for i, a, b in zip(present, mtc, gt)}
             row = name if len(splits) == 1 else f"{name} ({s})"

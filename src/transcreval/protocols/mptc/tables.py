@@ -175,15 +175,19 @@ def judge_tables(data: MPTcSet, *, judge: Any, **options: Any) -> ProtocolResult
     return ProtocolResult("mptc", tuple(records), tables, {}, opts)
 
 
-def similarity_table(data: MPTcSet, **similarity_options: Any) -> ProtocolResult:
+def similarity_table(data: MPTcSet, *, batch_size: int = 32, **similarity_options: Any) -> ProtocolResult:
     """Table 5 (CLIP, FID_GT, FID_SRC per task, planner and editor) and per-item ``clip`` records.
 
     Each (task, system) set goes through :func:`~transcreval.protocols.mptc.similarity_metrics`
     (built with ``similarity_options``: ``clip_model``, ``clip_pretrained``, ``fid_weights``,
-    ``fid_preprocess``, ...), over the items with an output. A set with fewer than 2 outputs has
-    no FID (the cell is empty and a note says so).
+    ``fid_preprocess``, ...), over the items with an output, ``batch_size`` items per update. A
+    set with fewer than 2 outputs has no FID (the cell is empty and a note says so).
     """
+    from transcreval.errors import InputError
     from transcreval.protocols.mptc.study import similarity_metrics
+
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
 
     data = as_set(data, "similarity_table")
     cols = [
@@ -208,9 +212,11 @@ def similarity_table(data: MPTcSet, **similarity_options: Any) -> ProtocolResult
         clip: dict[str, float] = {}
         if present:
             coll = similarity_metrics(**similarity_options)
-            coll.update(
-                [outs[i.item_id].output for i in present], [i.gt for i in present], source=[i.source for i in present]
-            )
+            for k in range(0, len(present), batch_size):  # bounded memory: the states accumulate
+                part = present[k : k + batch_size]
+                coll.update(
+                    [outs[i.item_id].output for i in part], [i.gt for i in part], source=[i.source for i in part]
+                )
             for name, metric in coll.items():
                 try:
                     res = metric.compute()
