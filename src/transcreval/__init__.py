@@ -54,6 +54,7 @@ __all__ = [
     "BackgroundPreservation",
     "BoxRecallRate",
     "CLIPSimilarity",
+    "COMETScore",
     "CSIOverlap",
     "CenterBias",
     "CulturalRelevanceDelta",
@@ -151,6 +152,7 @@ if TYPE_CHECKING:
     from transcreval.stats.separability import SeparabilityAUC
     from transcreval.stats.spearman import SpearmanRho
     from transcreval.text.chrf import PlanChrF, TitleChrF
+    from transcreval.text.comet import COMETScore
     from transcreval.text.word_recall import FontSizeStability, OCRRobustnessGap, WordRecall
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "box_recall_rate",
     "center_bias",
     "clip_similarity",
+    "comet_score",
     "corpus_chrf",
     "csi_overlap",
     "cultural_relevance_delta",
@@ -131,6 +132,7 @@ if TYPE_CHECKING:
     from transcreval.functional.stats.separability import separability_auc, threshold_sweep
     from transcreval.functional.stats.spearman import spearman_rho
     from transcreval.functional.text.chrf import corpus_chrf, sentence_chrf, title_chrf
+    from transcreval.functional.text.comet import comet_score
     from transcreval.functional.text.word_recall import font_size_stability, ocr_robustness_gap, word_recall
     from transcreval.protocols.mptc import edit_intensity_study
     from transcreval.protocols.posteriq import posteriq_summary
