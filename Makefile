@@ -50,7 +50,7 @@ test: $(VENV)/.installed
 # `make test-comet` runs the tests marked `comet` there, with the network cut like `make test`.
 COMET_VENV ?= .venv-comet
 COMET_BIN := $(COMET_VENV)/bin
-COMET_EXTRAS ?= dev,image,ocr,judge,comet
+COMET_EXTRAS ?= dev,imtbench
 # the test files that hold `comet`-marked tests (collecting the whole suite there would need every extra)
 COMET_TESTS ?= $(wildcard tests/test_comet*.py tests/test_imtbench*.py)
 

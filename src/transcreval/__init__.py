@@ -63,6 +63,7 @@ __all__ = [
     "FontRichness",
     "FontSizeStability",
     "HarmonizationScore",
+    "IMTBenchScore",
     "ImageDecodeError",
     "InputError",
     "JudgeScore",
@@ -128,6 +129,7 @@ if TYPE_CHECKING:
     from transcreval.image.phash import PHashDistance
     from transcreval.judge.csi_overlap import CSIOverlap
     from transcreval.judge.imtbench import AlignmentScore, HarmonizationScore
+    from transcreval.judge.imtbench_score import IMTBenchScore
     from transcreval.judge.judge_score import JudgeScore
     from transcreval.judge.posteriq import JudgedFontRichness, JudgedPointScore, JudgedStyleScore
     from transcreval.judge.quiz_hit_rate import QuizHitRate

@@ -88,6 +88,15 @@ def _close(a: float, b: float, atol: float, what: str) -> None:
     assert abs(a - b) <= atol, f"{what}: {a!r} != {b!r} (atol {atol})"
 
 
+def _identical(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Same shape and values, NaN equal to NaN (per-item values are NaN where undefined)."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if not a.is_floating_point():
+        return torch.equal(a, b)
+    return bool(((a == b) | (a.isnan() & b.isnan())).all())
+
+
 def _same_result(a: MetricResult, b: MetricResult, exact: bool, what: str, atol: float = 1e-12) -> None:
     assert a.defined and b.defined, f"{what}: undefined result"
     if exact:
@@ -98,11 +107,11 @@ def _same_result(a: MetricResult, b: MetricResult, exact: bool, what: str, atol:
     assert set(a.extras) == set(b.extras), f"{what}: extras keys {sorted(a.extras)} != {sorted(b.extras)}"
     if a.per_item is not None or b.per_item is not None:
         assert a.per_item is not None and b.per_item is not None, f"{what}: per_item missing on one side"
-        pa, pb = a.per_item.sort().values, b.per_item.sort().values
+        pa, pb = a.per_item.sort().values, b.per_item.sort().values  # NaNs (undefined items) sort last
         if exact or not pa.is_floating_point():
-            assert torch.equal(pa, pb), f"{what}: per-item values differ"
+            assert _identical(pa, pb), f"{what}: per-item values differ"
         else:
-            assert torch.allclose(pa, pb, rtol=0, atol=atol), f"{what}: per-item values differ"
+            assert torch.allclose(pa, pb, rtol=0, atol=atol, equal_nan=True), f"{what}: per-item values differ"
 
 
 def _states_equal(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -111,7 +120,7 @@ def _states_equal(a: dict[str, Any], b: dict[str, Any]) -> bool:
     for k in a:
         x, y = a[k], b[k]
         if isinstance(x, torch.Tensor):
-            if not (isinstance(y, torch.Tensor) and x.shape == y.shape and torch.equal(x, y)):
+            if not (isinstance(y, torch.Tensor) and _identical(x, y)):
                 return False
         elif x != y:
             return False
@@ -195,7 +204,7 @@ def check_metric(case: MetricCase, ddp_pool: Any = None) -> None:
     if first.per_item is not None and first.per_item.numel():
         before = second.per_item.clone()
         first.per_item.zero_() if first.per_item.is_floating_point() else first.per_item.fill_(7)
-        assert torch.equal(metric.compute().per_item, before), "changing a result changed the metric"
+        assert _identical(metric.compute().per_item, before), "changing a result changed the metric"
 
     # forward == update + compute
     fresh = case.factory()

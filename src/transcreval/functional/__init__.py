@@ -52,6 +52,7 @@ __all__ = [
     "frechet_distance",
     "hamming_distance",
     "harmonization_score",
+    "imtbench_score",
     "judge_score",
     "judged_font_richness",
     "judged_point_score",
@@ -111,6 +112,7 @@ if TYPE_CHECKING:
     )
     from transcreval.functional.judge.csi_overlap import csi_overlap
     from transcreval.functional.judge.imtbench import alignment_score, harmonization_score
+    from transcreval.functional.judge.imtbench_score import imtbench_score
     from transcreval.functional.judge.judge_score import judge_score
     from transcreval.functional.judge.posteriq import judged_font_richness, judged_point_score, judged_style_score
     from transcreval.functional.judge.quiz_hit_rate import quiz_hit_rate

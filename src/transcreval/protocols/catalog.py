@@ -53,6 +53,13 @@ PROTOCOLS: tuple[ProtocolInfo, ...] = (
         tables=("Table 7",),
         summary="group means and overall score from task scores, robustness gap, font-size stability",
     ),
+    ProtocolInfo(
+        name="imtbench",
+        paper="IMTBench",
+        module="transcreval.protocols.imtbench",
+        tables=("Table 2",),
+        summary="S_text (COMET), S_bg, S_align, S_vis and S per item; Table 2 per scenario and language",
+    ),
 )
 
 
