@@ -69,14 +69,14 @@ def test_reference_false_keeps_the_output_only_behaviour():
     seen = []
 
     def fn(request):
-        seen.append((request.template_id, len(request.images)))
+        seen.append((request.template_id, [p.sha256 for p in request.images]))
         return '{"naturalness": 6, "artifacts": 2}'
 
     judge = FunctionJudge(fn)
     assert HarmonizationScore(judge=judge, reference=False)(OUTS[:2]).value == pytest.approx(0.6)
-    assert seen == [("imtbench.harmonization", 1)] * 2
+    assert seen == [("imtbench.harmonization", [sha(OUTS[i])]) for i in range(2)]
     assert HarmonizationScore(judge=judge)(OUTS[:2], REFS[:2]).value == pytest.approx(0.6)
-    assert seen[2:] == [("imtbench.harmonization-ref", 2)] * 2
+    assert seen[2:] == [("imtbench.harmonization-ref", [sha(OUTS[i]), sha(REFS[i])]) for i in range(2)]
 
 
 @pytest.mark.parametrize(
