@@ -1,6 +1,7 @@
 # transcreval developer commands. The two that matter (see README):
 #   make demo   - create .venv, install, run `transcreval demo`
 #   make test   - create .venv with the dev extras, run the test suite
+#   make test-comet - the COMET tests (and the IMTBench protocol) in their own venv, .venv-comet
 #
 # torch/torchvision are pinned to the wheels that install on our build machines
 # (x86_64 CUDA builds that run on the CPU; plain `pip install torch` would download GBs).
@@ -10,7 +11,7 @@ BIN := $(VENV)/bin
 TORCH_PINS ?= torch==2.14.1 torchvision==0.29.1
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-all lint bench clean browser
+.PHONY: demo test test-all test-comet lint bench clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +59,37 @@ test: $(VENV)/.installed browser
 	  $(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS); \
 	fi
 
+# COMET (unbabel-comet) pins numpy < 2, transformers < 5, huggingface-hub < 1, protobuf < 5 and
+# imports pkg_resources (setuptools < 81): it gets its own venv so the main one is never
+# downgraded. The same torch pins; the extras the IMTBench protocol needs (image, ocr, judge) too.
+# `make test-comet` runs the tests marked `comet` there, with the network cut like `make test`.
+COMET_VENV ?= .venv-comet
+COMET_BIN := $(COMET_VENV)/bin
+COMET_EXTRAS ?= dev,imtbench
+# the test files that hold `comet`-marked tests (collecting the whole suite there would need every extra)
+COMET_TESTS ?= $(wildcard tests/test_comet*.py tests/test_imtbench*.py)
+
+$(COMET_BIN)/python:
+	$(PYTHON) -m venv $(COMET_VENV)
+	$(COMET_BIN)/python -m pip install --quiet --upgrade pip
+
+$(COMET_VENV)/.torch: | $(COMET_BIN)/python
+	$(COMET_BIN)/pip install --quiet $(TORCH_PINS)
+	touch $@
+
+$(COMET_VENV)/.installed: pyproject.toml $(COMET_VENV)/.torch
+	$(COMET_BIN)/pip install --quiet -e '.[$(COMET_EXTRAS)]'
+	touch $@
+
+test-comet: $(COMET_VENV)/.installed
+	@if unshare -n sh -c 'ip link set lo up' 2>/dev/null; then \
+	  echo "running the COMET tests with the network cut (unshare -n, loopback only)"; \
+	  unshare -n sh -c 'ip link set lo up && exec $(COMET_BIN)/python -m pytest -m "comet and not slow" $(COMET_TESTS) $(PYTEST_ARGS)'; \
+	else \
+	  echo "unshare -n unavailable here: running the COMET tests with the network as it is"; \
+	  $(COMET_BIN)/python -m pytest -m "comet and not slow" $(COMET_TESTS) $(PYTEST_ARGS); \
+	fi
+
 test-all: $(VENV)/.installed
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
@@ -70,4 +102,4 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m pytest benchmarks -o python_files="bench_*.py" --benchmark-only --benchmark-group-by=group --benchmark-columns=median,iqr,rounds
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .benchmarks dist build
+	rm -rf $(VENV) $(COMET_VENV) .mypy_cache .ruff_cache .benchmarks dist build

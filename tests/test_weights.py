@@ -99,8 +99,14 @@ def test_only_documented_entries_lack_a_sha256():
     """The relaxation for files without a published digest stays narrow: the built-in entries
     without one are exactly the DINOv2 checkpoints, each saying why; a new one must be added here."""
     unhashed = {e.name: e for e in entries() if e.sha256 is None}
-    assert set(unhashed) == {"dinov2-vits14", "dinov2-vitb14"}
+    comet = {"comet-wmt22-da", "comet-wmt22-da-hparams"} | {
+        f"xlm-roberta-large-{f}" for f in ("config", "tokenizer", "sentencepiece")
+    }
+    assert set(unhashed) == {"dinov2-vits14", "dinov2-vitb14"} | comet
     for e in unhashed.values():
+        if e.name in comet:  # the Hugging Face hub is unreachable from the build machines
+            assert "hub is unreachable" in e.sha256_note and e.urls[0].startswith("https://huggingface.co/")
+            continue
         assert "no digest" in e.sha256_note and e.urls[0].startswith("https://dl.fbaipublicfiles.com/dinov2/")
 
 

@@ -58,6 +58,7 @@ __all__ = [
     "BackgroundPreservation",
     "BoxRecallRate",
     "CLIPSimilarity",
+    "COMETScore",
     "CSIOverlap",
     "CenterBias",
     "CulturalRelevanceDelta",
@@ -66,6 +67,7 @@ __all__ = [
     "FontRichness",
     "FontSizeStability",
     "HarmonizationScore",
+    "IMTBenchScore",
     "ImageDecodeError",
     "InputError",
     "JudgeScore",
@@ -132,6 +134,7 @@ if TYPE_CHECKING:
     from transcreval.image.phash import PHashDistance
     from transcreval.judge.csi_overlap import CSIOverlap
     from transcreval.judge.imtbench import AlignmentScore, HarmonizationScore
+    from transcreval.judge.imtbench_score import IMTBenchScore
     from transcreval.judge.judge_score import JudgeScore
     from transcreval.judge.posteriq import JudgedFontRichness, JudgedPointScore, JudgedStyleScore
     from transcreval.judge.quiz_hit_rate import QuizHitRate
@@ -156,6 +159,7 @@ if TYPE_CHECKING:
     from transcreval.stats.separability import SeparabilityAUC
     from transcreval.stats.spearman import SpearmanRho
     from transcreval.text.chrf import PlanChrF, TitleChrF
+    from transcreval.text.comet import COMETScore
     from transcreval.text.ocr_accuracy import OCRAccuracy
     from transcreval.text.word_recall import FontSizeStability, OCRRobustnessGap, WordRecall
 

@@ -90,7 +90,7 @@ CASES = {
         lambda n: ([OUTPUT] * n, [SOURCE] * n, {"country": "Japan", "category": "food"}),
         0.5,
     ),
-    "HarmonizationScore": (lambda j: HarmonizationScore(judge=j), lambda n: ([OUTPUT] * n,), 0.7),
+    "HarmonizationScore": (lambda j: HarmonizationScore(judge=j), lambda n: ([OUTPUT] * n, [SOURCE] * n), 0.7),
     "AlignmentScore": (lambda j: AlignmentScore(judge=j), lambda n: ([OUTPUT] * n, ["Sale"] * n), 0.6),
     "JudgedPointScore": (lambda j: JudgedPointScore(judge=j), lambda n: ([OUTPUT] * n, [["a title"]] * n), 1.0),
     "JudgedStyleScore": (lambda j: JudgedStyleScore(judge=j), lambda n: ([OUTPUT] * n, ["Memphis Style"] * n), 1.0),

@@ -172,7 +172,7 @@ def test_judge_metrics_pickle_and_clone_without_the_key(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with FakeOpenAIServer() as server:
         judge = OpenAICompatibleJudge("fake-judge", base_url=server.base_url, api_key=SECRET)
-        m = HarmonizationScore(judge=judge)
+        m = HarmonizationScore(judge=judge, reference=False)
         m.update([img(1)])
         assert SECRET.encode() not in pickle.dumps(m)
         twin = m.clone()

@@ -341,16 +341,22 @@ def test_harmonization_score(tmp_path, ddp_pool, combine):
     pick = {"naturalness": lambda a, b: a, "min": min, "mean": lambda a, b: (a + b) / 2}[combine]
 
     replay = oracle.record(
-        tmp_path / "c.sqlite", batches, lambda p, judge: harmonization_score_stats(p, judge=judge, combine=combine)
+        tmp_path / "c.sqlite",
+        batches,
+        lambda p, judge: harmonization_score_stats(p, judge=judge, combine=combine, reference=False),
     )
 
     def reference(p):
         return mean(pick(nat[where[sha(x)]], art[where[sha(x)]]) / 10 for x in p if where[sha(x)] not in failing)
 
-    factory = functools.partial(HarmonizationScore, judge=replay, combine=combine)
+    factory = functools.partial(HarmonizationScore, judge=replay, combine=combine, reference=False)
     check_metric(
         MetricCase(
-            factory, lambda p: harmonization_score(p, judge=replay, combine=combine), reference, batches, join_lists
+            factory,
+            lambda p: harmonization_score(p, judge=replay, combine=combine, reference=False),
+            reference,
+            batches,
+            join_lists,
         ),
         ddp_pool,
     )
@@ -397,9 +403,9 @@ def test_joint_imtbench_template_makes_one_call_for_both_scores():
         __import__("tempfile").mkdtemp() + "/c.sqlite"
     )
     preds, texts = [img(1), img(2)], ["a", "b"]
-    h = HarmonizationScore(judge=judge, template="imtbench.joint")
+    h = HarmonizationScore(judge=judge, template="imtbench.joint", reference=False)
     a = AlignmentScore(judge=judge, template="imtbench.joint")
-    assert h(preds, texts).value == pytest.approx(0.8) and a(preds, texts).value == pytest.approx(0.7)
+    assert h(preds, translations=texts).value == pytest.approx(0.8) and a(preds, texts).value == pytest.approx(0.7)
     assert calls == ["imtbench.joint"] * 2  # two images, one call each, shared by both metrics
     with pytest.raises(ValueError, match="pass translations="):
         h(preds)

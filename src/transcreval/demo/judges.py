@@ -164,7 +164,7 @@ def _rows(judge: Any, posters: list[Any], system: str) -> list[tuple[str, Any]]:
         ("MarketPreferenceRate GT vs SRC (%)", MarketPreferenceRate(judge=judge), (gts, srcs), ctx),
         ("VLM cultural relevance", VLMTranscreationScore(judge=judge), (outs, srcs), {"country": country}),
         ("CSIOverlap", CSIOverlap(judge=judge), (outs, srcs), {"country": country, "category": "poster"}),
-        ("HarmonizationScore S_vis", HarmonizationScore(judge=judge, template="imtbench.joint"), (outs, texts), {}),
+        ("HarmonizationScore S_vis", HarmonizationScore(judge=judge), (outs, gts), {}),
         ("AlignmentScore S_align", AlignmentScore(judge=judge, template="imtbench.joint"), (outs, texts), {}),
         ("JudgedPointScore", JudgedPointScore(judge=judge), (outs, points), {}),
         ("JudgedStyleScore", JudgedStyleScore(judge=judge, labels=STYLES), (outs, ["Minimalist"] * len(outs)), {}),

@@ -39,6 +39,7 @@ __all__ = [
     "box_recall_rate",
     "center_bias",
     "clip_similarity",
+    "comet_score",
     "corpus_chrf",
     "csi_overlap",
     "cultural_relevance_delta",
@@ -51,6 +52,7 @@ __all__ = [
     "frechet_distance",
     "hamming_distance",
     "harmonization_score",
+    "imtbench_score",
     "judge_score",
     "judged_font_richness",
     "judged_point_score",
@@ -111,6 +113,7 @@ if TYPE_CHECKING:
     )
     from transcreval.functional.judge.csi_overlap import csi_overlap
     from transcreval.functional.judge.imtbench import alignment_score, harmonization_score
+    from transcreval.functional.judge.imtbench_score import imtbench_score
     from transcreval.functional.judge.judge_score import judge_score
     from transcreval.functional.judge.posteriq import judged_font_richness, judged_point_score, judged_style_score
     from transcreval.functional.judge.quiz_hit_rate import quiz_hit_rate
@@ -132,6 +135,7 @@ if TYPE_CHECKING:
     from transcreval.functional.stats.separability import separability_auc, threshold_sweep
     from transcreval.functional.stats.spearman import spearman_rho
     from transcreval.functional.text.chrf import corpus_chrf, sentence_chrf, title_chrf
+    from transcreval.functional.text.comet import comet_score
     from transcreval.functional.text.ocr_accuracy import ocr_accuracy
     from transcreval.functional.text.word_recall import font_size_stability, ocr_robustness_gap, word_recall
     from transcreval.protocols.mptc import edit_intensity_study

@@ -11,7 +11,13 @@ Answer slots are written ``<integer 1-5>``, ``<true or false>``, ``<one of: A, B
 
 from __future__ import annotations
 
-from transcreval.judge.prompts.imtbench import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION, IMTBENCH_JOINT
+from transcreval.judge.prompts.imtbench import (
+    IMTBENCH_ALIGNMENT,
+    IMTBENCH_HARMONIZATION,
+    IMTBENCH_HARMONIZATION_REF,
+    IMTBENCH_JOINT,
+    IMTBENCH_JOINT_REF,
+)
 from transcreval.judge.prompts.khanuja import (
     KHANUJA_CREATIVITY,
     KHANUJA_CSI_MATCH,
@@ -36,7 +42,9 @@ from transcreval.judge.templates import PromptTemplate
 __all__ = [
     "IMTBENCH_ALIGNMENT",
     "IMTBENCH_HARMONIZATION",
+    "IMTBENCH_HARMONIZATION_REF",
     "IMTBENCH_JOINT",
+    "IMTBENCH_JOINT_REF",
     "KHANUJA_CREATIVITY",
     "KHANUJA_CSI_MATCH",
     "KHANUJA_CSI_OBJECTS",
@@ -78,6 +86,8 @@ TEMPLATES: dict[str, PromptTemplate] = {
         IMTBENCH_HARMONIZATION,
         IMTBENCH_ALIGNMENT,
         IMTBENCH_JOINT,
+        IMTBENCH_HARMONIZATION_REF,
+        IMTBENCH_JOINT_REF,
         POSTERIQ_POINT_IMAGE,
         POSTERIQ_POINT_TEXT,
         POSTERIQ_STYLE,

@@ -11,36 +11,49 @@ from transcreval.functional.judge.imtbench import (
     alignment_score_stats,
     check_combine,
     harmonization_score_stats,
+    harmonization_template,
     imtbench_from_stats,
 )
-from transcreval.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION
+from transcreval.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION_REF
 from transcreval.judge.judge_metric import JudgeMetric
+from transcreval.judge.templates import PromptTemplate
 from transcreval.result import MetricResult
 
 
 class HarmonizationScore(JudgeMetric):
     """S_vis (IMTBench Eq. 4): mean judged naturalness of the translated images / 10, in [0, 1].
 
-    ``update(preds, translations=None)``: ``preds`` the translated images; ``translations``
-    only for templates that show the text (``template="imtbench.joint"``). ``combine``:
+    ``update(preds, target=None, translations=None)``: ``preds`` the translated images;
+    ``target`` the reference images I_tgt the judge sees beside them (Eq. 4's
+    ``g(I^_tgt, I_tgt)``; required with ``reference=True``, the default); ``translations`` only
+    for templates that show the text (``"imtbench.joint-ref"``; ``"imtbench.joint"`` with
+    ``reference=False``). ``reference=False`` scores the translated image alone (template
+    ``imtbench.harmonization``: the behaviour before the reference role). ``combine``:
     "naturalness" (Eq. 4), "min" (min with the artifact score, as GEdit-Bench) or "mean".
     """
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
-    default_template = IMTBENCH_HARMONIZATION
+    default_template = IMTBENCH_HARMONIZATION_REF
     template_fields = FIELDS
 
-    def __init__(self, *, judge: Any, combine: Combine = "naturalness", **kwargs: Any) -> None:
+    def __init__(self, *, judge: Any, combine: Combine = "naturalness", reference: bool = True, **kwargs: Any) -> None:
         self.combine = check_combine(combine)
+        self.reference = reference
         super().__init__(judge=judge, **kwargs)
 
-    def _stats(self, preds: Any, translations: Sequence[str] | None = None) -> dict[str, Any]:
-        """``preds``: translated images; ``translations``: the system's texts (joint template only)."""
+    def _resolve(self, template: Any) -> PromptTemplate:
+        return harmonization_template(template, self.reference)
+
+    def _stats(self, preds: Any, target: Any = None, translations: Sequence[str] | None = None) -> dict[str, Any]:
+        """``preds``: translated images; ``target``: reference images (with ``reference=True``);
+        ``translations``: the system's texts (joint templates only)."""
         return harmonization_score_stats(
             preds,
+            target,
             translations,
             judge=self.judge,
             combine=self.combine,
+            reference=self.reference,
             template=self.template,
             on_failure=self.on_failure,
         )
@@ -49,7 +62,7 @@ class HarmonizationScore(JudgeMetric):
         return imtbench_from_stats(stats, self.signature)
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"combine": self.combine, **self._judge_options()}
+        return {"combine": self.combine, "ref": self.reference, **self._judge_options()}
 
 
 class AlignmentScore(JudgeMetric):

@@ -71,6 +71,13 @@ PROTOCOLS: tuple[ProtocolInfo, ...] = (
         tables=("Table 1", "Table 2", "Table 3", "Table 4", "Table 5", "Table 7"),
         summary="every understanding table from raw model answers (JSONL records); Table 7 from task scores too",
     ),
+    ProtocolInfo(
+        name="imtbench",
+        paper="IMTBench",
+        module="transcreval.protocols.imtbench",
+        tables=("Table 2",),
+        summary="S_text (COMET), S_bg, S_align, S_vis and S per item; Table 2 per scenario and language",
+    ),
 )
 
 

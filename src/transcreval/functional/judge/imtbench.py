@@ -1,7 +1,10 @@
 """IMTBench's judge scores: harmonization S_vis (Eq. 4) and alignment S_align (Eq. 5).
 
-**HarmonizationScore (S_vis).** The judge looks at the translated image (``preds``) and gives
-two integers from 0 to 10: *naturalness* (0 = the scene looks wrong: distance, shadows,
+**HarmonizationScore (S_vis).** The judge looks at the translated image (``preds``) beside the
+reference image I_tgt (``target``), as Eq. 4 writes it, ``S_vis = g(I^_tgt, I_tgt) / 10``
+(``reference=True``, template ``imtbench.harmonization-ref``); ``reference=False`` shows the
+translated image alone (``imtbench.harmonization``). The judge gives two integers from 0 to 10
+for the translated image: *naturalness* (0 = the scene looks wrong: distance, shadows,
 lighting; 10 = entirely natural) and *artifacts* (0 = heavy distortion, watermarks,
 scratches, blurred faces, malformed body parts, unblended subjects; 10 = none). Eq. 4 keeps
 the naturalness: S_vis = S_nat / 10 (``combine="naturalness"``, the default);
@@ -15,7 +18,9 @@ terms, unreadable regions not held against it). S_align = score / 10.
 
 Both values are means over items with a valid answer, in [0, 1], higher is better. The two
 scores may come from one call, as in the paper: pass ``template="imtbench.joint"`` (and the
-``translations``) to both metrics and the cache answers the second from the first. Answers
+``translations``) to both metrics (HarmonizationScore with ``reference=False``) and the cache
+answers the second from the first; the IMTBench protocol makes the joint call with the
+reference image (``imtbench.joint-ref``) itself. Answers
 are read from our keys (``naturalness``, ``artifacts``, ``alignment``) or the paper's
 (``harmonization_score``, ``alignment_score``, also as one-element lists like ``[7]``, also
 inside ``||V^=^V||`` delimiters).
@@ -23,11 +28,12 @@ inside ``||V^=^V||`` delimiters).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
 from transcreval.errors import InputError
-from transcreval.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION
+from transcreval.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION, IMTBENCH_HARMONIZATION_REF
 from transcreval.judge.images import to_image_parts
 from transcreval.judge.parse import Read, read_int
 from transcreval.judge.templates import PromptTemplate, is_missing, resolve_template
@@ -57,6 +63,7 @@ __all__ = [
     "alignment_score_stats",
     "harmonization_score",
     "harmonization_score_stats",
+    "harmonization_template",
     "imtbench_from_stats",
     "read_alignment",
     "read_harmonization",
@@ -103,6 +110,22 @@ def _texts(translations: Any, n: int) -> list[str | None]:
     return [None if is_missing(t) else str(t) for t in translations]
 
 
+def harmonization_template(template: PromptTemplate | str | None, reference: bool) -> PromptTemplate:
+    """The template S_vis uses: ``template`` (checked against the slots the metric fills) or the
+    default, ``imtbench.harmonization-ref`` with the reference image, ``imtbench.harmonization``
+    without. With ``reference=True`` the template must place the reference image."""
+    if not isinstance(reference, bool):
+        raise InputError(f"reference must be True (show I_tgt, Eq. 4) or False (the output alone), got {reference!r}")
+    default = IMTBENCH_HARMONIZATION_REF if reference else IMTBENCH_HARMONIZATION
+    tpl = resolve_template(template, default, fields=FIELDS, what="HarmonizationScore")
+    if reference and "reference" not in (*tpl.images, *re.findall(r"\{image:(\w+)\}", tpl.user)):
+        raise InputError(
+            f"HarmonizationScore: template {tpl.ref} does not show the reference image; pass reference=False to "
+            "score the output alone, or a template with an {image:reference} slot (e.g. 'imtbench.joint-ref')"
+        )
+    return tpl
+
+
 def _score(
     preds: Any,
     translations: Any,
@@ -113,13 +136,20 @@ def _score(
     what: str,
     template: PromptTemplate | str | None,
     on_failure: str,
+    references: Any = None,
 ) -> dict[str, Any]:
     check_judge(judge, what)
     on_failure = check_on_failure(on_failure)
     tpl = resolve_template(template, default, fields=FIELDS, what=what)
     images = to_image_parts(preds, what="preds")
     texts = _texts(translations, len(images))
-    rows = [({"image": im}, {"translation": t}) for im, t in zip(images, texts)]
+    if references is None:
+        rows = [({"image": im}, {"translation": t}) for im, t in zip(images, texts)]
+    else:
+        refs = to_image_parts(references, what="target")
+        if len(refs) != len(images):
+            raise InputError(f"{len(refs)} reference images (target) for {len(images)} translated images (preds)")
+        rows = [({"image": im, "reference": r}, {"translation": t}) for im, r, t in zip(images, refs, texts)]
     requests = render_each(tpl, rows, {"translation": "translations"}, what)
     tally = JudgeTally()
     for v in ask(judge, requests, reader):
@@ -133,24 +163,36 @@ def _score(
 
 def harmonization_score_stats(
     preds: Any,
+    target: Any = None,
     translations: Sequence[str] | None = None,
     *,
     judge: Judge,
     combine: Combine = "naturalness",
+    reference: bool = True,
     template: PromptTemplate | str | None = None,
     on_failure: str = "skip",
 ) -> dict[str, Any]:
-    """One batch of translated images (``translations`` only for templates that show them)."""
+    """One batch of translated images ``preds`` with their reference images ``target`` (I_tgt;
+    with ``reference=True``, the default); ``translations`` only for templates that show them."""
     reader = read_harmonization(check_combine(combine))
+    tpl = harmonization_template(template, reference)
+    if reference and target is None:
+        raise InputError(
+            "HarmonizationScore needs the reference images (target=, I_tgt in IMTBench Eq. 4); "
+            "pass reference=False to score the translated images alone"
+        )
+    if not reference and target is not None:
+        raise InputError("HarmonizationScore(reference=False) shows the output alone: do not pass target=")
     return _score(
         preds,
         translations,
         judge=judge,
-        default=IMTBENCH_HARMONIZATION,
+        default=tpl,
         reader=reader,
         what="HarmonizationScore",
-        template=template,
+        template=tpl,
         on_failure=on_failure,
+        references=target if reference else None,
     )
 
 
@@ -184,10 +226,11 @@ def imtbench_from_stats(stats: dict[str, Any], signature: Signature) -> MetricRe
 
 
 def harmonization_score(
-    preds: Any, translations: Sequence[str] | None = None, *, judge: Judge, **options: Any
+    preds: Any, target: Any = None, translations: Sequence[str] | None = None, *, judge: Judge, **options: Any
 ) -> float:
-    """S_vis (IMTBench Eq. 4) of translated images, in [0, 1], higher is better."""
-    stats = harmonization_score_stats(preds, translations, judge=judge, **options)
+    """S_vis (IMTBench Eq. 4) of translated images ``preds`` judged beside their reference images
+    ``target`` (``reference=False``: alone), in [0, 1], higher is better."""
+    stats = harmonization_score_stats(preds, target, translations, judge=judge, **options)
     return imtbench_from_stats(stats, Signature.make("harmonization_score")).value
 
 

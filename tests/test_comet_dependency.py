@@ -1,0 +1,38 @@
+"""Where unbabel-comet cannot be imported (the main environment: it pins numpy < 2), COMETScore
+says so when it is built, naming the extra, instead of failing at the first update."""
+
+from __future__ import annotations
+
+import pytest
+
+from transcreval.errors import MissingDependencyError
+
+
+def _comet_imports() -> bool:
+    try:
+        import comet  # noqa: F401
+    except Exception:
+        return False
+    return True
+
+
+@pytest.mark.skipif(_comet_imports(), reason="comet imports here (the `make test-comet` venv)")
+def test_without_comet_the_metric_says_how_to_get_it():
+    from transcreval import COMETScore
+    from transcreval.functional import comet_score
+
+    with pytest.raises(MissingDependencyError, match=r"transcreval\[comet\]|own environment"):
+        COMETScore()
+    with pytest.raises(MissingDependencyError):
+        comet_score(["a"], ["b"], ["c"])
+
+
+def test_bad_options_fail_before_comet_is_needed():
+    from transcreval.errors import InputError
+    from transcreval.functional.text.comet import check_normalize, comet_samples, normalize_scores
+
+    with pytest.raises(InputError, match="normalize must be"):
+        check_normalize("clip")
+    with pytest.raises(InputError, match="mismatched lengths"):
+        comet_samples(["a"], ["b", "c"], ["d"])
+    assert normalize_scores([0.0, 50.0, 100.0, 120.0], (0, 100)) == [0.0, 0.5, 1.0, 1.2]
