@@ -134,31 +134,6 @@ def check_pair_sizes(a: torch.Tensor, b: torch.Tensor, net: str, index: int | No
         )
 
 
-def check_batch_form(raw: Any, what: str) -> None:
-    """Refuse the array forms whose meaning LPIPS would have to guess.
-
-    * a single 3-D array/tensor read as channels-first with 2, 3 or 4 channels (e.g. ``3 x H x W``):
-      one colour image, or a batch of 2-4 grayscale images (``N x H x W``)? Reading it wrongly
-      gives a plausible, wrong distance, so the caller must say which (a 4-D batch or a list).
-
-    An empty 4-D batch (``0 x C x H x W``) is an EmptyInputError from :func:`transcreval.io.split_batch`.
-    """
-    import numpy as np
-    import torch
-
-    if not isinstance(raw, (torch.Tensor, np.ndarray)):
-        return
-    shape = tuple(raw.shape)
-    channels_first = isinstance(raw, torch.Tensor) or shape[-1] not in (1, 2, 3, 4)
-    if raw.ndim == 3 and shape[0] in (2, 3, 4) and channels_first:
-        c = shape[0]
-        raise InputError(
-            f"{what}: a single 3-D {type(raw).__name__} of shape {shape} is ambiguous: one image with {c} "
-            f"channels (C x H x W), or {c} grayscale images (N x H x W)? Pass a 4-D batch: x[None] "
-            f"(1 x {c} x H x W) for one image, x[:, None] (N x 1 x H x W) for grayscale images; or a list of images"
-        )
-
-
 def _fast_batch(raw: Any, input_range: Any) -> torch.Tensor | None:
     """A float N x 3 x H x W tensor whose values are already valid, converted as
     :func:`transcreval.io.to_rgb_float` would (same arithmetic), with one min/max pass instead of
@@ -184,11 +159,11 @@ def _fast_batch(raw: Any, input_range: Any) -> torch.Tensor | None:
 def as_image_batch(images: Any, input_range: Any, what: str) -> torch.Tensor | list[torch.Tensor]:
     """Images in any form :mod:`transcreval.io` accepts, as one float [0, 1] N x 3 x H x W tensor
     (or a list of 3 x H x W tensors when sizes differ), shared with the other metrics of a
-    collection within one update."""
+    collection within one update. A single 3-D array whose layout is ambiguous (``C x H x W``
+    or ``N x H x W``?) and an empty 4-D batch are refused by :func:`transcreval.io.split_batch`."""
     from transcreval.io import to_rgb_float
 
     def convert(raw: Any) -> torch.Tensor | list[torch.Tensor]:
-        check_batch_form(raw, what)
         fast = _fast_batch(raw, input_range)
         if fast is not None:
             return fast
