@@ -63,10 +63,7 @@ def test_every_pil_mode(mode):
         a16 = _rng(4).integers(0, 65536, (97, 61)).astype(np.uint16)
         assert phash_hex([Image.fromarray(a16)]) == _ref_hex([Image.fromarray(np.round(a16 / 257).astype(np.uint8))])
         return
-    if mode in ("I", "F"):
-        im = base.convert("L").convert(mode)  # on L's 0..255 scale
-    else:
-        im = base.convert(mode)
+    im = base.convert("L").convert(mode) if mode in ("I", "F") else base.convert(mode)  # I, F: L's 0..255 scale
     # mode F is float data: its range is stated (transcreval.io's rule), here PIL's 0..255
     assert phash_hex([im], input_range=(0, 255) if mode == "F" else None) == _ref_hex([im])
 

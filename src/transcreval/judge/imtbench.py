@@ -43,6 +43,7 @@ class HarmonizationScore(JudgeMetric):
             combine=self.combine,
             template=self.template,
             on_failure=self.on_failure,
+            input_range=self.input_range,
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
@@ -66,7 +67,12 @@ class AlignmentScore(JudgeMetric):
     def _stats(self, preds: Any, translations: Sequence[str]) -> dict[str, Any]:
         """``preds``: translated images; ``translations``: the system's translation texts."""
         return alignment_score_stats(
-            preds, translations, judge=self.judge, template=self.template, on_failure=self.on_failure
+            preds,
+            translations,
+            judge=self.judge,
+            template=self.template,
+            on_failure=self.on_failure,
+            input_range=self.input_range,
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:

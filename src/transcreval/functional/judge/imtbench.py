@@ -113,11 +113,12 @@ def _score(
     what: str,
     template: PromptTemplate | str | None,
     on_failure: str,
+    input_range: Any = None,
 ) -> dict[str, Any]:
     check_judge(judge, what)
     on_failure = check_on_failure(on_failure)
     tpl = resolve_template(template, default, fields=FIELDS, what=what)
-    images = to_image_parts(preds, what="preds")
+    images = to_image_parts(preds, input_range=input_range, what="preds")
     texts = _texts(translations, len(images))
     rows = [({"image": im}, {"translation": t}) for im, t in zip(images, texts)]
     requests = render_each(tpl, rows, {"translation": "translations"}, what)
@@ -139,6 +140,7 @@ def harmonization_score_stats(
     combine: Combine = "naturalness",
     template: PromptTemplate | str | None = None,
     on_failure: str = "skip",
+    input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch of translated images (``translations`` only for templates that show them)."""
     reader = read_harmonization(check_combine(combine))
@@ -151,6 +153,7 @@ def harmonization_score_stats(
         what="HarmonizationScore",
         template=template,
         on_failure=on_failure,
+        input_range=input_range,
     )
 
 
@@ -161,6 +164,7 @@ def alignment_score_stats(
     judge: Judge,
     template: PromptTemplate | str | None = None,
     on_failure: str = "skip",
+    input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch of (translated image, translation text) pairs."""
     if translations is None:
@@ -174,6 +178,7 @@ def alignment_score_stats(
         what="AlignmentScore",
         template=template,
         on_failure=on_failure,
+        input_range=input_range,
     )
 
 
