@@ -37,6 +37,7 @@ from transcreval.errors import EmptyInputError, InputError
 from transcreval.features import shared_input
 from transcreval.features.lpips_network import NETS, LPIPSNetwork, load_lpips_network
 from transcreval.features.lpips_trunk import TRUNKS
+from transcreval.functional.image.lpips_memory import check_max_pixels, check_pair_memory
 from transcreval.result import MetricResult, Signature
 
 if TYPE_CHECKING:
@@ -186,9 +187,11 @@ def iter_pair_layers(
     batch_size: int | None = None,
     feature_cache: FeatureCache | None = None,
     cache_preds: bool = False,
+    max_pixels: int | str | None = "auto",
 ) -> Iterator[tuple[list[int], list[torch.Tensor], tuple[int, int], int]]:
     """Per group of equally sized pairs: (pair indices, per-layer distance maps, image size,
-    number of pairs in the whole batch).
+    number of pairs in the whole batch). Sizes beyond ``max_pixels`` are refused before any
+    pair runs (:mod:`transcreval.functional.image.lpips_memory`).
 
     The trunk runs on ``device`` (default: where the images are), in one call for ``preds`` and
     one for ``target`` per group (a collection's other members reuse them). ``feature_cache``
@@ -201,8 +204,11 @@ def iter_pair_layers(
     if len(a) != len(b):
         raise InputError(f"{len(a)} preds for {len(b)} targets: pass one system output per reference")
     groups: dict[tuple[int, ...], list[int]] = {}
+    itemsize = network.extractor.dtype.itemsize
     for i, (x, y) in enumerate(zip(a, b)):
         check_pair_sizes(x, y, network.net, i)
+        if tuple(x.shape) not in groups:
+            check_pair_memory(network.net, int(x.shape[-2]), int(x.shape[-1]), max_pixels, itemsize, i)
         groups.setdefault(tuple(x.shape), []).append(i)
     for shape, idx in groups.items():
         if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
@@ -239,11 +245,13 @@ def check_lpips_options(
     batch_size: Any = None,
     feature_cache: Any = None,
     cache_preds: Any = False,
+    max_pixels: Any = "auto",
 ) -> FeatureCache | None:
     """Validate options (InputError naming the option); returns the feature cache object, opened
     (a FeatureCacheError names a file that cannot be used)."""
     from transcreval.features import FeatureCache
 
+    check_max_pixels(max_pixels)
     if net not in TRUNKS:
         raise InputError(f"net must be one of {', '.join(map(repr, NETS))}, got {net!r}")
     if input_range is not None:
@@ -338,6 +346,7 @@ def lpips(
     feature_cache: Any = None,
     cache_preds: bool = False,
     return_map: bool = False,
+    max_pixels: int | str | None = "auto",
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
     """LPIPS distance per pair, float ``(N,)``, lower means more similar (Zhang et al. 2018).
 
@@ -358,8 +367,11 @@ def lpips(
             rarely scored twice, references are shared by every system).
         return_map: also return lpips' ``spatial=True`` map: N x 1 x H x W, or when sizes
             differ a list with one 1 x H x W map per pair, in pair order.
+        max_pixels: refuse images larger than this many pixels before running, with the
+            estimated memory in the message ("auto": about 8 GiB per pair; None: no limit; see
+            :mod:`~transcreval.functional.image.lpips_memory`).
     """
-    cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds)
+    cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds, max_pixels)
     network = load_lpips_network(net, weights, device, dtype)
     return lpips_values(
         preds,
@@ -371,4 +383,5 @@ def lpips(
         batch_size=batch_size,
         feature_cache=cache,
         cache_preds=cache_preds,
+        max_pixels=max_pixels,
     )
