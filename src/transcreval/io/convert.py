@@ -60,10 +60,10 @@ def to_rgb_float(
     """
     out: list[torch.Tensor] = []
     for i, item in enumerate(_items(images, channels, max_pixels, exif_transpose)):
-        out.append(_float_hwc(item, input_range, channels, f"image {i}").permute(2, 0, 1).contiguous())
+        out.append(_float_hwc(item, input_range, channels, f"image {i}").permute(2, 0, 1))
     if all(t.shape == out[0].shape for t in out):
-        return torch.stack(out)
-    return out
+        return torch.stack(out)  # one contiguous copy
+    return [t.contiguous() for t in out]
 
 
 def _uint8_hwc(item: Any, input_range: Range, channels: Channels, what: str) -> np.ndarray | PILImage.Image:
@@ -73,9 +73,11 @@ def _uint8_hwc(item: Any, input_range: Range, channels: Channels, what: str) -> 
         return pil_rgb8(item, what)
     if not is_pil(item):
         hwc = to_hwc(item, channels, isinstance(item, torch.Tensor))
-        if hwc.dtype in (np.uint8, torch.uint8):
-            rgb = _rgb_planes(hwc if isinstance(hwc, torch.Tensor) else torch.from_numpy(np.asarray(hwc)))
-            return np.ascontiguousarray(rgb.detach().cpu().numpy())
+        if isinstance(hwc, torch.Tensor) and hwc.dtype == torch.uint8:
+            return np.ascontiguousarray(_rgb_planes(hwc).detach().cpu().numpy())
+        if isinstance(hwc, np.ndarray) and hwc.dtype == np.uint8:
+            c = hwc.shape[-1]
+            return np.ascontiguousarray(np.repeat(hwc[..., :1], 3, axis=-1) if c in (1, 2) else hwc[..., :3])
     x = _float_hwc(item, input_range, channels, what)
     return np.ascontiguousarray(quantize(x).cpu().numpy())
 

@@ -50,8 +50,9 @@ def to_image_part(
 
     from transcreval.io import check_input_range, to_rgb_pil
 
+    one = _one_image(image, what)
     try:
-        (pil,) = to_rgb_pil([_one_image(image, what)], input_range=check_input_range(input_range))
+        (pil,) = to_rgb_pil([one], input_range=check_input_range(input_range))
     except InputError as e:  # same class, the argument named instead of io's "image 0"
         raise type(e)(f"{what}: {str(e).removeprefix('image 0: ')}") from None
     if max_side is not None:

@@ -66,10 +66,11 @@ def check_pair_memory(net: str, h: int, w: int, max_pixels: Any, itemsize: int =
     if h * w <= limit:
         return
     where = "" if pair is None else f"pair {pair}: "
-    gb = pair_bytes(net, h, w, itemsize) / 1e9
+    need = pair_bytes(net, h, w, itemsize)
+    amount = f"{need / 1e9:.1f} GB" if need >= 1e9 else f"{need / 1e6:.0f} MB"
     raise InputError(
         f"{where}images of {h}x{w} = {h * w:,} pixels exceed max_pixels={limit:,} for LPIPS-{net}: one pair needs "
-        f"about {gb:.1f} GB of memory at this size (estimated peak). Downscale both images of each pair the "
+        f"about {amount} of memory at this size (estimated peak). Downscale both images of each pair the "
         "same way first, e.g. PIL's im.reduce(2) or torch.nn.functional.interpolate(x, scale_factor=0.5, "
         "mode='area'), to at most this many pixels; or pass max_pixels=<larger int> (None: no limit) if the "
         "machine has the memory"
