@@ -24,9 +24,9 @@ def _expected(a: np.ndarray) -> torch.Tensor:
     "make",
     [
         lambda: RGB,  # HWC numpy
-        lambda: np.transpose(RGB, (2, 0, 1)),  # CHW numpy
+        lambda: [np.transpose(RGB, (2, 0, 1))],  # CHW numpy (in a list: one image)
         lambda: RGB[None],  # NHWC numpy
-        lambda: torch.from_numpy(RGB).permute(2, 0, 1),  # CHW tensor
+        lambda: [torch.from_numpy(RGB).permute(2, 0, 1)],  # CHW tensor (in a list: one image)
         lambda: torch.from_numpy(RGB).permute(2, 0, 1)[None].float() / 255,  # NCHW float tensor
         lambda: Image.fromarray(RGB),
         lambda: [Image.fromarray(RGB)],
@@ -74,7 +74,7 @@ def test_value_range_rules():
     out = to_rgb_float(RGB.astype(np.float32) / 127.5 - 1, input_range=(-1, 1))
     assert torch.allclose(out, _expected(RGB), atol=1e-6)
     assert torch.allclose(to_rgb_float(RGB.astype(np.int32), input_range=(0, 255)), _expected(RGB), atol=1e-6)
-    with pytest.raises(InputError, match="no implied value range"):
+    with pytest.raises(InputError, match="no fixed value range"):
         to_rgb_float(RGB.astype(np.int16))
     with pytest.raises(InputError, match="NaN or infinite"):
         to_rgb_float(np.full((4, 4, 3), np.inf, dtype=np.float32))
@@ -86,7 +86,7 @@ def test_channel_layout():
     ambiguous = RNG.random((3, 5, 3)).astype(np.float32)  # 3x5x3: numpy default is HWC
     assert to_rgb_float(ambiguous).shape == (1, 3, 3, 5)
     assert to_rgb_float(ambiguous, channels="first").shape == (1, 3, 5, 3)
-    assert to_rgb_float(torch.from_numpy(ambiguous)).shape == (1, 3, 5, 3)  # tensors default to CHW
+    assert to_rgb_float([torch.from_numpy(ambiguous)]).shape == (1, 3, 5, 3)  # tensors default to CHW
     with pytest.raises(InputError, match="cannot tell the channel dimension"):
         to_rgb_float(np.zeros((10, 10, 9), dtype=np.uint8))
     with pytest.raises(InputError, match="channels='first'"):
@@ -164,5 +164,5 @@ def test_gray_uint8_matches_pil_convert():
     for a in (RGB, np.concatenate([RGB, RGB[..., :1]], axis=-1), RGB[..., 0]):
         ours = to_gray_uint8([a])[0]
         assert np.array_equal(ours, np.asarray(Image.fromarray(a).convert("L")))
-    t = to_gray_uint8(torch.from_numpy(RGB).permute(2, 0, 1))[0]
+    t = to_gray_uint8([torch.from_numpy(RGB).permute(2, 0, 1)])[0]
     assert isinstance(t, torch.Tensor) and torch.equal(t, torch.from_numpy(np.array(Image.fromarray(RGB).convert("L"))))

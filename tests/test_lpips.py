@@ -261,9 +261,10 @@ def test_mask_forms_and_resizing(weights):
         assert torch.equal(masked_lpips(a, b, form, weights=path), want)
     one = mask[0]
     assert torch.equal(masked_lpips(a, b, one, weights=path), masked_lpips(a, b, one.expand(3, 48, 48), weights=path))
-    small = mask[:, ::2, ::2]  # 24x24: resized with nearest sampling, and said so
-    with pytest.warns(UserWarning, match="nearest-neighbour"):
+    small = mask[:, ::2, ::2]  # 24x24: resized by area majority (issue 15 item 15), and said so
+    with pytest.warns(UserWarning, match="area majority"):
         got = masked_lpips(a, b, small, weights=path)
+    # enlarging by a whole factor, area majority is nearest-neighbour sampling
     nearest = F.interpolate(small[:, None].float(), size=(48, 48), mode="nearest")[:, 0] > 0
     assert torch.equal(got, masked_lpips(a, b, nearest, weights=path))
 

@@ -163,7 +163,8 @@ def test_every_input_form_gives_the_same_polygons(det, tmp_path):
     forms = [
         r.image,
         arr,
-        torch.from_numpy(arr.copy()).permute(2, 0, 1),
+        # 1 x C x H x W: a lone C x H x W could be 3 grayscale images (issue 15 item 31)
+        torch.from_numpy(arr.copy()).permute(2, 0, 1)[None],
         arr.astype(np.float32) / 255.0,
         str(path),
         path.read_bytes(),

@@ -53,7 +53,7 @@ def test_masks_and_iou_read_float_images_with_input_range(rng):
 
 def test_without_input_range_the_error_names_the_option_these_calls_take():
     a = _float(_txt("CAFE"), -1.0, 1.0)
-    for call in (lambda: text_mask(a), lambda: ocr_mask_iou([a], [a]), lambda: OCRMaskIoU().update([a], [a])):
+    for call in (lambda: text_mask([a]), lambda: ocr_mask_iou([a], [a]), lambda: OCRMaskIoU().update([a], [a])):
         with pytest.raises(InputError, match=r"input_range=\(-1, 1\)"):
             call()
     with pytest.raises(InputError, match="input_range"):

@@ -58,12 +58,14 @@ def test_bit_identical_to_imagehash_on_many_sizes():
 def test_every_pil_mode(mode):
     base = Image.fromarray(_rng(3).integers(0, 256, (97, 61, 3), dtype=np.uint8))
     if mode == "I;16":
-        im = Image.fromarray((_rng(4).integers(0, 65536, (97, 61))).astype(np.uint16))
-    elif mode in ("I", "F"):
-        im = base.convert("L").convert(mode)
-    else:
-        im = base.convert(mode)
-    assert phash_hex([im]) == _ref_hex([im])
+        # 16-bit: scaled by transcreval.io's rule, so it hashes as its 8-bit copy does in imagehash
+        # (imagehash's own convert("L") clips 16-bit values at 255: issue 15 items 1 and 18)
+        a16 = _rng(4).integers(0, 65536, (97, 61)).astype(np.uint16)
+        assert phash_hex([Image.fromarray(a16)]) == _ref_hex([Image.fromarray(np.round(a16 / 257).astype(np.uint8))])
+        return
+    im = base.convert("L").convert(mode) if mode in ("I", "F") else base.convert(mode)  # I, F: L's 0..255 scale
+    # mode F is float data: its range is stated (transcreval.io's rule), here PIL's 0..255
+    assert phash_hex([im], input_range=(0, 255) if mode == "F" else None) == _ref_hex([im])
 
 
 @pytest.mark.parametrize("hash_size,hf", [(8, 4), (4, 4), (8, 2), (6, 5), (16, 4)])

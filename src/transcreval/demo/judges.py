@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import io
 import json
 import os
 import re
@@ -41,14 +40,14 @@ _SWAPS = {"bread": ["rice", "naan"], "fork": ["chopsticks"], "coffee": ["tea", "
 
 
 def _images(body: dict[str, Any]) -> list[Any]:
-    from PIL import Image
+    from transcreval.io import to_rgb_pil
 
     out = []
     for m in body.get("messages", []):
         for p in m.get("content") if isinstance(m.get("content"), list) else []:
             if p.get("type") == "image_url":
                 data = p["image_url"]["url"].split(",", 1)[1]
-                out.append(Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB"))
+                out.extend(to_rgb_pil(base64.b64decode(data)))
     return out
 
 

@@ -204,30 +204,14 @@ def _tensor_pipeline(cfg: dict[str, Any]) -> Any:
 
 
 def pil_images(raw: Any, input_range: Any = None, what: str = "images") -> list[Any]:
-    """Every image of ``raw`` as a PIL image (files decoded safely; arrays/tensors via
-    :func:`transcreval.io.to_rgb_float`, then ``round(x * 255)`` to uint8)."""
-    import numpy as np
-    import torch
-    from PIL import Image
+    """Every image of ``raw`` as an 8-bit RGB PIL image, by :func:`transcreval.io.to_rgb_pil`'s
+    rule (16-bit and float images scaled, then ``round(x * 255)``; never PIL's clipping)."""
+    from transcreval.io import to_rgb_pil
 
-    from transcreval.io import open_image, split_batch, to_rgb_float
-
-    out = []
-    for i, item in enumerate(split_batch(raw)):
-        try:
-            if isinstance(item, (str, bytes, bytearray, os.PathLike)):
-                out.append(open_image(item))
-            elif type(item).__module__.startswith("PIL."):
-                out.append(item)
-            else:
-                x = to_rgb_float(item, input_range=input_range)
-                x = x[0]
-                arr = (x * 255).round().to(torch.uint8).permute(1, 2, 0).cpu().numpy()
-                out.append(Image.fromarray(np.ascontiguousarray(arr), "RGB"))
-        except InputError as e:
-            # io names the image by its place in this one-image call ("image 0: ..."): ours replaces it
-            raise type(e)(f"{what}, image {i}: {str(e).removeprefix('image 0: ')}") from None
-    return out
+    try:
+        return to_rgb_pil(raw, input_range=input_range)
+    except InputError as e:  # same class, the argument named
+        raise type(e)(f"{what}{', ' if str(e).startswith('image ') else ': '}{e}") from None
 
 
 class CLIPEncoder:

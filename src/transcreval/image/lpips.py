@@ -38,10 +38,12 @@ class LPIPSFamily(Metric):
         batch_size: int | None = None,
         feature_cache: Any = None,
         cache_preds: bool = False,
+        max_pixels: int | str | None = "auto",
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self.feature_cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds)
+        self.feature_cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds, max_pixels)
+        self.max_pixels = max_pixels
         self.network = load_lpips_network(net, weights, device, dtype)
         self.input_range = input_range
         self.trunk_device = device
@@ -62,6 +64,7 @@ class LPIPSFamily(Metric):
             "batch_size": self.batch_size,
             "feature_cache": self.feature_cache,
             "cache_preds": self.cache_preds,
+            "max_pixels": self.max_pixels,
         }
 
     def spatial_map(self, preds: Any, target: Any) -> torch.Tensor | list[torch.Tensor]:
@@ -94,6 +97,10 @@ class LPIPS(LPIPSFamily):
             of reference images seen before are read instead of computed.
         cache_preds: cache the features of ``preds`` too (default False: a system's outputs are
             rarely scored twice, while every system shares the references).
+        max_pixels: refuse images larger than this many pixels before running, with the
+            estimated memory and how to downscale in the message ("auto", the default: the size
+            needing about 8 GiB per pair, ~28 Mpx for alex, 7.5 for squeeze, 2.4 for vgg in
+            float32; None: no limit). See :mod:`transcreval.functional.image.lpips_memory`.
         **kwargs: :class:`~transcreval.metric.Metric` options.
     """
 

@@ -28,16 +28,19 @@ class MaskedLPIPS(LPIPSFamily):
     every pair, ``NxHxW``/``Nx1xHxW``, or a list of per-pair ``HxW`` masks). ``mode="area"``
     (IMTBench Eq. 3) averages each layer's distance map under the mask area-pooled to that
     layer's resolution, then sums layers: with an all-ones mask it *is* LPIPS. ``mode="upsample"``
-    averages lpips' spatial map under the mask. A mask of another size is resized (nearest, with
-    a warning); an all-zero mask is an InputError. ``extras``: ``mean_coverage`` (mean fraction
+    averages lpips' spatial map under the mask. A mask of another size with the images' aspect
+    ratio is resized by area majority (with a warning); another aspect ratio (a transposed mask)
+    is an InputError unless ``resize_mask=True``; a colour mask or an all-zero mask is an
+    InputError (see :mod:`transcreval.functional.image.masked_lpips`). ``extras``: ``mean_coverage`` (mean fraction
     of pixels that count) and ``low_coverage`` (pairs whose mask keeps less than
     ``min_coverage`` of the image: their value rests on few pixels).
 
     Args:
         mode: "area" (default) or "upsample".
         min_coverage: the coverage below which a pair is counted in ``low_coverage`` (0.05).
-        net, weights, input_range, device, dtype, batch_size, feature_cache, **kwargs: as
-            :class:`~transcreval.image.lpips.LPIPS`.
+        resize_mask: resize masks of another aspect ratio too, without a warning (default False).
+        net, weights, input_range, device, dtype, batch_size, feature_cache, max_pixels,
+            **kwargs: as :class:`~transcreval.image.lpips.LPIPS`.
     """
 
     def __init__(
@@ -47,11 +50,13 @@ class MaskedLPIPS(LPIPSFamily):
         *,
         mode: MaskMode = "area",
         min_coverage: float = DEFAULT_MIN_COVERAGE,
+        resize_mask: bool = False,
         **kwargs: Any,
     ) -> None:
-        check_masked_options(mode, min_coverage)
+        check_masked_options(mode, min_coverage, resize_mask)
         super().__init__(net, weights, **kwargs)
         self.mode = mode
+        self.resize_mask = resize_mask
         self.min_coverage = float(min_coverage)
         self.add_state("coverage", Sum(torch.float64))
         self.add_state("low_coverage", Sum(torch.int64))
@@ -59,7 +64,14 @@ class MaskedLPIPS(LPIPSFamily):
     def _stats(self, preds: Any, target: Any, mask: Any) -> dict[str, Any]:
         """``preds``/``target``: paired images of equal size; ``mask``: 1 = pixels that count."""
         return masked_lpips_stats(
-            preds, target, mask, self.network, mode=self.mode, min_coverage=self.min_coverage, **self._options()
+            preds,
+            target,
+            mask,
+            self.network,
+            mode=self.mode,
+            min_coverage=self.min_coverage,
+            resize_mask=self.resize_mask,
+            **self._options(),
         )
 
     def spatial_map(self, preds: Any, target: Any, mask: Any = None) -> torch.Tensor | list[torch.Tensor]:
@@ -68,7 +80,14 @@ class MaskedLPIPS(LPIPSFamily):
         when sizes differ. ``mask`` as for ``update``."""
         maps: list[tuple[list[int], torch.Tensor]] = []
         masked_values(
-            preds, target, self._mask_for(target, mask), self.network, mode=self.mode, maps=maps, **self._options()
+            preds,
+            target,
+            self._mask_for(target, mask),
+            self.network,
+            mode=self.mode,
+            maps=maps,
+            resize_mask=self.resize_mask,
+            **self._options(),
         )
         return pair_maps(maps, sum(len(idx) for idx, _ in maps))
 

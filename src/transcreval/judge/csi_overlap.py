@@ -76,6 +76,7 @@ class CSIOverlap(JudgeMetric):
             matching=self.matching,
             templates=self.templates,
             on_failure=self.on_failure,
+            input_range=self.input_range,
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:

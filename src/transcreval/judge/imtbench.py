@@ -56,6 +56,7 @@ class HarmonizationScore(JudgeMetric):
             reference=self.reference,
             template=self.template,
             on_failure=self.on_failure,
+            input_range=self.input_range,
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
@@ -79,7 +80,12 @@ class AlignmentScore(JudgeMetric):
     def _stats(self, preds: Any, translations: Sequence[str]) -> dict[str, Any]:
         """``preds``: translated images; ``translations``: the system's translation texts."""
         return alignment_score_stats(
-            preds, translations, judge=self.judge, template=self.template, on_failure=self.on_failure
+            preds,
+            translations,
+            judge=self.judge,
+            template=self.template,
+            on_failure=self.on_failure,
+            input_range=self.input_range,
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import torch
 
+from transcreval.io import check_input_range
 from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.judge.types import FAILURE_STATUSES, Judge
 from transcreval.judge.verdicts import check_judge, check_on_failure
@@ -34,6 +35,9 @@ class JudgeMetric(Metric):
             :class:`~transcreval.judge.PromptTemplate`, or a path to a text file.
         on_failure: "skip" (default: failed items are counted and left out) or "raise"
             (:class:`~transcreval.errors.JudgeFailure` after the whole batch was asked and cached).
+        input_range: the value range of float images, e.g. ``(-1, 1)`` (default ``(0, 1)``);
+            uint8/uint16 images and files have a fixed meaning (:mod:`transcreval.io`). Images
+            reach the judge as the 8-bit pixels of that rule.
         **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
     """
 
@@ -43,11 +47,18 @@ class JudgeMetric(Metric):
     template_fields: ClassVar[tuple[str, ...] | None] = None
 
     def __init__(
-        self, *, judge: Judge, template: PromptTemplate | str | None = None, on_failure: str = "skip", **kwargs: Any
+        self,
+        *,
+        judge: Judge,
+        template: PromptTemplate | str | None = None,
+        on_failure: str = "skip",
+        input_range: tuple[float, float] | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.judge = check_judge(judge, type(self).__name__)
         self.on_failure = check_on_failure(on_failure)
+        self.input_range = check_input_range(input_range)
         self.template = template
         if self.default_template is not None:
             self._resolve(template)  # a bad template fails now, not at the first update

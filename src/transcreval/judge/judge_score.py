@@ -54,6 +54,7 @@ class JudgeScore(JudgeMetric):
             genre=genre,
             template=self.template,
             on_failure=self.on_failure,
+            input_range=self.input_range,
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:

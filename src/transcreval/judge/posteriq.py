@@ -49,7 +49,12 @@ class JudgedPointScore(JudgeMetric):
     def _stats(self, preds: Sequence[Any], target: Sequence[Sequence[str]]) -> dict[str, Any]:
         """``preds``: posters or descriptions; ``target``: key points per poster."""
         return judged_point_score_stats(
-            preds, target, judge=self.judge, template=self.template, on_failure=self.on_failure
+            preds,
+            target,
+            judge=self.judge,
+            template=self.template,
+            on_failure=self.on_failure,
+            input_range=self.input_range,
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
@@ -76,7 +81,13 @@ class JudgedStyleScore(JudgeMetric):
     def _stats(self, preds: Sequence[Any], target: Sequence[str]) -> dict[str, Any]:
         """``preds``: poster images; ``target``: their intended styles."""
         return judged_style_score_stats(
-            preds, target, judge=self.judge, labels=self.labels, template=self.template, on_failure=self.on_failure
+            preds,
+            target,
+            judge=self.judge,
+            labels=self.labels,
+            template=self.template,
+            on_failure=self.on_failure,
+            input_range=self.input_range,
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
@@ -105,7 +116,12 @@ class JudgedFontRichness(JudgeMetric):
     def _stats(self, preds: Sequence[Any]) -> dict[str, Any]:
         """``preds``: poster images."""
         return judged_font_richness_stats(
-            preds, judge=self.judge, vocabulary=self.vocabulary, template=self.template, on_failure=self.on_failure
+            preds,
+            judge=self.judge,
+            vocabulary=self.vocabulary,
+            template=self.template,
+            on_failure=self.on_failure,
+            input_range=self.input_range,
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:

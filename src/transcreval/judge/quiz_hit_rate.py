@@ -75,6 +75,7 @@ class QuizHitRate(JudgeMetric):
             seed=self.seed,
             template=self.template,
             on_failure=self.on_failure,
+            input_range=self.input_range,
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:

@@ -55,7 +55,13 @@ class TitleExtraction(JudgeMetric):
     def _stats(self, preds: Sequence[Any], target: Sequence[Any]) -> dict[str, Any]:
         """``preds``: system posters (or titles); ``target``: reference posters (or titles)."""
         return title_extraction_stats(
-            preds, target, judge=self.judge, template=self.template, on_failure=self.on_failure, **self.options
+            preds,
+            target,
+            judge=self.judge,
+            template=self.template,
+            on_failure=self.on_failure,
+            input_range=self.input_range,
+            **self.options,
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:

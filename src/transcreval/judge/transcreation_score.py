@@ -59,6 +59,7 @@ class VLMTranscreationScore(JudgeMetric):
             country=country,
             template=self.template,
             on_failure=self.on_failure,
+            input_range=self.input_range,
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:

@@ -69,6 +69,7 @@ class WinRate(JudgeMetric):
             both_orders=self.both_orders,
             template=self.template,
             on_failure=self.on_failure,
+            input_range=self.input_range,
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:

@@ -37,6 +37,7 @@ from transcreval.errors import EmptyInputError, InputError
 from transcreval.features import shared_input
 from transcreval.features.lpips_network import NETS, LPIPSNetwork, load_lpips_network
 from transcreval.features.lpips_trunk import TRUNKS
+from transcreval.functional.image.lpips_memory import check_max_pixels, check_pair_memory
 from transcreval.result import MetricResult, Signature
 
 if TYPE_CHECKING:
@@ -134,31 +135,6 @@ def check_pair_sizes(a: torch.Tensor, b: torch.Tensor, net: str, index: int | No
         )
 
 
-def check_batch_form(raw: Any, what: str) -> None:
-    """Refuse the array forms whose meaning LPIPS would have to guess.
-
-    * a single 3-D array/tensor read as channels-first with 2, 3 or 4 channels (e.g. ``3 x H x W``):
-      one colour image, or a batch of 2-4 grayscale images (``N x H x W``)? Reading it wrongly
-      gives a plausible, wrong distance, so the caller must say which (a 4-D batch or a list).
-
-    An empty 4-D batch (``0 x C x H x W``) is an EmptyInputError from :func:`transcreval.io.split_batch`.
-    """
-    import numpy as np
-    import torch
-
-    if not isinstance(raw, (torch.Tensor, np.ndarray)):
-        return
-    shape = tuple(raw.shape)
-    channels_first = isinstance(raw, torch.Tensor) or shape[-1] not in (1, 2, 3, 4)
-    if raw.ndim == 3 and shape[0] in (2, 3, 4) and channels_first:
-        c = shape[0]
-        raise InputError(
-            f"{what}: a single 3-D {type(raw).__name__} of shape {shape} is ambiguous: one image with {c} "
-            f"channels (C x H x W), or {c} grayscale images (N x H x W)? Pass a 4-D batch: x[None] "
-            f"(1 x {c} x H x W) for one image, x[:, None] (N x 1 x H x W) for grayscale images; or a list of images"
-        )
-
-
 def _fast_batch(raw: Any, input_range: Any) -> torch.Tensor | None:
     """A float N x 3 x H x W tensor whose values are already valid, converted as
     :func:`transcreval.io.to_rgb_float` would (same arithmetic), with one min/max pass instead of
@@ -184,11 +160,11 @@ def _fast_batch(raw: Any, input_range: Any) -> torch.Tensor | None:
 def as_image_batch(images: Any, input_range: Any, what: str) -> torch.Tensor | list[torch.Tensor]:
     """Images in any form :mod:`transcreval.io` accepts, as one float [0, 1] N x 3 x H x W tensor
     (or a list of 3 x H x W tensors when sizes differ), shared with the other metrics of a
-    collection within one update."""
+    collection within one update. A single 3-D array whose layout is ambiguous (``C x H x W``
+    or ``N x H x W``?) and an empty 4-D batch are refused by :func:`transcreval.io.split_batch`."""
     from transcreval.io import to_rgb_float
 
     def convert(raw: Any) -> torch.Tensor | list[torch.Tensor]:
-        check_batch_form(raw, what)
         fast = _fast_batch(raw, input_range)
         if fast is not None:
             return fast
@@ -211,9 +187,11 @@ def iter_pair_layers(
     batch_size: int | None = None,
     feature_cache: FeatureCache | None = None,
     cache_preds: bool = False,
+    max_pixels: int | str | None = "auto",
 ) -> Iterator[tuple[list[int], list[torch.Tensor], tuple[int, int], int]]:
     """Per group of equally sized pairs: (pair indices, per-layer distance maps, image size,
-    number of pairs in the whole batch).
+    number of pairs in the whole batch). Sizes beyond ``max_pixels`` are refused before any
+    pair runs (:mod:`transcreval.functional.image.lpips_memory`).
 
     The trunk runs on ``device`` (default: where the images are), in one call for ``preds`` and
     one for ``target`` per group (a collection's other members reuse them). ``feature_cache``
@@ -226,8 +204,11 @@ def iter_pair_layers(
     if len(a) != len(b):
         raise InputError(f"{len(a)} preds for {len(b)} targets: pass one system output per reference")
     groups: dict[tuple[int, ...], list[int]] = {}
+    itemsize = network.extractor.dtype.itemsize
     for i, (x, y) in enumerate(zip(a, b)):
         check_pair_sizes(x, y, network.net, i)
+        if tuple(x.shape) not in groups:
+            check_pair_memory(network.net, int(x.shape[-2]), int(x.shape[-1]), max_pixels, itemsize, i)
         groups.setdefault(tuple(x.shape), []).append(i)
     for shape, idx in groups.items():
         if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
@@ -264,11 +245,13 @@ def check_lpips_options(
     batch_size: Any = None,
     feature_cache: Any = None,
     cache_preds: Any = False,
+    max_pixels: Any = "auto",
 ) -> FeatureCache | None:
     """Validate options (InputError naming the option); returns the feature cache object, opened
     (a FeatureCacheError names a file that cannot be used)."""
     from transcreval.features import FeatureCache
 
+    check_max_pixels(max_pixels)
     if net not in TRUNKS:
         raise InputError(f"net must be one of {', '.join(map(repr, NETS))}, got {net!r}")
     if input_range is not None:
@@ -363,6 +346,7 @@ def lpips(
     feature_cache: Any = None,
     cache_preds: bool = False,
     return_map: bool = False,
+    max_pixels: int | str | None = "auto",
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
     """LPIPS distance per pair, float ``(N,)``, lower means more similar (Zhang et al. 2018).
 
@@ -383,8 +367,11 @@ def lpips(
             rarely scored twice, references are shared by every system).
         return_map: also return lpips' ``spatial=True`` map: N x 1 x H x W, or when sizes
             differ a list with one 1 x H x W map per pair, in pair order.
+        max_pixels: refuse images larger than this many pixels before running, with the
+            estimated memory in the message ("auto": about 8 GiB per pair; None: no limit; see
+            :mod:`~transcreval.functional.image.lpips_memory`).
     """
-    cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds)
+    cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds, max_pixels)
     network = load_lpips_network(net, weights, device, dtype)
     return lpips_values(
         preds,
@@ -396,4 +383,5 @@ def lpips(
         batch_size=batch_size,
         feature_cache=cache,
         cache_preds=cache_preds,
+        max_pixels=max_pixels,
     )

@@ -13,9 +13,12 @@ a pair more different than LPIPS' usual range gives a negative value.
 
 Mask rules: bool or {0,1}, ``HxW`` (one mask for every pair), ``NxHxW`` or ``Nx1xHxW`` tensors
 or arrays, or a list with one ``HxW`` mask per pair; a trailing channel of 1 (``HxWx1``,
-``NxHxWx1``, as image libraries write single-channel masks) is dropped. A mask of another size
-than its images is resized with nearest-neighbour sampling and one warning per call (never
-broadcast silently). Any other
+``NxHxWx1``, as image libraries write single-channel masks) is dropped; a colour mask (3 or 4
+channels) is an InputError that says how to make one channel. A mask of another size than its
+images is resized by area majority (:mod:`transcreval.io.masks`: a resized pixel counts when
+more than half of its area counts) with one warning per call, when its aspect ratio is the
+images'; another aspect ratio (a transposed mask) is an InputError unless ``resize_mask=True``
+(which resizes any mask, without a warning). Masks are never broadcast silently. Any other
 value, a wrong number of masks, or an all-zero mask for a pair is an InputError. Pairs whose
 mask covers less than ``min_coverage`` of the image are counted in ``extras["low_coverage"]``.
 """
@@ -45,14 +48,16 @@ MODES = ("area", "upsample")
 DEFAULT_MIN_COVERAGE = 0.05
 
 
-def check_masked_options(mode: Any, min_coverage: Any) -> None:
+def check_masked_options(mode: Any, min_coverage: Any, resize_mask: Any = False) -> None:
+    if not isinstance(resize_mask, bool):
+        raise InputError(f"resize_mask must be True or False, got {resize_mask!r}")
     if mode not in MODES:
         raise InputError(f"mode must be 'area' or 'upsample', got {mode!r}")
     if isinstance(min_coverage, bool) or not isinstance(min_coverage, (int, float)) or not 0 <= min_coverage <= 1:
         raise InputError(f"min_coverage must be a fraction in [0, 1], got {min_coverage!r}")
 
 
-def _one_mask(mask: Any, what: str) -> torch.Tensor:
+def _one_mask(mask: Any, what: str, single: bool = False) -> torch.Tensor:
     """A validated float {0,1} tensor of the mask's own shape."""
     import numpy as np
     import torch
@@ -62,6 +67,7 @@ def _one_mask(mask: Any, what: str) -> torch.Tensor:
     if not isinstance(mask, torch.Tensor):
         raise InputError(f"{what} must be a bool or {{0,1}} array or tensor, got {type(mask).__name__}")
     m = mask.detach()
+    _check_single_channel(m, what, single)
     if m.dtype == torch.bool:
         return m.to(torch.float32)
     if m.is_complex() or not (
@@ -78,6 +84,22 @@ def _one_mask(mask: Any, what: str) -> torch.Tensor:
     return m
 
 
+def _check_single_channel(m: torch.Tensor, what: str, single: bool) -> None:
+    """A colour mask (``H x W x 3``, ``N x H x W x 3``, ``N x 3 x H x W``; ``3 x H x W`` for one
+    mask of a list, 2 or 4 channels alike) is refused with how to make one channel (masks are
+    at least as wide as LPIPS' 16 pixels, so a last dimension of 2-4 is channels, never a width)."""
+    shape = tuple(m.shape)
+    channels_last = m.ndim in (3, 4) and shape[-1] in (2, 3, 4) and shape[-2] > 4
+    channels_first = m.ndim == 4 - int(single) and shape[-3] in (2, 3, 4)
+    if channels_last or channels_first:
+        c = shape[-1] if channels_last else shape[-3]
+        raise InputError(
+            f"{what} of shape {shape} has {c} channels (a colour image?): masks are HxW, NxHxW or Nx1xHxW, "
+            "one value per pixel (1 = pixels that count). Take one channel or threshold the gray image, e.g. "
+            "np.asarray(Image.open(path).convert('L')) > 127, or mask[..., 0] > 0"
+        )
+
+
 def _drop_channel(m: torch.Tensor) -> torch.Tensor:
     """``... x H x W x 1`` (a channels-last single-channel mask) -> ``... x H x W``."""
     if m.ndim in (3, 4) and m.shape[-1] == 1 and m.shape[-2] > 1:
@@ -90,7 +112,7 @@ def pair_masks(mask: Any, n: int) -> list[torch.Tensor]:
     if isinstance(mask, (list, tuple)):
         if len(mask) != n:
             raise InputError(f"{len(mask)} masks for {n} image pairs; pass one per pair or a single HxW mask")
-        out = [_drop_channel(_one_mask(m, f"mask {i}")) for i, m in enumerate(mask)]
+        out = [_drop_channel(_one_mask(m, f"mask {i}", single=True)) for i, m in enumerate(mask)]
         for i, m in enumerate(out):
             if m.ndim == 3 and m.shape[0] == 1:
                 out[i] = m[0]
@@ -113,25 +135,31 @@ def pair_masks(mask: Any, n: int) -> list[torch.Tensor]:
     return list(m)
 
 
-def fit_masks(masks: list[torch.Tensor], indices: list[int], size: tuple[int, int], device: Any) -> torch.Tensor:
-    """The masks of ``indices`` as ``N x 1 x H x W`` at the images' ``size`` (nearest resize, with
-    a warning, for other sizes); an all-zero mask is an InputError."""
+def fit_masks(
+    masks: list[torch.Tensor], indices: list[int], size: tuple[int, int], device: Any, resize_mask: bool = False
+) -> torch.Tensor:
+    """The masks of ``indices`` as ``N x 1 x H x W`` at the images' ``size``: other sizes are
+    resized by area majority (:mod:`transcreval.io.masks`; with a warning unless ``resize_mask``),
+    another aspect ratio is an InputError unless ``resize_mask``; an all-zero mask is an InputError."""
     import torch
-    import torch.nn.functional as F
+
+    from transcreval.io import masks as mask_rules
 
     out = []
     resized = []
     for i in indices:
-        m = masks[i].to(device)[None, None]
-        if tuple(m.shape[-2:]) != tuple(size):
+        m = masks[i].to(device)
+        mask_hw, image_hw = (int(m.shape[0]), int(m.shape[1])), (int(size[0]), int(size[1]))
+        if mask_rules.check_mask_size(mask_hw, image_hw, resize_mask, f"mask {i}"):
             resized.append(i)
-            m = F.interpolate(m, size=size, mode="nearest")
-        out.append(m)
-    if resized:  # one warning per call, the same text for the same shapes (shown once by default)
+            m = mask_rules.resize_mask(m, image_hw)
+        out.append(m[None, None])
+    if resized and not resize_mask:  # one warning per call, the same text for the same shapes (shown once by default)
         first = resized[0]
         warn_user(
             f"{len(resized)} of {len(indices)} masks differ in size from their images (e.g. mask {first}: "
-            f"{tuple(masks[first].shape)}, images {tuple(size)}); resized with nearest-neighbour sampling"
+            f"{tuple(masks[first].shape)}, images {tuple(size)}); resized by area majority "
+            "(pass resize_mask=True to say that is intended)"
         )
     for i, m in zip(indices, out):
         if not bool(m.any()):
@@ -151,6 +179,7 @@ def masked_values(
     *,
     mode: MaskMode = "area",
     maps: list[tuple[list[int], torch.Tensor]] | None = None,
+    resize_mask: bool = False,
     **options: Any,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Masked LPIPS per pair (N) and each pair's mask coverage (fraction of pixels that count).
@@ -162,7 +191,7 @@ def masked_values(
     for idx, layers, size, total in iter_pair_layers(preds, target, network, **options):
         if masks is None:
             masks = pair_masks(mask, total)
-        m = fit_masks(masks, idx, size, layers[0].device)
+        m = fit_masks(masks, idx, size, layers[0].device, resize_mask)
         values.append((idx, masked_from_layers(layers, m, mode)))
         coverage.append((idx, m.mean(dim=(1, 2, 3))))
         if maps is not None:
@@ -207,9 +236,11 @@ def _twin(
     feature_cache: Any,
     cache_preds: bool = False,
     return_map: bool = False,
+    resize_mask: bool = False,
+    max_pixels: int | str | None = "auto",
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
-    check_masked_options(mode, 0.0)
-    cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds)
+    check_masked_options(mode, 0.0, resize_mask)
+    cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds, max_pixels)
     network = load_lpips_network(net, weights, device, dtype)
     maps: list[tuple[list[int], torch.Tensor]] | None = [] if return_map else None
     values, _ = masked_values(
@@ -219,11 +250,13 @@ def _twin(
         network,
         mode=mode,
         maps=maps,
+        resize_mask=resize_mask,
         input_range=input_range,
         device=device,
         batch_size=batch_size,
         feature_cache=cache,
         cache_preds=cache_preds,
+        max_pixels=max_pixels,
     )
     return (values, pair_maps(maps, len(values))) if maps is not None else values
 
@@ -243,13 +276,16 @@ def masked_lpips(
     feature_cache: Any = None,
     cache_preds: bool = False,
     return_map: bool = False,
+    resize_mask: bool = False,
+    max_pixels: int | str | None = "auto",
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
     """Masked LPIPS per pair, float ``(N,)``, lower means more similar (IMTBench Eq. 3 without
     the ``1 -``). ``mask``: 1 = pixels that count (see the module docstring for the rules);
     the other arguments are :func:`~transcreval.functional.image.lpips.lpips`'s. With an
     all-ones mask and ``mode="area"`` this equals LPIPS. Differentiable like ``lpips``.
     ``return_map=True`` also returns lpips' spatial map times the mask (0 where the mask is
-    off): N x 1 x H x W, or a list of 1 x H x W maps in pair order when sizes differ."""
+    off): N x 1 x H x W, or a list of 1 x H x W maps in pair order when sizes differ.
+    ``resize_mask=True`` resizes masks of another aspect ratio too (see the module docstring)."""
     return _twin(
         preds,
         target,
@@ -264,6 +300,8 @@ def masked_lpips(
         feature_cache=feature_cache,
         cache_preds=cache_preds,
         return_map=return_map,
+        resize_mask=resize_mask,
+        max_pixels=max_pixels,
     )
 
 
@@ -299,6 +337,8 @@ def background_preservation(
     ocr_backend: Any = "rapidocr",
     ocr_dilate_px: float = 0,
     ocr_options: dict[str, Any] | None = None,
+    resize_mask: bool = False,
+    max_pixels: int | str | None = "auto",
 ) -> torch.Tensor:
     """IMTBench's background score per pair, ``S_bg = 1 - masked LPIPS``, float ``(N,)``, higher
     is better (IMTBench §4, Eq. 3). ``mask`` is the background (1 = background pixels), or
@@ -323,6 +363,8 @@ def background_preservation(
         batch_size=batch_size,
         feature_cache=feature_cache,
         cache_preds=cache_preds,
+        resize_mask=resize_mask,
+        max_pixels=max_pixels,
     )
     assert not isinstance(values, tuple)
     return 1 - values

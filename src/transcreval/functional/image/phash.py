@@ -1,11 +1,18 @@
 """Perceptual hash (pHash) and edit-intensity bands (MPTc-Bench §3.2, App. B.2).
 
-pHash of an image: convert to 8-bit grayscale, resize to 32x32 with PIL's LANCZOS filter, take
-the 2-D DCT-II, keep the top-left 8x8 block and set bit ``i`` when coefficient ``i`` (row-major)
-exceeds the block's median. The 64 bits, first bit most significant, form the hash. This is
+pHash of an image: convert to 8-bit grayscale (:func:`transcreval.io.to_gray_uint8`), resize
+to 32x32 with PIL's LANCZOS filter, take the 2-D DCT-II, keep the top-left 8x8 block and set
+bit ``i`` when coefficient ``i`` (row-major) exceeds the block's median. The 64 bits, first bit
+most significant, form the hash. This is
 ``imagehash.phash(img)`` bit for bit, computed for many images at once: grayscale and resize
 run batched (on the GPU for CUDA tensors), the DCT uses ``scipy.fftpack`` exactly as imagehash
 does.
+
+On 8-bit images (8-bit files, PIL images of 8-bit modes, uint8 arrays) the grayscale is PIL's
+own ``convert("L")``, so the bits are imagehash's. 16-bit and float images (16-bit PNG, float
+TIFF, uint16/float arrays) are read by :mod:`transcreval.io`'s rule and quantised as
+``round(x * 255)``, so they hash like their 8-bit copy; imagehash's ``convert("L")`` clips
+16-bit values at 255 (a 16-bit PNG becomes nearly white), so there it differs, by design.
 
 The distance of two hashes is their Hamming distance, an integer 0..64; lower means more
 similar images. MPTc-Bench calls a pair "surface" (text-level edit) when the distance is at most
@@ -147,7 +154,7 @@ def phash_bits(
     check_phash_options(hash_size, highfreq_factor, input_range, channels, exif_transpose, num_threads, max_pixels)
     import scipy.fftpack
 
-    items = split_batch(images)
+    items = split_batch(images, channels=channels)
     size = hash_size * highfreq_factor
     kw = {"input_range": input_range, "channels": channels, "exif_transpose": exif_transpose, "max_pixels": max_pixels}
     threads = num_threads if num_threads is not None else min(4, os.cpu_count() or 1)
@@ -188,11 +195,12 @@ def phash(
 
     Args:
         images: paths, bytes, PIL images, arrays or tensors (see :mod:`transcreval.io`).
-            PIL images are converted to grayscale by PIL itself; arrays with PIL's formula;
-            float arrays are quantised as ``round(x * 255)`` first.
+            8-bit PIL images are converted to grayscale by PIL itself, uint8 arrays with PIL's
+            formula; 16-bit and float images are scaled by :mod:`transcreval.io`'s rule and
+            quantised as ``round(x * 255)`` first.
         hash_size: side of the kept DCT block (hashes have ``hash_size**2`` bits, at most 64 here).
         highfreq_factor: the image is resized to ``hash_size * highfreq_factor`` pixels square.
-        input_range: value range of float/integer arrays, e.g. ``(0, 255)``.
+        input_range: value range of float data, e.g. ``(-1, 1)`` (uint8/uint16 have a fixed meaning).
         channels: ``"first"``/``"last"`` when an array's channel dimension is ambiguous.
         exif_transpose: apply EXIF orientation to decoded files (imagehash does not).
         num_threads: worker threads for decoding/grayscale/resize (default ``min(4, cores)``).

@@ -179,6 +179,7 @@ def csi_overlap_stats(
     matching: Matching = "judge",
     templates: Mapping[str, PromptTemplate | str] | None = None,
     on_failure: str = "skip",
+    input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch: the three steps for every (output, source) pair."""
     check_judge(judge, "CSIOverlap")
@@ -189,7 +190,10 @@ def csi_overlap_stats(
     if unknown:
         raise InputError(f"templates may replace the steps {sorted(STEPS)}, not {sorted(unknown)}")
     tpl = {k: resolve_template((templates or {}).get(k), v, what="CSIOverlap") for k, v in STEPS.items()}
-    outs, srcs = to_image_parts(preds, what="preds"), to_image_parts(target, what="target")
+    outs, srcs = (
+        to_image_parts(preds, input_range=input_range, what="preds"),
+        to_image_parts(target, input_range=input_range, what="target"),
+    )
     if len(outs) != len(srcs):
         raise InputError(f"CSIOverlap: {len(outs)} outputs (preds) but {len(srcs)} sources (target)")
     n = len(outs)

@@ -137,16 +137,17 @@ def _score(
     template: PromptTemplate | str | None,
     on_failure: str,
     references: Any = None,
+    input_range: Any = None,
 ) -> dict[str, Any]:
     check_judge(judge, what)
     on_failure = check_on_failure(on_failure)
     tpl = resolve_template(template, default, fields=FIELDS, what=what)
-    images = to_image_parts(preds, what="preds")
+    images = to_image_parts(preds, input_range=input_range, what="preds")
     texts = _texts(translations, len(images))
     if references is None:
         rows = [({"image": im}, {"translation": t}) for im, t in zip(images, texts)]
     else:
-        refs = to_image_parts(references, what="target")
+        refs = to_image_parts(references, input_range=input_range, what="target")
         if len(refs) != len(images):
             raise InputError(f"{len(refs)} reference images (target) for {len(images)} translated images (preds)")
         rows = [({"image": im, "reference": r}, {"translation": t}) for im, r, t in zip(images, refs, texts)]
@@ -171,6 +172,7 @@ def harmonization_score_stats(
     reference: bool = True,
     template: PromptTemplate | str | None = None,
     on_failure: str = "skip",
+    input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch of translated images ``preds`` with their reference images ``target`` (I_tgt;
     with ``reference=True``, the default); ``translations`` only for templates that show them."""
@@ -193,6 +195,7 @@ def harmonization_score_stats(
         template=tpl,
         on_failure=on_failure,
         references=target if reference else None,
+        input_range=input_range,
     )
 
 
@@ -203,6 +206,7 @@ def alignment_score_stats(
     judge: Judge,
     template: PromptTemplate | str | None = None,
     on_failure: str = "skip",
+    input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch of (translated image, translation text) pairs."""
     if translations is None:
@@ -216,6 +220,7 @@ def alignment_score_stats(
         what="AlignmentScore",
         template=template,
         on_failure=on_failure,
+        input_range=input_range,
     )
 
 

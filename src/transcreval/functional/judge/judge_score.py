@@ -69,13 +69,17 @@ def judge_score_stats(
     genre: str | Sequence[str] | None = None,
     template: PromptTemplate | str | None = None,
     on_failure: str = "skip",
+    input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch: ask the judge about each (output, source) pair and tally the scores."""
     check_judge(judge, "JudgeScore")
     aspect = check_aspect(aspect)
     on_failure = check_on_failure(on_failure)
     tpl = resolve_template(template, ASPECTS[aspect], fields=FIELDS, what="JudgeScore")
-    outs, srcs = to_image_parts(preds, what="preds"), to_image_parts(target, what="target")
+    outs, srcs = (
+        to_image_parts(preds, input_range=input_range, what="preds"),
+        to_image_parts(target, input_range=input_range, what="target"),
+    )
     if len(outs) != len(srcs):
         raise InputError(f"JudgeScore: {len(outs)} outputs (preds) but {len(srcs)} source posters (target)")
     n = len(outs)

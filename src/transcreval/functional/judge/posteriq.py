@@ -132,12 +132,18 @@ def _list(x: Any, what: str) -> list[Any]:
 
 # ---------------------------------------------------------------------- point score
 def judge_point_verdicts(
-    preds: Sequence[Any], target: Sequence[Sequence[str]], *, judge: Judge, template: PromptTemplate | str | None = None
+    preds: Sequence[Any],
+    target: Sequence[Sequence[str]],
+    *,
+    judge: Judge,
+    template: PromptTemplate | str | None = None,
+    input_range: Any = None,
 ) -> list[list[Verdict]]:
     """Per poster, the judge's verdict on each key point (``value``: True/False when ok).
 
     ``preds[i]``: a poster image (generation) or a model's description of a poster (a string,
-    understanding); ``target[i]``: the key points of poster ``i``.
+    understanding); ``target[i]``: the key points of poster ``i``; ``input_range``: the value
+    range of float images (default (0, 1)).
     """
     check_judge(judge, "JudgedPointScore")
     items, points = _list(preds, "preds"), _list(target, "target")
@@ -158,7 +164,7 @@ def judge_point_verdicts(
         pts = _list(pts, f"target[{i}]")
         if not pts or not all(isinstance(p, str) and p.strip() for p in pts):
             raise InputError(f"target[{i}] must be a non-empty list of key points (strings)")
-        part = None if as_text else to_image_part(x, what=f"preds[{i}]")
+        part = None if as_text else to_image_part(x, input_range=input_range, what=f"preds[{i}]")
         for p in pts:
             rows.append(({} if as_text else {"poster": part}, {"point": p, "description": x if as_text else None}))
             owner.append(i)
@@ -176,12 +182,13 @@ def judged_point_score_stats(
     judge: Judge,
     template: PromptTemplate | str | None = None,
     on_failure: str = "skip",
+    input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch; item value 1 when every key point is covered, else 0."""
     on_failure = check_on_failure(on_failure)
     tally = JudgeTally()
     fraction = 0.0
-    for vs in judge_point_verdicts(preds, target, judge=judge, template=template):
+    for vs in judge_point_verdicts(preds, target, judge=judge, template=template, input_range=input_range):
         bad = next((v for v in vs if not v.ok), None)
         if bad is not None:
             tally.fail(bad.status, bad.detail)
@@ -223,6 +230,7 @@ def judge_styles(
     judge: Judge,
     labels: Sequence[str] = POSTERIQ_STYLES,
     template: PromptTemplate | str | None = None,
+    input_range: Any = None,
 ) -> list[Verdict]:
     """The judge's style label for each poster (``value``: one of ``labels`` when ok)."""
     check_judge(judge, "JudgedStyleScore")
@@ -238,7 +246,8 @@ def judge_styles(
     tpl = resolve_template(template, POSTERIQ_STYLE, what="JudgedStyleScore")
     items = _list(preds, "preds")
     rows = [
-        ({"poster": to_image_part(x, what=f"preds[{i}]")}, {"styles": ", ".join(labs)}) for i, x in enumerate(items)
+        ({"poster": to_image_part(x, input_range=input_range, what=f"preds[{i}]")}, {"styles": ", ".join(labs)})
+        for i, x in enumerate(items)
     ]
     return ask(judge, render_each(tpl, rows, what="JudgedStyleScore"), json_reader(read))
 
@@ -251,6 +260,7 @@ def judged_style_score_stats(
     labels: Sequence[str] = POSTERIQ_STYLES,
     template: PromptTemplate | str | None = None,
     on_failure: str = "skip",
+    input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch; item value 1 when the judged style is the target style."""
     on_failure = check_on_failure(on_failure)
@@ -263,7 +273,7 @@ def judged_style_score_stats(
         if t not in labs:
             raise InputError(f"target style {t!r} is not one of the labels")
     tally = JudgeTally()
-    for v, t in zip(judge_styles(items, judge=judge, labels=labs, template=template), targets):
+    for v, t in zip(judge_styles(items, judge=judge, labels=labs, template=template, input_range=input_range), targets):
         if v.ok:
             tally.add(float(v.value == t))
         else:
@@ -285,7 +295,12 @@ def judged_style_score(preds: Sequence[Any], target: Sequence[str], *, judge: Ju
 
 # ---------------------------------------------------------------------- font richness
 def judge_font_attributes(
-    preds: Sequence[Any], *, judge: Judge, vocabulary: Sequence[str], template: PromptTemplate | str | None = None
+    preds: Sequence[Any],
+    *,
+    judge: Judge,
+    vocabulary: Sequence[str],
+    template: PromptTemplate | str | None = None,
+    input_range: Any = None,
 ) -> list[Verdict]:
     """The judge's font attributes for each poster (``value``: ``(in_vocabulary, n_outside)``)."""
     check_judge(judge, "JudgedFontRichness")
@@ -305,7 +320,7 @@ def judge_font_attributes(
     tpl = resolve_template(template, POSTERIQ_FONT, what="JudgedFontRichness")
     items = _list(preds, "preds")
     rows = [
-        ({"poster": to_image_part(x, what=f"preds[{i}]")}, {"vocabulary": ", ".join(vocab)})
+        ({"poster": to_image_part(x, input_range=input_range, what=f"preds[{i}]")}, {"vocabulary": ", ".join(vocab)})
         for i, x in enumerate(items)
     ]
     return ask(judge, render_each(tpl, rows, what="JudgedFontRichness"), json_reader(read))
@@ -318,6 +333,7 @@ def judged_font_richness_stats(
     vocabulary: Sequence[str],
     template: PromptTemplate | str | None = None,
     on_failure: str = "skip",
+    input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch: per-attribute poster counts; item value = share of the vocabulary shown."""
     on_failure = check_on_failure(on_failure)
@@ -325,7 +341,7 @@ def judged_font_richness_stats(
     counts = torch.zeros(len(vocab), dtype=torch.int64)
     outside = 0
     tally = JudgeTally()
-    for v in judge_font_attributes(preds, judge=judge, vocabulary=vocab, template=template):
+    for v in judge_font_attributes(preds, judge=judge, vocabulary=vocab, template=template, input_range=input_range):
         if not v.ok:
             tally.fail(v.status, v.detail)
             continue

@@ -121,6 +121,7 @@ def quiz_hit_rate_stats(
     seed: int = 0,
     template: PromptTemplate | str | None = None,
     on_failure: str = "skip",
+    input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch: ask each quiz; item value 1 (hit) or 0 (miss)."""
     check_judge(judge, "QuizHitRate")
@@ -132,7 +133,7 @@ def quiz_hit_rate_stats(
     if not isinstance(n_options, int) or not 2 <= n_options <= len(LETTERS):
         raise InputError(f"n_options must be an integer from 2 to 26, got {n_options!r}")
     tpl = resolve_template(template, MPTC_QUIZ, what="QuizHitRate")
-    posters = to_image_parts(preds, what="preds")
+    posters = to_image_parts(preds, input_range=input_range, what="preds")
     if isinstance(target, str) or not isinstance(target, Sequence):
         raise InputError("target must be a list with the correct answer of each item")
     answers = [str(t) for t in target]

@@ -77,17 +77,18 @@ def _items(x: Any, what: str) -> list[Any]:
 
 
 def extract_titles(
-    posters: Sequence[Any], *, judge: Judge, template: PromptTemplate | str | None = None
+    posters: Sequence[Any], *, judge: Judge, template: PromptTemplate | str | None = None, input_range: Any = None
 ) -> list[Verdict]:
     """The judge's reading of each poster's main title (a :class:`Verdict` each; ``value`` the
-    title when ``status == "ok"``). Strings in ``posters`` are taken as titles already read."""
+    title when ``status == "ok"``). Strings in ``posters`` are taken as titles already read;
+    ``input_range``: the value range of float images (default (0, 1))."""
     check_judge(judge, "extract_titles")
     tpl = resolve_template(template, MPTC_TITLE, what="TitleExtraction")
     items = _items(posters, "posters")
     parts: dict[int, ImagePart] = {}
     for i, x in enumerate(items):
         if not _is_text(x):
-            parts[i] = to_image_part(x, what=f"posters[{i}]")
+            parts[i] = to_image_part(x, input_range=input_range, what=f"posters[{i}]")
     order = sorted(parts)
     asked = ask(
         judge, render_each(tpl, [({"poster": parts[i]}, {}) for i in order], what="TitleExtraction"), read_title
@@ -109,6 +110,7 @@ def title_extraction_stats(
     word_order: int = 0,
     beta: float = 2.0,
     lowercase: bool = False,
+    input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch: read both titles of each item, then sentence chrF of the pairs read."""
     from transcreval.functional.text.chrf import chrf_statistics
@@ -118,7 +120,7 @@ def title_extraction_stats(
     if len(p_items) != len(t_items):
         raise InputError(f"TitleExtraction: {len(p_items)} system posters (preds) but {len(t_items)} references")
     n = len(p_items)
-    titles = extract_titles([*p_items, *t_items], judge=judge, template=template)
+    titles = extract_titles([*p_items, *t_items], judge=judge, template=template, input_range=input_range)
     tally = JudgeTally()
     hyps, refs = [], []
     for i in range(n):

@@ -93,13 +93,17 @@ def transcreation_score_stats(
     country: str | Sequence[str] | None = None,
     template: PromptTemplate | str | None = None,
     on_failure: str = "skip",
+    input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch of (output, source) image pairs."""
     check_judge(judge, "VLMTranscreationScore")
     aspect = check_aspect(aspect)
     on_failure = check_on_failure(on_failure)
     tpl = resolve_template(template, ASPECTS[aspect], fields=FIELDS, what="VLMTranscreationScore")
-    outs, srcs = to_image_parts(preds, what="preds"), to_image_parts(target, what="target")
+    outs, srcs = (
+        to_image_parts(preds, input_range=input_range, what="preds"),
+        to_image_parts(target, input_range=input_range, what="target"),
+    )
     if len(outs) != len(srcs):
         raise InputError(f"VLMTranscreationScore: {len(outs)} outputs (preds) but {len(srcs)} sources (target)")
     n = len(outs)

@@ -88,6 +88,7 @@ def pairwise_stats(
     seed: int = 0,
     both_orders: bool = False,
     on_failure: str = "skip",
+    input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch of pairwise judgments; item value 1 (``preds`` preferred), 0, or 0.5 (a tie)."""
     check_judge(judge, what)
@@ -95,7 +96,10 @@ def pairwise_stats(
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise InputError(f"{what}: seed must be an integer, got {seed!r}")
     tpl = resolve_template(template, default_template, fields=PAIRWISE_FIELDS, what=what)
-    a_parts, b_parts = to_image_parts(preds, what="preds"), to_image_parts(target, what="target")
+    a_parts, b_parts = (
+        to_image_parts(preds, input_range=input_range, what="preds"),
+        to_image_parts(target, input_range=input_range, what="target"),
+    )
     if len(a_parts) != len(b_parts):
         raise InputError(f"{what}: {len(a_parts)} posters in preds but {len(b_parts)} in target")
     n = len(a_parts)

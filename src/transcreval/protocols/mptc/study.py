@@ -82,7 +82,7 @@ def _resized(images: list[Any], size: int, input_range: Any) -> torch.Tensor:
 
     out = []
     for img in images:
-        x = to_rgb_float(img, input_range=input_range)
+        x = to_rgb_float([img], input_range=input_range)  # one item: a 3-D array is one image
         x = x if isinstance(x, torch.Tensor) else torch.stack(x)
         out.append(F.interpolate(x, size=(size, size), mode="bicubic", antialias=True, align_corners=False).clamp(0, 1))
     return torch.cat(out)
