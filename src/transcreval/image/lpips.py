@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.features.lpips_network import load_lpips_network
+from transcreval.features.options import check_input_range
 from transcreval.functional.image.lpips import check_lpips_options, lpips_stats, lpips_values, mean_from_stats
 from transcreval.io import Range
 from transcreval.metric import Metric
@@ -38,12 +39,13 @@ class LPIPSFamily(Metric):
         batch_size: int | None = None,
         feature_cache: Any = None,
         cache_preds: bool = False,
+        version: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.feature_cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds)
-        self.network = load_lpips_network(net, weights, device, dtype)
-        self.input_range = input_range
+        self.network = load_lpips_network(net, weights, device, dtype, version)
+        self.input_range = check_input_range(input_range)
         self.trunk_device = device
         self.batch_size = batch_size
         self.cache_preds = cache_preds
@@ -94,6 +96,8 @@ class LPIPS(LPIPSFamily):
             of reference images seen before are read instead of computed.
         cache_preds: cache the features of ``preds`` too (default False: a system's outputs are
             rarely scored twice, while every system shares the references).
+        version: the lpips version, "0.1" or "0.0" (None: v0.1, or the version of lpips' own
+            linear layers in ``weights``; other linear layers need it said).
         **kwargs: :class:`~transcreval.metric.Metric` options.
     """
 

@@ -207,10 +207,11 @@ def _twin(
     feature_cache: Any,
     cache_preds: bool = False,
     return_map: bool = False,
+    version: str | None = None,
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
     check_masked_options(mode, 0.0)
     cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds)
-    network = load_lpips_network(net, weights, device, dtype)
+    network = load_lpips_network(net, weights, device, dtype, version)
     maps: list[tuple[list[int], torch.Tensor]] | None = [] if return_map else None
     values, _ = masked_values(
         preds,
@@ -243,6 +244,7 @@ def masked_lpips(
     feature_cache: Any = None,
     cache_preds: bool = False,
     return_map: bool = False,
+    version: str | None = None,
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
     """Masked LPIPS per pair, float ``(N,)``, lower means more similar (IMTBench Eq. 3 without
     the ``1 -``). ``mask``: 1 = pixels that count (see the module docstring for the rules);
@@ -264,6 +266,7 @@ def masked_lpips(
         feature_cache=feature_cache,
         cache_preds=cache_preds,
         return_map=return_map,
+        version=version,
     )
 
 
@@ -299,6 +302,7 @@ def background_preservation(
     ocr_backend: Any = "rapidocr",
     ocr_dilate_px: float = 0,
     ocr_options: dict[str, Any] | None = None,
+    version: str | None = None,
 ) -> torch.Tensor:
     """IMTBench's background score per pair, ``S_bg = 1 - masked LPIPS``, float ``(N,)``, higher
     is better (IMTBench §4, Eq. 3). ``mask`` is the background (1 = background pixels), or
@@ -323,6 +327,7 @@ def background_preservation(
         batch_size=batch_size,
         feature_cache=feature_cache,
         cache_preds=cache_preds,
+        version=version,
     )
     assert not isinstance(values, tuple)
     return 1 - values
