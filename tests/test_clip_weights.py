@@ -24,7 +24,7 @@ from tests._helpers.model_weights import (
     tiny_siglip_dir,
     tiny_tokenizer_dir,
 )
-from transcreval.errors import InputError, WeightsFormatError, WeightsNotFoundError
+from transcreval.errors import InputError, UnverifiedWeightsWarning, WeightsFormatError, WeightsNotFoundError
 
 TAG = "transcreval_test"
 REPO = "transcreval-test/tiny-clip"
@@ -86,7 +86,8 @@ def test_a_tag_found_in_the_hugging_face_cache_equals_open_clips_tag(env):
     from transcreval import CLIPSimilarity
     from transcreval.features.clip_models import get_clip
 
-    enc = get_clip(TINY_CLIP, TAG)
+    with pytest.warns(UnverifiedWeightsWarning, match="no sha256"):  # Hugging Face publishes none
+        enc = get_clip(TINY_CLIP, TAG)
     assert enc.weights.source == "huggingface cache" and enc.weights.checkpoint == snap / "open_clip_pytorch_model.bin"
     imgs = _imgs()
     with torch.no_grad():
@@ -104,7 +105,8 @@ def test_a_tag_found_in_the_weights_dir(env, monkeypatch):
     d.mkdir()
     shutil.copyfile(tiny_clip_checkpoint(), d / f"{clip_entry_name(TINY_CLIP, TAG)}.bin")
     monkeypatch.setenv("TRANSCREVAL_WEIGHTS_DIR", str(d))
-    enc = get_clip(TINY_CLIP, TAG)
+    with pytest.warns(UnverifiedWeightsWarning):
+        enc = get_clip(TINY_CLIP, TAG)
     assert enc.weights.source == "TRANSCREVAL_WEIGHTS_DIR"
     ref = get_clip(TINY_CLIP, tiny_clip_checkpoint())
     imgs = _imgs(seed=1)

@@ -169,3 +169,35 @@ def test_open_clip_identity_has_its_packages_and_a_weights_digest():
     ident = enc.extractor.identity
     assert set(ident["versions"]) == {"torch", "open_clip_torch", "torchvision", "pillow"}
     assert sha256_file(tiny_clip_checkpoint())[:12] in ident["extractor"]
+
+
+def test_fid_references_record_versions_and_only_warn_when_they_differ(tmp_path, monkeypatch):
+    """The versions in the identity key the feature cache; a saved FID reference stays usable
+    after an upgrade (a warning), and one saved before versions were recorded loads silently."""
+    import warnings
+
+    from tests._helpers.model_weights import inception_file, poster_like
+    from transcreval import FID
+    from transcreval.features import registry
+    from transcreval.functional.image.fid_reference import load_fid_reference, save_fid_reference
+
+    w = inception_file(0)
+    real = poster_like(3, 64, 48, seed=1)
+    m = FID(weights=w)
+    m.update(real, real=True)
+    path = m.save_reference(tmp_path / "ref.safetensors")
+    stats, ident = load_fid_reference(path)
+    assert ident["versions"] == m._identity["versions"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        FID(weights=w, reference=path)
+        old = tmp_path / "old.safetensors"
+        save_fid_reference(old, stats, {k: v for k, v in m._identity.items() if k != "versions"})
+        FID(weights=w, reference=old)
+    real_version = registry.package_version
+    monkeypatch.setattr(registry, "package_version", lambda n: "99.0" if n == "torch-fidelity" else real_version(n))
+    monkeypatch.setattr("transcreval.features.extractor.package_version", registry.package_version)
+    with pytest.warns(UserWarning, match="package versions"):
+        upgraded = FID(weights=w, reference=path)
+    upgraded.update(poster_like(3, 64, 48, seed=2))
+    assert upgraded.compute().value >= 0

@@ -71,12 +71,13 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
     return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
-def check_schema(conn: sqlite3.Connection, path: Path) -> bool:
-    """Whether the database is a feature cache of this format (True) or an empty database
-    (False); FeatureCacheError, naming the tables found, for anything else."""
+def check_schema(conn: sqlite3.Connection, path: Path) -> str:
+    """``"ours"`` (a feature cache of this format), ``"legacy"`` (the features table alone, from
+    an earlier transcreval) or ``"empty"``; FeatureCacheError, naming the tables found, for
+    anything else."""
     tables = _tables(conn)
     if not tables:
-        return False
+        return "empty"
     columns = {r[1] for r in conn.execute("PRAGMA table_info(features)")} if "features" in tables else set()
     meta: dict[str, str] = {}
     if "meta" in tables:
@@ -92,7 +93,7 @@ def check_schema(conn: sqlite3.Connection, path: Path) -> bool:
             f"{path} is a feature cache of format {meta.get('format')!r}; this transcreval reads format {FORMAT} "
             "(the file was left untouched): pass another path"
         )
-    return True
+    return "ours" if meta else "legacy"
 
 
 def open_read_write(path: Path, timeout: float) -> sqlite3.Connection:
@@ -104,13 +105,14 @@ def open_read_write(path: Path, timeout: float) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=timeout, isolation_level=None)
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-        known = check_schema(conn, path)  # before anything is written: a foreign file stays as it is
+        state = check_schema(conn, path)  # before anything is written: a foreign file stays as it is
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
+        if state == "ours":
+            return conn
         conn.execute("BEGIN IMMEDIATE")
         try:
-            if not known:
-                check_schema(conn, path)  # another process may have created it meanwhile
+            check_schema(conn, path)  # another process may have created it meanwhile
             conn.execute(_FEATURES)
             conn.execute(_META)
             conn.execute(
@@ -142,7 +144,7 @@ def open_read_only(path: Path, timeout: float) -> sqlite3.Connection:
             last = exc
             continue
         try:
-            if not check_schema(conn, path):
+            if check_schema(conn, path) == "empty":
                 raise FeatureCacheError(f"{path} is an empty database, not a feature cache: it was left untouched")
             return conn
         except sqlite3.OperationalError as exc:

@@ -35,6 +35,7 @@ device without loading other weights: a checkpoint re-saved at the same path in 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import os
 import threading
@@ -136,6 +137,18 @@ def _tokenizer(open_clip: Any, model: str, tokenizer: Any) -> Any:
     return HFTokenizer(os.fspath(tokenizer), context_length=text_cfg.get("context_length", 77), **kwargs)
 
 
+def state_digest(net: Any) -> str:
+    """sha256 of a model's parameters and buffers (names, shapes, float32 bytes)."""
+    import torch
+
+    h = hashlib.sha256()
+    for name, t in sorted(net.state_dict().items()):
+        t = t.detach().to("cpu", torch.float32).contiguous()
+        h.update(f"{name}|{tuple(t.shape)}|".encode())
+        h.update(t.numpy().tobytes())
+    return h.hexdigest()
+
+
 class _ImageTower:
     """``encode_image(x, normalize=True)`` as an nn.Module-like callable for the extractor."""
 
@@ -206,6 +219,8 @@ class CLIPEncoder:
         net, own, tok = _load(w, self.device)
         if not w.sha256:  # an hf-hub model open_clip just downloaded: now in the Hugging Face cache
             w = resolve_clip(model, pretrained, tokenizer)
+        if not w.sha256:  # not found there either (another cache_dir): the loaded weights' digest
+            w = dataclasses.replace(w, sha256=state_digest(net), source=f"{w.source}, digest of the loaded weights")
         self.weights: CLIPWeights = w
         self.pretrained_id = w.id
         self.net, self.tokenizer = net, tok
