@@ -119,3 +119,9 @@ class FeatureCacheError(TranscrevalError, OSError):
 class UnverifiedWeightsWarning(UserWarning):
     """A weights file was downloaded or used without a sha256 check, because its manifest entry
     has no digest (``sha256_note`` says why). Its digest is still recorded in result signatures."""
+
+
+class WeightsChangedError(WeightsError, RuntimeError):
+    """A weights file changed on disk after a metric loaded it (e.g. a checkpoint re-saved at the
+    same path): the metric would mix two models under one signature, so it refuses. Build a new
+    metric to score with the new file."""
