@@ -255,7 +255,7 @@ JUDGE_METRICS: dict[str, tuple[Callable[..., Any], Callable[[list[Any], list[Any
     "MarketPreferenceRate": (_judge("MarketPreferenceRate"), lambda o, s: ((o, s), {"target_market": "Japan"})),
     "VLMTranscreationScore": (_judge("VLMTranscreationScore"), lambda o, s: ((o, s), {"country": "Japan"})),
     "CSIOverlap": (_judge("CSIOverlap"), lambda o, s: ((o, s), {"country": "Japan", "category": "food"})),
-    "HarmonizationScore": (_judge("HarmonizationScore"), lambda o, s: ((o,), {})),
+    "HarmonizationScore": (_judge("HarmonizationScore"), lambda o, s: ((o, s), {})),  # output beside I_tgt
     "AlignmentScore": (_judge("AlignmentScore"), lambda o, s: ((o, ["Sale"] * len(o)), {})),
     "JudgedPointScore": (_judge("JudgedPointScore"), lambda o, s: ((o, [["a title"]] * len(o)), {})),
     "JudgedStyleScore": (_judge("JudgedStyleScore"), lambda o, s: ((o, ["Memphis Style"] * len(o)), {})),
