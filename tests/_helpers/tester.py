@@ -93,11 +93,21 @@ def _same_result(a: MetricResult, b: MetricResult, exact: bool, what: str) -> No
     assert set(a.extras) == set(b.extras), f"{what}: extras keys {sorted(a.extras)} != {sorted(b.extras)}"
     if a.per_item is not None or b.per_item is not None:
         assert a.per_item is not None and b.per_item is not None, f"{what}: per_item missing on one side"
-        pa, pb = a.per_item.sort().values, b.per_item.sort().values
-        if exact or not pa.is_floating_point():
+        pa, pb = a.per_item.sort().values, b.per_item.sort().values  # NaN (undefined items) sort last
+        if not pa.is_floating_point():
             assert torch.equal(pa, pb), f"{what}: per-item values differ"
         else:
-            assert torch.allclose(pa, pb, rtol=0, atol=1e-12), f"{what}: per-item values differ"
+            tol = 0.0 if exact else 1e-12
+            assert pa.shape == pb.shape and torch.allclose(pa, pb, rtol=0, atol=tol, equal_nan=True), (
+                f"{what}: per-item values differ"
+            )
+    for r in (a, b):
+        if "item_status" in r.extras:  # the one per-item status convention: aligned with per_item
+            status = list(r.extras["item_status"])
+            assert r.per_item is not None and len(status) == r.per_item.numel(), f"{what}: item_status misaligned"
+            undefined = [bool(v != v) for v in r.per_item.tolist()]
+            assert undefined == [s != "ok" for s in status], f"{what}: NaN per_item where item_status is not 'ok'"
+            assert status.count("ok") == r.n, f"{what}: n != the number of 'ok' items"
 
 
 def _states_equal(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -106,7 +116,9 @@ def _states_equal(a: dict[str, Any], b: dict[str, Any]) -> bool:
     for k in a:
         x, y = a[k], b[k]
         if isinstance(x, torch.Tensor):
-            if not (isinstance(y, torch.Tensor) and x.shape == y.shape and torch.equal(x, y)):
+            if not (isinstance(y, torch.Tensor) and x.shape == y.shape and x.dtype == y.dtype):
+                return False
+            if not (torch.equal(x, y) or (x.is_floating_point() and torch.allclose(x, y, 0, 0, equal_nan=True))):
                 return False
         elif x != y:
             return False
@@ -189,7 +201,11 @@ def check_metric(case: MetricCase, ddp_pool: Any = None) -> None:
     if first.per_item is not None and first.per_item.numel():
         before = second.per_item.clone()
         first.per_item.zero_() if first.per_item.is_floating_point() else first.per_item.fill_(7)
-        assert torch.equal(metric.compute().per_item, before), "changing a result changed the metric"
+        after = metric.compute().per_item
+        same = torch.equal(after, before) or (
+            after.is_floating_point() and torch.allclose(after, before, rtol=0, atol=0, equal_nan=True)
+        )
+        assert same, "changing a result changed the metric"
 
     # forward == update + compute
     fresh = case.factory()

@@ -251,6 +251,7 @@ def csi_overlap_stats(
         total, done = csi_score(reps[i], matched.get(i, set()))
         if total == 0:
             no_csi += 1
+            tally.undefined()
             continue
         n_csi += total
         n_replaced += done

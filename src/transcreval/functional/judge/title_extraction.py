@@ -119,24 +119,28 @@ def title_extraction_stats(
         raise InputError(f"TitleExtraction: {len(p_items)} system posters (preds) but {len(t_items)} references")
     n = len(p_items)
     titles = extract_titles([*p_items, *t_items], judge=judge, template=template)
-    tally = JudgeTally()
-    hyps, refs = [], []
-    for i in range(n):
-        bad = next((v for v in (titles[i], titles[n + i]) if not v.ok), None)
-        if bad is not None:
-            tally.fail(bad.status, bad.detail)
-            continue
-        hyps.append(titles[i].value)
-        refs.append(titles[n + i].value)
+    read = [i for i in range(n) if titles[i].ok and titles[n + i].ok]
     width = 3 * (char_order + word_order)
     ngrams = torch.zeros(width, dtype=torch.int64)
-    if hyps:
-        stats, scores = chrf_statistics(
-            hyps, refs, char_order=char_order, word_order=word_order, beta=beta, lowercase=lowercase
+    scores: dict[int, float] = {}
+    if read:
+        stats, sentence = chrf_statistics(
+            [titles[i].value for i in read],
+            [titles[n + i].value for i in read],
+            char_order=char_order,
+            word_order=word_order,
+            beta=beta,
+            lowercase=lowercase,
         )
         ngrams = stats.sum(0)
-        for s in scores.tolist():
-            tally.add(s)
+        scores = dict(zip(read, sentence.tolist()))
+    tally = JudgeTally()
+    for i in range(n):
+        if i in scores:
+            tally.add(scores[i])
+        else:
+            bad = next(v for v in (titles[i], titles[n + i]) if not v.ok)
+            tally.fail(bad.status, bad.detail)
     tally.failed.raise_if_any("TitleExtraction", on_failure)
     return {**tally.stats(), "ngram_stats": ngrams}
 
