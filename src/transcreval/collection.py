@@ -164,6 +164,7 @@ class MetricCollection:
             for (k, n), v in zip(owners, synced):
                 per_member[k][n] = v
             for k, m in group:
+                m._check_synced(per_member[k])  # a rank whose member was built with other options
                 res = m._from_stats(per_member[k])
                 m._computed = ("sync", res)
                 results[k] = res.copy()

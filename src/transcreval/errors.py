@@ -85,6 +85,11 @@ class SignatureMismatchError(InputError):
     preprocessing, network dtype) than the metric that loads them; the message names each difference."""
 
 
+class StateMismatchError(SignatureMismatchError, TypeError):
+    """Metric states (a ``state_dict``, ``merge_state``, another rank at ``sync``) were made by
+    a metric of this class built with other options: combining them would mix two metrics."""
+
+
 class JudgeError(TranscrevalError):
     """A VLM/LLM judge could not be used: misconfigured, unreachable, or a cache problem."""
 

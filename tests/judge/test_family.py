@@ -10,6 +10,7 @@ import pytest
 
 from tests.judge.cases import CASES, answer, call
 from transcreval import MetricCollection
+from transcreval.functional.choice.style_score import POSTERIQ_STYLES
 from transcreval.judge import ITEM_STATUSES, STATUSES, FunctionJudge
 from transcreval.registry import list_metrics
 
@@ -76,3 +77,63 @@ def test_an_item_without_a_value_is_undefined_not_a_failure():
     res = CSIOverlap(judge=FunctionJudge(fn))([OUTPUT, OUTPUT], [SOURCE, white], country="Japan", category="food")
     assert res.extras["item_status"] == ["ok", "undefined"] and math.isnan(res.per_item[1])
     assert res.per_item[0] == 0.5 and res.n == 1 and res.extras["n_failed"] == 0 and res.extras["n_no_csi"] == 1
+
+
+# ---------------------------------------------------------------------- options reach the signature
+def _tpl(template_id):
+    from transcreval.judge import TEMPLATES
+
+    return TEMPLATES[template_id].with_text(TEMPLATES[template_id].user + "\nBe brief.")
+
+
+# name: (base options, {option: another value}); every constructor option of the class is listed
+VARIANTS = {
+    "TitleExtraction": ({}, {"char_order": 4, "word_order": 2, "beta": 3.0, "lowercase": True, "template": "x"}),
+    "QuizHitRate": (
+        {"labels": ["drama", "comedy", "horror", "action"]},
+        {
+            "kind": "decade",
+            "labels": ["drama", "comedy", "horror", "romance"],
+            "n_options": 3,
+            "question": "Which genre?",
+            "hint": "one word",
+            "seed": 1,
+            "template": "x",
+        },
+    ),
+    "JudgeScore": ({}, {"aspect": "adaptation", "template": "mptc.aesthetic+adaptation"}),
+    "WinRate": ({}, {"seed": 1, "both_orders": True, "template": "x"}),
+    "MarketPreferenceRate": ({}, {"seed": 1, "both_orders": True, "template": "x"}),
+    "VLMTranscreationScore": ({}, {"aspect": "intent", "template": "x"}),
+    "CSIOverlap": ({}, {"matching": "exact", "templates": "objects"}),
+    "HarmonizationScore": ({}, {"combine": "min", "template": "imtbench.joint"}),
+    "AlignmentScore": ({}, {"template": "imtbench.joint"}),
+    "JudgedPointScore": ({}, {"mode": "posteriq-code", "template": "x"}),
+    "JudgedStyleScore": ({}, {"labels": [*POSTERIQ_STYLES[:-1], "Vaporwave"], "template": "x"}),  # 17 labels too
+    "JudgedFontRichness": ({"vocabulary": ["bold", "serif"]}, {"vocabulary": ["bold", "italic"], "template": "x"}),
+}
+
+
+@pytest.mark.parametrize("name", JUDGE_METRICS)
+def test_every_option_that_changes_the_numbers_reaches_the_signature(name):
+    """States are combined only between metrics of one signature (item 28): an option missing
+    from it (two label lists of one length, say) would let two metrics' states mix."""
+    import inspect
+
+    from transcreval.registry import get_metric
+
+    cls = get_metric(name).load()
+    base, variants = VARIANTS[name]
+    skip = ("self", "judge", "kwargs", "on_failure")  # on_failure="raise" raises; it never changes a value
+    own = {p for p in inspect.signature(cls.__init__).parameters if p not in skip}
+    extra = {"template"} if name != "CSIOverlap" else set()
+    assert own | extra == set(variants), f"list every option of {name} in VARIANTS"
+    judge = FunctionJudge(answer)
+    ref = cls(judge=judge, **base).signature
+    for option, value in variants.items():
+        if option == "template" and value == "x":
+            value = _tpl(cls(judge=judge, **base)._resolve(None).id)
+        if option == "templates":
+            value = {value: _tpl("khanuja.csi-objects")}
+        sig = cls(judge=judge, **{**base, option: value}).signature
+        assert sig != ref, f"{name}({option}={value!r}) has the signature of the default: {ref}"

@@ -8,6 +8,7 @@ from typing import Any
 from transcreval.aggregate_metric import AggregateMetric
 from transcreval.common import Mode, check_mode
 from transcreval.functional.choice.style_score import POSTERIQ_STYLES, check_labels, style_score_stats
+from transcreval.state_checks import list_digest
 
 
 class StyleScore(AggregateMetric):
@@ -30,5 +31,5 @@ class StyleScore(AggregateMetric):
         return style_score_stats(preds, target, labels=self.labels, mode=self.mode)
 
     def _signature_options(self) -> dict[str, Any]:
-        labels = "posteriq17" if tuple(self.labels) == POSTERIQ_STYLES else len(self.labels)
+        labels = "posteriq17" if tuple(self.labels) == POSTERIQ_STYLES else list_digest(self.labels)
         return {"labels": labels, "mode": self.mode}

@@ -22,6 +22,7 @@ from transcreval.functional.judge.posteriq import (
 from transcreval.judge.catalog import POSTERIQ_FONT, POSTERIQ_POINT_IMAGE, POSTERIQ_STYLE
 from transcreval.judge.judge_metric import JudgeMetric
 from transcreval.result import MetricResult
+from transcreval.state_checks import list_digest
 from transcreval.states import Sum
 
 
@@ -83,7 +84,8 @@ class JudgedStyleScore(JudgeMetric):
         return judged_style_score_from_stats(stats, self.signature)
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"labels": len(self.labels), **self._judge_options()}
+        labels = "posteriq17" if tuple(self.labels) == tuple(POSTERIQ_STYLES) else list_digest(self.labels)
+        return {"labels": labels, **self._judge_options()}
 
 
 class JudgedFontRichness(JudgeMetric):
@@ -112,4 +114,4 @@ class JudgedFontRichness(JudgeMetric):
         return judged_font_richness_from_stats(stats, self.signature, self.vocabulary)
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"attrs": len(self.vocabulary), **self._judge_options()}
+        return {"attrs": list_digest(self.vocabulary), **self._judge_options()}
