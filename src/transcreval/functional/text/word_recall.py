@@ -19,7 +19,16 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from transcreval.common import Aggregate, Mode, as_list, check_mode, check_positive_int, mean_from_stats, same_length
+from transcreval.common import (
+    Aggregate,
+    Mode,
+    as_list,
+    check_mode,
+    check_positive_int,
+    check_text,
+    mean_from_stats,
+    same_length,
+)
 from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
 from transcreval.result import MetricResult, Signature
 
@@ -74,6 +83,10 @@ def word_recall_item(pred: str | None, target: str, unit: int = 5, mode: Mode = 
 def _pairs(preds: Sequence[str | None], target: Sequence[str], what: str) -> tuple[list[Any], list[Any]]:
     p, t = as_list(preds, "preds"), as_list(target, "target")
     same_length(p, t, f"{what} (preds vs target)")
+    for name, items in (("preds", p), ("target", t)):
+        for i, x in enumerate(items):
+            if isinstance(x, str):  # texts, never an image's path or file name
+                check_text(x, f"{name}[{i}]")
     return p, t
 
 
