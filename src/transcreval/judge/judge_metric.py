@@ -15,6 +15,7 @@ items; only the statistics sync.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import torch
@@ -45,6 +46,9 @@ class JudgeMetric(Metric):
     default_template: ClassVar[PromptTemplate | None] = None
     #: the text fields the metric fills (None: those of ``default_template``)
     template_fields: ClassVar[tuple[str, ...] | None] = None
+    #: the role of each ``update`` argument: what a value (a ``str`` above all) means there; one
+    #: of :data:`transcreval.judge.roles.ROLES` ("image", "image_or_text", "text", "ids")
+    input_roles: ClassVar[Mapping[str, str]] = {}
 
     def __init__(
         self, *, judge: Judge, template: PromptTemplate | str | None = None, on_failure: str = "skip", **kwargs: Any

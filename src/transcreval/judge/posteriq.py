@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import torch
@@ -39,6 +39,7 @@ class JudgedPointScore(JudgeMetric):
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = POSTERIQ_POINT_IMAGE
     template_fields = POINT_FIELDS
+    input_roles: ClassVar[Mapping[str, str]] = {"preds": "image_or_text", "target": "text"}
 
     def __init__(self, *, judge: Any, mode: Mode = "paper", **kwargs: Any) -> None:
         if mode not in ("paper", "posteriq-code"):
@@ -67,6 +68,7 @@ class JudgedStyleScore(JudgeMetric):
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = POSTERIQ_STYLE
+    input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "target": "text"}
 
     def __init__(self, *, judge: Any, labels: Sequence[str] = POSTERIQ_STYLES, **kwargs: Any) -> None:
         if labels is None or isinstance(labels, str) or len(list(labels)) < 2:
@@ -95,6 +97,7 @@ class JudgedFontRichness(JudgeMetric):
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = POSTERIQ_FONT
+    input_roles: ClassVar[Mapping[str, str]] = {"preds": "image"}
 
     def __init__(self, *, judge: Any, vocabulary: Sequence[str], **kwargs: Any) -> None:
         if vocabulary is None or isinstance(vocabulary, str) or not list(vocabulary):

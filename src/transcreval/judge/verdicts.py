@@ -161,7 +161,7 @@ def check_judge(judge: Any, what: str) -> Judge:
 
 def item_rng(seed: int, item_id: str, purpose: str) -> random.Random:
     """A random generator for one item and purpose, the same in every process and run."""
-    digest = hashlib.sha256(f"{seed}:{item_id}:{purpose}".encode()).digest()
+    digest = hashlib.sha256(f"{seed}:{item_id}:{purpose}".encode("utf-8", "surrogatepass")).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
@@ -174,7 +174,7 @@ def content_id(*parts: Any) -> str:
         elif isinstance(p, (list, tuple)):
             h.update(b"seq:" + content_id(*p).encode())
         else:
-            h.update(b"str:" + str(p).encode("utf-8") + b"\x00")
+            h.update(b"str:" + str(p).encode("utf-8", "surrogatepass") + b"\x00")
     return h.hexdigest()[:24]
 
 
