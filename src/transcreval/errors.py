@@ -121,6 +121,11 @@ class FeatureCacheError(TranscrevalError, OSError):
     """The on-disk feature cache cannot be opened, read or written (the message names the file)."""
 
 
+class JudgeModelWarning(UserWarning):
+    """The judge endpoint answered as another model than the one asked for (a dated snapshot of
+    it, such as ``gpt-4o-2024-08-06`` for ``gpt-4o``, is not another model)."""
+
+
 class UnverifiedWeightsWarning(UserWarning):
     """A weights file was downloaded or used without a sha256 check, because its manifest entry
     has no digest (``sha256_note`` says why). Its digest is still recorded in result signatures."""
