@@ -59,7 +59,7 @@ class KOptionScore(Metric):
         kk = self.k if k is None else k
         if kk is None:
             raise InputError("KOptionScore.update needs k (the number of options), or set k in the constructor")
-        return {"table": k_option_table(k_option_correct(preds, target), kk, self.max_k)}
+        return {"table": k_option_table(k_option_correct(preds, target, kk), kk, self.max_k)}
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         table = stats["table"]

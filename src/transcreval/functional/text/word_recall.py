@@ -17,6 +17,7 @@ import math
 import re
 import statistics
 from collections.abc import Sequence
+from numbers import Real
 from typing import Any
 
 from transcreval.common import (
@@ -179,10 +180,12 @@ def font_size_stability_stats(
     sizes = as_list(font_sizes, "font_sizes")
     same_length(p, sizes, "font_size_stability (preds vs font_sizes)")
     wrs, kept, bad = [], [], 0
-    for a, b, size in zip(p, t, sizes):
+    for i, (a, b, size) in enumerate(zip(p, t, sizes)):
+        if isinstance(size, (bool, str, bytes)) or not isinstance(size, Real):
+            raise InputError(f"font_sizes[{i}] must be a positive number (a point size), got {size!r}")
         fs = float(size)
         if not math.isfinite(fs) or fs <= 0:
-            raise InputError(f"font sizes must be positive numbers, got {size!r}")
+            raise InputError(f"font_sizes[{i}] must be a positive number, got {size!r}")
         v = word_recall_item(a, b, unit, mode)
         if v is None:
             bad += 1
