@@ -191,7 +191,11 @@ def item_id_list(item_ids: Any, n: int) -> list[str] | None:
 
 
 def broadcast(value: Any, n: int, name: str, *, required: bool = True) -> list[Any]:
-    """A per-item list: a string (or scalar) for every item, or a sequence of length n."""
+    """A per-item list: a string (or scalar) for every item, or a sequence of length n.
+
+    Text fields (markets, genres, translations, ...) go through
+    :func:`transcreval.judge.roles.text_field` instead, which checks that each value is text.
+    """
     if value is None:
         if required:
             raise InputError(f"{name} is required: one value for all items, or a list with one per item")
