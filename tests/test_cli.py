@@ -83,3 +83,16 @@ def test_list_prints_the_registry_and_filters(capsys):
     assert main(["list", "--name", "NoSuchMetric"]) == 1
     out = subprocess.run([sys.executable, "-m", "transcreval", "list"], capture_output=True, text=True, check=True)
     assert "PHashDistance" in out.stdout
+
+
+def test_a_reader_that_closes_the_pipe_early_gets_no_traceback():
+    """Issue 15 item 24: `transcreval list | head` printed a BrokenPipeError traceback."""
+    p = subprocess.run(
+        ["bash", "-c", f"'{sys.executable}' -m transcreval list | true; echo status=${{PIPESTATUS[0]}} >&2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert "Traceback" not in p.stderr and "BrokenPipeError" not in p.stderr
+    assert "status=141" in p.stderr

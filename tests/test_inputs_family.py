@@ -23,7 +23,7 @@ from PIL import Image
 
 from tests._helpers import model_weights as mw
 from tests._helpers import random_weights as rw
-from tests.judge.test_metric_edges import answer
+from tests.judge.cases import answer
 from transcreval.errors import InputError
 from transcreval.judge import FunctionJudge
 from transcreval.ocr.base import DetectorInfo, OCRResult, TextDetector

@@ -7,6 +7,7 @@ registry as a table (filters: ``--domain``, ``--paper``, ``--extra``, ``--needs`
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -66,6 +67,19 @@ def _list_protocols(stream: TextIO) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; a reader that closes the pipe early (``transcreval list | head``) ends it
+    quietly with exit status 141 (128 + SIGPIPE, what a Unix tool killed by SIGPIPE returns)."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # nothing more can reach the reader; send what Python still wants to flush at exit nowhere
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="transcreval", description="Evaluation metrics for image transcreation.")
     parser.add_argument("--version", action="version", version=f"transcreval {__version__}")
     sub = parser.add_subparsers(dest="command")
