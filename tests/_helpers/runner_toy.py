@@ -4,6 +4,7 @@ set-level statistic from stored per-item features, with a file that counts every
 * unit ``chrf``: sentence chrF (sacrebleu's) of the output text against ``reference_text``, with
   the item's chrF n-gram statistics in ``meta["chrf_stats"]`` (so ``compare`` can resample corpus
   chrF, as sacrebleu's paired tests do); option ``delay`` sleeps per batch (kill tests);
+* unit ``pixels`` (not a default): the mean pixel value of the output image (decoding tests);
 * unit ``length``: ``length_scale`` x the number of characters (a config change touches only it);
 * unit ``feat``: an 8-d pseudo feature vector per item (seeded by its text) in the payload; the
   table's ``spread`` is the Frechet distance of each system's vectors to the references' ones,
@@ -124,7 +125,21 @@ class ToyAdapter(ProtocolAdapter):
 
             return Prepared("feat|sha256-normal-8", score)
 
+        def pixels(ctx: UnitContext) -> Prepared:
+            from transcreval.io import to_rgb_float
+
+            def score(works: Sequence[Work]) -> list[Outcome]:
+                _count(ctx, "pixels", works)
+                vals = [float(to_rgb_float(w.output.image).mean()) for w in works]
+                return [
+                    Outcome((ItemRecord(w.item.id, w.system, "brightness", v, "ok", w.item.group, {}),))
+                    for w, v in zip(works, vals)
+                ]
+
+            return Prepared("pixels|mean", score)
+
         return [
+            Unit("pixels", ("brightness",), pixels, default=False, summary="mean pixel value of the output image"),
             Unit("chrf", ("chrf",), chrf, needs=("text",), summary="sentence chrF vs reference_text"),
             Unit("length", ("length",), length, needs=("text",), signature=_length_sig),
             Unit("feat", (), feat, needs=("text",), reference_system="REF", summary="8-d features (set-level)"),

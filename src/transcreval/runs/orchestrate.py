@@ -131,7 +131,9 @@ def run_evaluate(
     cfg = None if judge is None or callable(getattr(judge, "complete", None)) else read_judge_config(judge)
     raw_judge = build_judge(cfg, store.cache_dir) if cfg is not None else judge
     metered = MeteredJudge(raw_judge, max_calls=max_judge_calls, max_tokens=max_tokens, dry_run=dry_run)
-    ctx = UnitContext(metered if raw_judge is not None else None, device, batch_size, store.cache_dir, opts)
+    ctx = UnitContext(
+        metered if raw_judge is not None else None, device, batch_size, store.cache_dir, opts, tuple(items)
+    )
     try:
         units, skipped = select_units(protocol.units(opts), metrics, ctx)
         if ranks.main:

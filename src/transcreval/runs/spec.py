@@ -135,6 +135,8 @@ class UnitContext:
         batch_size: items per ``score`` call (the runner batches; units may use it inside too).
         cache_dir: the run directory's ``cache/`` (the judge SQLite file and the feature cache).
         options: the protocol options after :meth:`ProtocolAdapter.check_options`.
+        items: every item of the run (for settings that depend on the whole set, such as a
+            quiz's label set); a unit's signature must then include what it uses of them.
     """
 
     judge: Any = None
@@ -142,6 +144,7 @@ class UnitContext:
     batch_size: int = 16
     cache_dir: Path | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    items: tuple[Item, ...] = ()
 
     def feature_cache(self) -> Any:
         """The run's feature cache (``cache/features.sqlite``), or None without a cache dir."""
