@@ -50,6 +50,8 @@ class Progress:
             self._line()
 
     def advance(self, n: int = 1) -> None:
+        if n <= 0 or not self.total:
+            return
         self.done += n
         if self.mode == "bar":
             if self._bar is not None:
