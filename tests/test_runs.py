@@ -111,7 +111,7 @@ def test_a_changed_output_reruns_only_that_item(toy):
 def test_missing_outputs_are_counted_failures_with_their_denominator(toy, tmp_path):
     p = tmp_path / "partial.jsonl"
     lines = toy["systems"]["base"].read_text().splitlines()
-    p.write_text("\n".join(lines[:9] + [json.dumps({"id": "it11"})]) + "\n")  # it09, it10 missing; it11 no text
+    p.write_text("\n".join([*lines[:9], json.dumps({"id": "it11"})]) + "\n")  # it09, it10 missing; it11 no text
     run = _eval(toy, systems={"base": p, "better": toy["systems"]["better"]})
     recs = {r.item_id: r for r in run.results.select(system="base", metric="chrf")}
     assert len(recs) == 12  # never dropped
@@ -247,3 +247,28 @@ def test_unknown_metric_and_option_name_the_known_ones(toy):
         _eval(toy, metrics=["nope"])
     with pytest.raises(InputError, match=r"unknown option\(s\) \['nope'\].*length_scale"):
         _eval(toy, options={"nope": 1})
+
+
+def test_packed_features_round_trip_and_frechet_equals_fid_from_sums():
+    """The stored-feature path of set-level metrics: float32 vectors survive the payload exactly,
+    and the Frechet distance of the rows equals FID computed from the metric's float64 sums."""
+    import torch
+
+    from transcreval.functional.image.fid import fid_from_stats
+    from transcreval.functional.image.frechet import moments
+    from transcreval.result import Signature
+    from transcreval.runs.features import pack, unpack
+
+    rng = np.random.default_rng(3)
+    fake = rng.normal(size=(9, 16)).astype(np.float32)
+    real = (rng.normal(size=(7, 16)) + 0.3).astype(np.float32)
+    assert all(np.array_equal(unpack(pack(v)), v) for v in fake)
+    assert np.array_equal(unpack(pack(torch.from_numpy(real[0]))), real[0])
+    stats = {}
+    for side, rows in (("fake", fake), ("real", real)):
+        for k, v in moments(torch.from_numpy(rows)).items():
+            stats[f"{side}_{k}"] = v
+    want = fid_from_stats(stats, Signature.make("FID", {})).value
+    assert frechet_from_rows(list(fake), list(real)) == pytest.approx(want, rel=1e-12)
+    with pytest.raises(InputError, match="damaged"):
+        unpack("not base64!!")

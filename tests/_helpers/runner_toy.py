@@ -170,8 +170,11 @@ class ToyAdapter(ProtocolAdapter):
 ADAPTER = ToyAdapter()
 
 
-def write_set(root: Any, n: int = 12, systems: Sequence[str] = ("base", "better")) -> dict[str, Any]:
-    """A manifest and one outputs JSONL per system under ``root``; returns their paths."""
+def write_set(
+    root: Any, n: int = 12, systems: Sequence[str] = ("base", "better"), grouped: bool = True
+) -> dict[str, Any]:
+    """A manifest and one outputs JSONL per system under ``root``; returns their paths. ``grouped``:
+    items two by two share a source group (else each item is its own group)."""
     import json
     import random
 
@@ -180,7 +183,12 @@ def write_set(root: Any, n: int = 12, systems: Sequence[str] = ("base", "better"
     root.mkdir(parents=True, exist_ok=True)
     refs = [" ".join(rnd.choice(words) for _ in range(rnd.randint(3, 8))) for _ in range(n)]
     lines = [
-        {"id": f"it{i:02d}", "group": f"g{i // 2}", "reference_text": r, "meta": {"topic": "ab"[i % 2]}}
+        {
+            "id": f"it{i:02d}",
+            "group": f"g{i // 2}" if grouped else f"it{i:02d}",
+            "reference_text": r,
+            "meta": {"topic": "ab"[i % 2]},
+        }
         for i, r in enumerate(refs)
     ]
     (root / "manifest.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))

@@ -234,8 +234,11 @@ def run_units(
                 except BudgetExceeded as e:
                     report.stopped = str(e)
                     progress.close()
-                    if judge is not None:
-                        _add_usage(report, unit.name, judge.take(unit.name))
+                    if judge is not None:  # calls of the stopped batch were spent (and their answers cached)
+                        spent = judge.take(unit.name)
+                        _add_usage(report, unit.name, spent)
+                        if any(spent.values()) and not dry_run:
+                            store.append(system, unit.name, [{"usage": spent}])
                     return report
                 if len(outs) != len(batch):
                     raise InputError(f"unit {unit.name!r} returned {len(outs)} outcomes for {len(batch)} items")

@@ -64,14 +64,21 @@ def read_judge_config(spec: str | Mapping[str, Any] | None) -> dict[str, Any] | 
     return cfg
 
 
-def build_judge(config: Mapping[str, Any] | None, cache_dir: Path) -> Any:
-    """The judge a config describes, caching in ``cache_dir/judge.sqlite`` by default."""
+def build_judge(config: Mapping[str, Any] | None, cache_dir: Path, *, dry_run: bool = False) -> Any:
+    """The judge a config describes, caching in ``cache_dir/judge.sqlite`` by default. For a dry
+    run nothing is created: an existing cache is opened read-only (to count what it holds)."""
     if config is None:
         return None
     cfg = dict(config)
     backend = cfg.pop("backend", "openai-compatible")
-    cache = cfg.pop("cache", None) or str(cache_dir / "judge.sqlite")
-    cache_dir.mkdir(parents=True, exist_ok=True)
+    cache: str | None = cfg.pop("cache", None) or str(cache_dir / "judge.sqlite")
+    if dry_run:
+        if cache is not None and Path(cache).is_file():
+            cfg["cache_mode"] = "read-only"
+        else:
+            cache = None
+    else:
+        Path(cache).parent.mkdir(parents=True, exist_ok=True)
     if backend == "replay":
         from transcreval.judge.replay import ReplayJudge
 

@@ -129,7 +129,7 @@ def run_evaluate(
         for n in notes:
             bar.note(f"note: {n}")
     cfg = None if judge is None or callable(getattr(judge, "complete", None)) else read_judge_config(judge)
-    raw_judge = build_judge(cfg, store.cache_dir) if cfg is not None else judge
+    raw_judge = build_judge(cfg, store.cache_dir, dry_run=dry_run) if cfg is not None else judge
     metered = MeteredJudge(raw_judge, max_calls=max_judge_calls, max_tokens=max_tokens, dry_run=dry_run)
     ctx = UnitContext(
         metered if raw_judge is not None else None, device, batch_size, store.cache_dir, opts, tuple(items)
