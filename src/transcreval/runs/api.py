@@ -195,9 +195,16 @@ class Run:
     """A run directory, read lazily (see the module docstring)."""
 
     def __init__(
-        self, path: str | os.PathLike[str], *, stopped: str | None = None, report: Any = None, adapter: Any = None
+        self,
+        path: str | os.PathLike[str],
+        *,
+        stopped: str | None = None,
+        report: Any = None,
+        adapter: Any = None,
+        primary: bool = True,
     ) -> None:
         self.path = Path(path)
+        self.primary = primary  # False on the ranks > 0 of a torchrun run (they print nothing)
         self._adapter = load_adapter(adapter) if adapter is not None else None
         self.store = RunDir(self.path)
         self.stopped = stopped  # why the last evaluate stopped early (a judge budget), or None

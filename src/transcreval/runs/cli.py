@@ -266,6 +266,8 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         todo = [[r["unit"], r["system"], r["items"], r["done"], r.get("to_compute", "?")] for r in got.rows]
         print("\n" + format_table(todo, ["metric", "system", "items", "done", "to compute"]), file=out)
         return 0
+    if not got.primary:  # another rank of a torchrun run: rank 0 prints
+        return 3 if got.stopped else 0
     if args.format == "json":
         print(json.dumps(_result_json(got), indent=1, ensure_ascii=False), file=out)
     else:

@@ -198,4 +198,4 @@ def run_evaluate(
         aggregate(RunDir(out), protocol)
     ranks.barrier()
     ranks.finish()
-    return Run(out, stopped=report.stopped, report=report, adapter=protocol)
+    return Run(out, stopped=report.stopped, report=report, adapter=protocol, primary=ranks.main)
