@@ -67,7 +67,7 @@ PROTOCOLS: tuple[ProtocolInfo, ...] = (
         module="transcreval.protocols.khanuja",
         tables=("Table 1", "Table 3"),
         summary="segment-level Kendall tau of object-, embedding- and VLM-based metrics against human ratings",
-        runner="transcreval.protocols.khanuja_runner:ADAPTER",
+        runner="transcreval.protocols.khanuja.runner:ADAPTER",
     ),
     ProtocolInfo(
         name="posteriq",

@@ -3,7 +3,7 @@
 :func:`table3_result` is the second half of :func:`~transcreval.protocols.khanuja.khanuja_table3`:
 given each item's metric values (with statuses) and human ratings, it builds the records, the
 segment-level Kendall tau cells per country and averaged, and Table 1. The runner adapter
-(:mod:`transcreval.protocols.khanuja_runner`) calls it on stored scores.
+(:mod:`transcreval.protocols.khanuja.runner`) calls it on stored scores.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from transcreval.errors import UndefinedValueError
-from transcreval.protocols.khanuja_inputs import COLUMNS, RATING_FILES, KhanujaItem, parse_image_key
+from transcreval.protocols.khanuja.inputs import COLUMNS, RATING_FILES, KhanujaItem, parse_image_key
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
 
 __all__ = ["ASPECT_COLUMNS", "EMBEDDING_COLUMNS", "KINDS", "VISUAL_SIGNS", "table3_result"]
@@ -65,7 +65,7 @@ def table3_result(
     """Records, Table 3 (per country and averaged) and Table 1.
 
     Args:
-        items, cats: the items and their categories (:func:`~transcreval.protocols.khanuja_inputs.check_items`).
+        items, cats: the items and their categories (:func:`~transcreval.protocols.khanuja.inputs.check_items`).
         human: per column (``COLUMNS``), the human rating of each item (NaN: blank).
         scores: per metric, the values and statuses of each item (in ``items`` order).
         signatures: per metric, its signature (the Kendall tau's is added).

@@ -11,7 +11,7 @@ Units: ``embedding`` (SigLIP's Delta S_c-r, S_s-e, S_v-s), ``vlm`` (the judge's 
 scores, row label ``vlm_label``: name the judge, e.g. ``--option vlm_label=GPT-4o``) and ``csi`` (CSI-Overlap's three
 judge steps, row label ``object_label``), each scored per item by
 :mod:`transcreval.protocols.khanuja`'s scorers; Table 3 and Table 1 are built by
-:func:`~transcreval.protocols.khanuja_tables.table3_result` from the stored values.
+:func:`~transcreval.protocols.khanuja.tables.table3_result` from the stored values.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from typing import Any, ClassVar
 
 from transcreval.errors import InputError
 from transcreval.protocols.khanuja import check_options, csi_scorer, embedding_scorer, vlm_scorer
-from transcreval.protocols.khanuja_inputs import COLUMNS, KhanujaItem, check_items, parse_image_key, read_human_ratings
-from transcreval.protocols.khanuja_tables import ASPECT_COLUMNS, EMBEDDING_COLUMNS, KINDS, table3_result
+from transcreval.protocols.khanuja.inputs import COLUMNS, KhanujaItem, check_items, parse_image_key, read_human_ratings
+from transcreval.protocols.khanuja.tables import ASPECT_COLUMNS, EMBEDDING_COLUMNS, KINDS, table3_result
 from transcreval.protocols.records import ItemRecord, ProtocolResult
 from transcreval.runs.spec import Item, Outcome, Prepared, ProtocolAdapter, RunData, Unit, UnitContext, Work
 

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from transcreval.errors import InputError
-from transcreval.protocols.khanuja_inputs import (
+from transcreval.protocols.khanuja.inputs import (
     COLUMNS,
     RATING_FILES,
     ImageKey,
@@ -44,7 +44,7 @@ from transcreval.protocols.khanuja_inputs import (
     read_human_ratings,
     read_rating_sheet,
 )
-from transcreval.protocols.khanuja_tables import ASPECT_COLUMNS, EMBEDDING_COLUMNS, KINDS, VISUAL_SIGNS, table3_result
+from transcreval.protocols.khanuja.tables import ASPECT_COLUMNS, EMBEDDING_COLUMNS, KINDS, VISUAL_SIGNS, table3_result
 from transcreval.protocols.records import ProtocolResult
 
 __all__ = [
