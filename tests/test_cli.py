@@ -131,3 +131,11 @@ def test_list_prints_the_registry_and_filters(capsys):
     assert main(["list", "--name", "NoSuchMetric"]) == 1
     out = subprocess.run([sys.executable, "-m", "transcreval", "list"], capture_output=True, text=True, check=True)
     assert "PHashDistance" in out.stdout
+
+
+def test_demo_without_a_usable_judge_says_so_in_one_line(monkeypatch, tmp_path):
+    monkeypatch.setenv("TRANSCREVAL_JUDGE_URL", "http://127.0.0.1:9/v1")
+    buf = io.StringIO()
+    assert run_demo(buf, out_dir=tmp_path, progress="none") == 0
+    text = buf.getvalue()
+    assert "judge metrics skipped:" in text and "skipped: no metric of this protocol can run here" in text

@@ -142,3 +142,16 @@ def test_posteriq_points_unit_asks_the_judge_once_per_key_point_and_stores_the_v
     no_judge = run_evaluate("posteriq", manifest, systems, tmp_path / "run2")
     rec = next(r for r in no_judge.results.records if r.metric == "composition_point")
     assert rec.status == "no_verdicts" and math.isnan(rec.value)
+
+
+def test_khanuja_refuses_to_start_without_human_ratings(tmp_path):
+    from transcreval.errors import InputError
+
+    (tmp_path / "m.jsonl").write_text(
+        '{"id": "india/japan_food_sushi", "source_image": "x.png", "target_locale": "india"}\n'
+    )
+    with pytest.raises(InputError, match="--option ratings=DIR"):
+        run_evaluate("khanuja", tmp_path / "m.jsonl", {"a": tmp_path}, tmp_path / "run")
+    with pytest.raises(InputError, match="not a folder"):
+        run_evaluate("khanuja", tmp_path / "m.jsonl", {"a": tmp_path}, tmp_path / "run", options={"ratings": "nowhere"})
+    assert not (tmp_path / "run").exists()  # nothing written before the options are right

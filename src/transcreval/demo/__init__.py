@@ -61,7 +61,11 @@ def run_demo(
         from transcreval.demo.run_set import evaluate_demo
 
         print("\n== transcreval evaluate --protocol mptc (embedded set, two systems) ==\n", file=stream)
-        evaluate_demo(Path(out_dir if out_dir is not None else "transcreval-demo"), stream, progress)
+        try:
+            evaluate_demo(Path(out_dir if out_dir is not None else "transcreval-demo"), stream, progress)
+        except (MissingDependencyError, TranscrevalError) as e:  # e.g. no openai SDK for the judge
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            print(f"skipped: {first}", file=stream)
     if not tour:
         return 0
     for name in sections:

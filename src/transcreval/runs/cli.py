@@ -174,7 +174,7 @@ def _ls(args: argparse.Namespace, out: TextIO) -> int:
     from transcreval.runs.api import load_adapter
 
     a = load_adapter(args.protocol)
-    units = a.units(a.check_options(None))
+    units = a.units(dict(a.option_defaults))
     if args.format == "json":
         rows = [
             {

@@ -71,14 +71,15 @@ def build_judge(config: Mapping[str, Any] | None, cache_dir: Path, *, dry_run: b
         return None
     cfg = dict(config)
     backend = cfg.pop("backend", "openai-compatible")
-    cache: str | None = cfg.pop("cache", None) or str(cache_dir / "judge.sqlite")
+    path = str(cfg.pop("cache", None) or cache_dir / "judge.sqlite")
+    cache: str | None = path
     if dry_run:
-        if cache is not None and Path(cache).is_file():
+        if Path(path).is_file():
             cfg["cache_mode"] = "read-only"
         else:
             cache = None
     else:
-        Path(cache).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
     if backend == "replay":
         from transcreval.judge.replay import ReplayJudge
 

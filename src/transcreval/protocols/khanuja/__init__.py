@@ -109,6 +109,9 @@ def embedding_scorer(items: list[KhanujaItem], cats: list[str], names: dict[str,
         "semantic_equivalence": SemanticEquivalence(model, pretrained, template=o["category_template"], **opts),
         "visual_similarity": VisualSimilarity(model, pretrained, **opts),
     }
+    if o.get("device"):  # the runner's --device
+        for m in metrics.values():
+            m.to(o["device"])
 
     def run() -> dict[str, tuple[list[float], list[str]]]:
         vals: dict[str, list[float]] = {k: [] for k in metrics}

@@ -161,8 +161,11 @@ class KhanujaAdapter(ProtocolAdapter):
     def check_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         o = super().check_options(options)
         check_options({**o, "vlm_judges": None})
-        if o["ratings"] is not None:
-            o["ratings"] = os.fspath(Path(o["ratings"]).expanduser().resolve())
+        if not o["ratings"]:  # checked before anything is scored: Table 3 needs them
+            raise InputError("khanuja needs the human ratings: --option ratings=DIR (<DIR>/<country>/culture.csv, ...)")
+        o["ratings"] = os.fspath(Path(o["ratings"]).expanduser().resolve())
+        if not os.path.isdir(o["ratings"]):
+            raise InputError(f"--option ratings={o['ratings']}: not a folder (the authors' <country>/*.csv tree)")
         return o
 
     def check_item(self, item: Item) -> None:
@@ -173,7 +176,7 @@ class KhanujaAdapter(ProtocolAdapter):
 
     def units(self, options: Mapping[str, Any]) -> list[Unit]:
         def emb(ctx: UnitContext, items: list, cats: list, names: dict) -> Any:
-            return embedding_scorer(items, cats, names, dict(ctx.options))
+            return embedding_scorer(items, cats, names, {**ctx.options, "device": ctx.device})
 
         label = str(options["vlm_label"])
 
