@@ -143,3 +143,54 @@ def test_table5_clip_and_fid_from_stored_features_equal_similarity_table(written
     assert run.store.cache_dir.joinpath("features.sqlite").is_file()  # features cached across systems
     rescored = Run(tmp_path / "run").rescore()  # FID again from the stored features: no model
     assert rescored.tables["table5"] == run.tables["table5"]
+
+
+def test_table10_ocr_unit_equals_ocr_tables(tmp_path):
+    """The OCR unit's per-item IoUs rebuild Table 10 as ``mptc.ocr_tables`` computes it (rapidocr,
+    offline, on the OCR demo posters, whose titles are set in real type)."""
+    pytest.importorskip("rapidocr")
+    from transcreval.data.demo_ocr import build_ocr_demo_set
+
+    posters = build_ocr_demo_set()[:2]
+    items, outputs, lines, outs = [], [], [], {"text-edit": [], "redesign": []}
+    for p in posters:
+        for role, im in (("src", p.source), ("gt", p.target)):
+            im.save(tmp_path / f"{p.poster_id}_{role}.png")
+        items.append(
+            {
+                "item_id": p.poster_id,
+                "source": p.source,
+                "gt": p.target,
+                "source_market": "USA",
+                "target_market": p.market,
+                "split": "surface",
+            }
+        )
+        lines.append(
+            {
+                "id": p.poster_id,
+                "source_image": f"{p.poster_id}_src.png",
+                "reference_image": f"{p.poster_id}_gt.png",
+                "target_locale": p.market,
+                "meta": {"source_market": "USA", "split": "surface"},
+            }
+        )
+        for s in outs:
+            p.outputs[s].save(tmp_path / f"{p.poster_id}_{s}.png")
+            outs[s].append({"id": p.poster_id, "image": f"{p.poster_id}_{s}.png"})
+            outputs.append({"item_id": p.poster_id, "planner": "-", "editor": s, "output": p.outputs[s]})
+    (tmp_path / "m.jsonl").write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines))
+    systems = {}
+    for s, rows in outs.items():
+        systems[s] = tmp_path / f"{s}.jsonl"
+        systems[s].write_text("".join(json.dumps(x) + "\n" for x in rows))
+    run = evaluate(
+        "mptc", tmp_path / "m.jsonl", systems, tmp_path / "run", metrics=["ocr"], options={"split_by": "field"}
+    )
+    ref = mptc.ocr_tables(mptc.load(items, outputs, split_by="field"))
+    a, b = run.tables["table10"], ref.tables["table10"]
+    assert [r.replace(" + -", "") for r in b.rows] == list(a.rows)  # rows in the run's system names
+    for (row, col), want in b.cells.items():
+        got = a.cells[(row.replace(" + -", ""), col)]
+        assert (got.n, got.n_missing) == (want.n, want.n_missing), (row, col)
+        assert (math.isnan(got.value) and math.isnan(want.value)) or got.value == pytest.approx(want.value, abs=1e-9)

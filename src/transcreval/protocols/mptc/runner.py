@@ -28,7 +28,7 @@ from transcreval.errors import InputError
 from transcreval.protocols.mptc.inputs import read_items, read_outputs
 from transcreval.protocols.mptc.runner_inputs import item_record, mptc_set, output_record, planner_editor
 from transcreval.protocols.mptc.runner_units import UNIT_BUILDERS
-from transcreval.protocols.records import ItemRecord, ProtocolResult
+from transcreval.protocols.records import ItemRecord, ProtocolResult, Table
 from transcreval.runs.spec import Item, Output, ProtocolAdapter, RunData, Unit
 
 __all__ = ["ADAPTER", "MPTcAdapter"]
@@ -110,7 +110,8 @@ class MPTcAdapter(ProtocolAdapter):
 
         result = build_tables(mset, [localise(r) for r in data.records], data, names)
         records = tuple(replace(r, system=names.get(r.system, r.system)) for r in result.records)
-        return ProtocolResult("mptc", records, result.tables, result.signatures, result.options)
+        tables = {k: _renamed(t, names) for k, t in result.tables.items()}
+        return ProtocolResult("mptc", records, tables, result.signatures, result.options)
 
     def report_options(self, result: ProtocolResult) -> dict[str, Any]:
         from transcreval.report import plot_win_rate_matrix
@@ -126,6 +127,18 @@ class MPTcAdapter(ProtocolAdapter):
 
     def compare_options(self, result: ProtocolResult) -> dict[str, Any]:
         return {}
+
+
+def _renamed(table: Table, names: Mapping[str, str]) -> Table:
+    """Row labels that name a system (``"Editor + Planner"``) in the run's own system names."""
+
+    def row(r: Any) -> Any:
+        if isinstance(r, tuple):
+            return tuple(names.get(x, x) if isinstance(x, str) else x for x in r)
+        return names.get(r, r) if isinstance(r, str) else r
+
+    cells = {(row(r), c): v for (r, c), v in table.cells.items()}
+    return replace(table, rows=tuple(row(r) for r in table.rows), cells=cells)
 
 
 def _draw(fn: Any, result: ProtocolResult, table: str, column: str) -> Any:
