@@ -111,3 +111,20 @@ def test_api_keys_never_come_from_the_judge_config(demo, tmp_path, capsys):
     assert main([*args, "--judge", '{"model": "m", "api_key": "sk-secret"}']) == 2
     err = capsys.readouterr().err
     assert "OPENAI_API_KEY" in err and "sk-secret" not in err
+
+
+def test_validate_decodes_images_and_checks_protocol_fields(tmp_path, capsys):
+    manifest, systems = write_demo_set(tmp_path)
+    (tmp_path / "images" / "rrr_redesign.png").write_bytes(b"\x89PNG broken")
+    rows = [json.loads(x) for x in systems["text-edit"].read_text().splitlines()]
+    rows[0]["meta"] = {"error_labels": [["no_such_error"]]}
+    systems["text-edit"].write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = ["validate", "-p", "mptc", "-m", str(manifest), "--format", "json"]
+    assert main([*args, "-s", f"redesign={systems['redesign']}", "-s", f"text-edit={systems['text-edit']}"]) == 2
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["systems"]["redesign"]["undecodable_output"] == 1 and rep["systems"]["redesign"]["ok"] == 3
+    assert any("rrr" in w and "does not decode" in w for w in rep["warnings"])
+    assert (
+        len(rep["errors"]) == 1 and "unknown error type" in rep["errors"][0] and "text-edit.jsonl:1" in rep["errors"][0]
+    )
+    assert rep["groups"] == {"spirited": 1, "parasite": 1, "amelie": 1, "rrr": 1}
