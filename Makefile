@@ -66,8 +66,13 @@ test: $(VENV)/.installed browser
 COMET_VENV ?= .venv-comet
 COMET_BIN := $(COMET_VENV)/bin
 COMET_EXTRAS ?= dev,imtbench
-# the test files that hold `comet`-marked tests (collecting the whole suite there would need every extra)
-COMET_TESTS ?= $(wildcard tests/test_comet*.py tests/test_imtbench*.py)
+# the test files that hold `comet`-marked tests (collecting the whole suite there would need every
+# extra): the COMET and IMTBench tests, and the family-wide tests' cases of the metrics that need
+# comet (tests/_helpers/comet_env.py)
+COMET_FAMILY_TESTS := tests/judge/test_family.py tests/judge/test_roles.py tests/judge/test_metric_edges.py \
+  tests/test_state_checks.py \
+  tests/test_inputs_family.py tests/test_collection_routing.py
+COMET_TESTS ?= $(wildcard tests/test_comet*.py tests/test_imtbench*.py) $(COMET_FAMILY_TESTS)
 
 $(COMET_BIN)/python:
 	$(PYTHON) -m venv $(COMET_VENV)

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from tests._helpers.comet_env import registry_params
+from tests._helpers.every_metric import BUILDERS
 from transcreval import MetricCollection, PHashDistance, TitleChrF, WordRecall
 from transcreval.errors import InputError
 from transcreval.registry import list_metrics
@@ -37,6 +39,8 @@ TEXT_EXTRA = {
     "WordRecall": {},
     "OCRRobustnessGap": {"split": ["simple", "hard", "hard"]},
     "FontSizeStability": {"font_sizes": [10, 12, 12]},
+    "OCRAccuracy": {},
+    "COMETScore": {"sources": ["The trip", "Parasite", "The road"]},  # needs comet
 }
 
 
@@ -44,11 +48,9 @@ def test_the_table_covers_every_text_metric():
     assert set(TEXT_EXTRA) == {m.name for m in list_metrics(domain="text")}
 
 
-@pytest.mark.parametrize("name", sorted(TEXT_EXTRA))
+@pytest.mark.parametrize("name", registry_params(sorted(TEXT_EXTRA)))
 def test_text_metrics_refuse_image_paths_and_image_file_names(name, posters, tmp_path):
-    from transcreval.registry import get_metric
-
-    cls = get_metric(name).load()
+    cls = BUILDERS[name]  # a fresh metric per call
     extra = TEXT_EXTRA[name]
     cls().update(TITLES, REFS, **extra)  # texts are fine
     out, _ = posters

@@ -16,28 +16,10 @@ import sys
 
 import pytest
 
+from tests._helpers.comet_env import needs_comet
 from tests._helpers.tester import MetricCase, check_metric, join_lists
 from transcreval.errors import EmptyInputError, InputError, WeightsNotFoundError
 
-
-def _comet_import_problem() -> str | None:
-    from transcreval.text.comet_engine import import_comet
-
-    try:
-        import_comet()
-    except Exception as e:  # MissingDependencyError (not installed, or its pins not met), numpy's ABI error
-        return f"{type(e).__name__}: {e}"
-    return None
-
-
-WHY = _comet_import_problem()
-needs_comet = [
-    pytest.mark.comet,
-    pytest.mark.skipif(
-        WHY is not None,
-        reason=f"unbabel-comet cannot be imported here ({WHY}); it pins numpy<2: these run in `make test-comet`",
-    ),
-]
 pytestmark = needs_comet
 
 SRC = [

@@ -23,6 +23,7 @@ from PIL import Image
 
 from tests._helpers import model_weights as mw
 from tests._helpers import random_weights as rw
+from tests._helpers.comet_env import registry_params
 from tests.judge.cases import answer
 from transcreval.errors import InputError
 from transcreval.judge import FunctionJudge
@@ -242,6 +243,12 @@ def _judge(cls_name: str, **fixed: Any) -> Callable[..., Any]:
     return make
 
 
+def _imtbench_case(judge: Any, **opts: Any) -> Any:
+    from tests.judge.cases import imtbench_metric
+
+    return imtbench_metric(judge, **opts)
+
+
 CTX = {"target_market": "Japan", "source_market": "USA", "genre": "drama"}
 # name -> (factory(judge, **options), update arguments (positional, keywords) for outputs and sources)
 JUDGE_METRICS: dict[str, tuple[Callable[..., Any], Callable[[list[Any], list[Any]], tuple[tuple[Any, ...], dict]]]] = {
@@ -260,6 +267,11 @@ JUDGE_METRICS: dict[str, tuple[Callable[..., Any], Callable[[list[Any], list[Any
     "JudgedPointScore": (_judge("JudgedPointScore"), lambda o, s: ((o, [["a title"]] * len(o)), {})),
     "JudgedStyleScore": (_judge("JudgedStyleScore"), lambda o, s: ((o, ["Memphis Style"] * len(o)), {})),
     "JudgedFontRichness": (_judge("JudgedFontRichness", vocabulary=["bold", "serif"]), lambda o, s: ((o,), {})),
+    # needs comet (its cases run in `make test-comet`): its images reach LPIPS (S_bg) and the judge
+    "IMTBenchScore": (
+        lambda judge, **o: _imtbench_case(judge, **o),
+        lambda o, s: ((o, s, ["Soldes"] * len(o), ["Soldes"] * len(o), ["Sale"] * len(o)), {}),
+    ),
 }
 
 
@@ -282,7 +294,7 @@ def _as_path(x: Any) -> Any:
     return Path(x) if isinstance(x, str) else x
 
 
-@pytest.mark.parametrize("name", sorted(JUDGE_METRICS))
+@pytest.mark.parametrize("name", registry_params(sorted(JUDGE_METRICS)))
 def test_judges_are_sent_the_8bit_pixels_whatever_the_encoding(tmp_path, name):
     want = sent_images(name, list(PREDS), list(TARGET))
     pictures = {a.tobytes() for a in (*PREDS, *TARGET)}
@@ -295,7 +307,7 @@ def test_judges_are_sent_the_8bit_pixels_whatever_the_encoding(tmp_path, name):
         assert len(got) == len(want) and all(np.array_equal(a, b) for a, b in zip(got, want)), f"{name}: {kind}"
 
 
-@pytest.mark.parametrize("name", sorted(JUDGE_METRICS))
+@pytest.mark.parametrize("name", registry_params(sorted(JUDGE_METRICS)))
 def test_judges_take_float_images_in_minus_one_to_one(tmp_path, name):
     """Item 12: the range the error message advises is accepted, at construction, by every judge metric."""
     floats = [torch.from_numpy(a.astype(np.float32) / 127.5 - 1)[None].expand(3, -1, -1) for a in PREDS]
@@ -327,7 +339,7 @@ def test_a_3d_grayscale_batch_is_never_read_as_one_image(env, cache, name):
         assert same(outcome(name, m), want)
 
 
-@pytest.mark.parametrize("name", sorted(JUDGE_METRICS))
+@pytest.mark.parametrize("name", registry_params(sorted(JUDGE_METRICS)))
 def test_judges_refuse_a_3d_grayscale_batch_too(name):
     batch = torch.from_numpy(_gray_stack())
     with pytest.raises(InputError, match=r"ambiguous|list of posters|list with one entry per poster"):

@@ -166,3 +166,31 @@ def test_gray_uint8_matches_pil_convert():
         assert np.array_equal(ours, np.asarray(Image.fromarray(a).convert("L")))
     t = to_gray_uint8([torch.from_numpy(RGB).permute(2, 0, 1)])[0]
     assert isinstance(t, torch.Tensor) and torch.equal(t, torch.from_numpy(np.array(Image.fromarray(RGB).convert("L"))))
+
+
+def test_read_mask_keeps_the_ones_at_every_bit_depth(tmp_path):
+    """A mask file is read at its own bit depth: PIL's convert("L") clips 16-bit values and
+    rounds float ones (0.3 -> 0), which would drop pixels of the mask."""
+    from transcreval.io import read_mask
+
+    want = np.zeros((6, 9), dtype=bool)
+    want[1:4, 2:7] = True
+    files = {
+        "L.png": Image.fromarray(want.astype(np.uint8) * 255),
+        "L01.png": Image.fromarray(want.astype(np.uint8)),  # 0/1 in 8 bits
+        "1.png": Image.fromarray(want),  # 1-bit
+        "I16.png": Image.fromarray(want.astype(np.uint16)),  # I;16, 0/1
+        "F.tif": Image.fromarray(want.astype(np.float32) * 0.3),
+        "RGB.png": Image.fromarray(np.repeat(want[..., None].astype(np.uint8) * 200, 3, -1)),
+    }
+    for name, im in files.items():
+        im.save(tmp_path / name)
+        got = read_mask(tmp_path / name)
+        assert got.dtype == bool and got.shape == want.shape and np.array_equal(got, want), name
+    assert np.array_equal(read_mask((tmp_path / "L.png").read_bytes()), want)
+    assert np.array_equal(read_mask(Image.open(tmp_path / "F.tif")), want)
+    # the old reading lost the float and 16-bit 0/1 masks
+    assert not Image.open(tmp_path / "F.tif").convert("L").getbbox()
+    with pytest.raises(ImageDecodeError):
+        (tmp_path / "bad.png").write_bytes(b"not a png")
+        read_mask(tmp_path / "bad.png")

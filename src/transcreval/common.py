@@ -143,6 +143,24 @@ def check_text(value: Any, what: str) -> str:
     return value
 
 
+def check_texts(texts: Any, what: str, *, missing_ok: bool = False) -> list[Any]:
+    """A list with one text per item, each checked by :func:`check_text` (errors name
+    ``what[i]``); with ``missing_ok`` None or NaN stays None (an item without a text)."""
+    if isinstance(texts, str):
+        raise InputError(f"{what} must be a list of strings (one per item), got a bare string: wrap it in a list")
+    if isinstance(texts, (bytes, bytearray)):
+        raise InputError(f"{what} must be a list of strings (one per item), got bytes: decode and wrap them in a list")
+    if not isinstance(texts, Sequence):
+        raise InputError(f"{what} must be a list of strings (one per item), got {type(texts).__name__}")
+    out: list[Any] = []
+    for i, t in enumerate(texts):
+        if missing_ok and (t is None or (isinstance(t, float) and t != t)):
+            out.append(None)
+        else:
+            out.append(check_text(t, f"{what}[{i}]"))
+    return out
+
+
 def same_length(a: Sequence[Any], b: Sequence[Any], what: str) -> None:
     if len(a) != len(b):
         raise InputError(f"mismatched lengths in {what}: {len(a)} vs {len(b)}")

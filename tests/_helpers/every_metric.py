@@ -1,11 +1,12 @@
 """Build any registered metric cheaply, for family-wide tests over the whole registry.
 
 ``build(name)`` returns an instance of the registered metric ``name``: core metrics with their
-defaults, judge metrics with a scripted :class:`~transcreval.judge.FunctionJudge`, and the
-metrics with model files on random-init weights (no download): LPIPS trunks as in their docs
-pages, FID / DINOv2 / CLIP from :mod:`tests._helpers.model_weights`. A test asserts that
-``BUILDERS`` covers the registry, so a new metric must add a line here (and then inherits every
-family-wide test that uses it).
+defaults (COMETScore and IMTBenchScore on the tiny offline COMET model: they need the comet
+environment, see :mod:`tests._helpers.comet_env`), judge metrics with a scripted
+:class:`~transcreval.judge.FunctionJudge`, and the metrics with model files on random-init
+weights (no download): LPIPS trunks as in their docs pages, FID / DINOv2 / CLIP from
+:mod:`tests._helpers.model_weights`. A test asserts that ``BUILDERS`` covers the registry, so a
+new metric must add a line here (and then inherits every family-wide test that uses it).
 """
 
 from __future__ import annotations
@@ -32,6 +33,18 @@ def squeeze_trunk() -> dict[str, str]:
     path = Path(tempfile.mkdtemp(prefix="transcreval-every-metric-")) / "squeezenet-random.pth"
     torch.save(torchvision.models.squeezenet1_1().state_dict(), path)
     return {"torchvision-squeezenet1_1": str(path)}
+
+
+@functools.cache
+def tiny_comet() -> str:
+    """The tiny offline COMET checkpoint (:mod:`tests._helpers.comet_model`; needs comet)."""
+    from tests._helpers.comet_model import build_tiny_comet
+
+    return str(build_tiny_comet(Path(tempfile.mkdtemp(prefix="transcreval-every-metric-")) / "comet"))
+
+
+def _comet() -> Metric:
+    return T.COMETScore("test/tiny-comet", checkpoint=tiny_comet())
 
 
 def _judge() -> Any:
@@ -84,6 +97,8 @@ BUILDERS: dict[str, Callable[[], Metric]] = {
     "QuadraticWeightedKappa": T.QuadraticWeightedKappa,
     "SeparabilityAUC": T.SeparabilityAUC,
     "SegmentKendallTau": T.SegmentKendallTau,
+    "OCRAccuracy": T.OCRAccuracy,
+    "COMETScore": _comet,  # needs comet (tests._helpers.comet_env.NEEDS_COMET)
     **{
         name: _judge_metric(name)
         for name in (
@@ -99,6 +114,7 @@ BUILDERS: dict[str, Callable[[], Metric]] = {
             "JudgedPointScore",
             "JudgedStyleScore",
             "JudgedFontRichness",
+            "IMTBenchScore",  # needs comet
         )
     },
 }

@@ -116,9 +116,16 @@ def _same_result(a: MetricResult, b: MetricResult, exact: bool, what: str, atol:
         if "item_status" in r.extras:  # the one per-item status convention: aligned with per_item
             status = list(r.extras["item_status"])
             assert r.per_item is not None and len(status) == r.per_item.numel(), f"{what}: item_status misaligned"
-            undefined = [bool(v != v) for v in r.per_item.tolist()]
-            assert undefined == [s != "ok" for s in status], f"{what}: NaN per_item where item_status is not 'ok'"
-            assert status.count("ok") == r.n, f"{what}: n != the number of 'ok' items"
+            for v, s in zip(r.per_item.tolist(), status):
+                # 'ok' items have a value; NaN always comes with the reason; the one non-'ok' item
+                # with a value is an unreadable answer scored 0 (on_unreadable="zero")
+                assert (v == v) == (s == "ok") or (s == "unparsable" and v == 0.0), (
+                    f"{what}: per_item {v} with item_status {s!r}"
+                )
+            # n counts what the mean is over: one per 'ok' item for per-item means (the judge
+            # family test checks equality), one per box for pooled means (PosterIQ Eq. 6-7), plus
+            # unreadable items scored 0; never fewer than the 'ok' items
+            assert r.n >= status.count("ok"), f"{what}: n < the number of 'ok' items"
 
 
 def _states_equal(a: dict[str, Any], b: dict[str, Any]) -> bool:

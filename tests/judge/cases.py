@@ -1,9 +1,10 @@
 """One case per registered judge metric, shared by the family-wide tests.
 
-``CASES[name] = (factory(judge) -> metric, args(n) -> update arguments for n items, the value
-of every item)``; :func:`answer` is a scripted judge that gives every item that value. A test
-checks that CASES covers every judge metric in the registry, so a new judge metric must add a
-case here and then inherits every family-wide test.
+``CASES[name] = (factory(judge) -> metric, args(n) -> update arguments for n items, the value of
+every item, or None where it depends on random model weights)``; :func:`answer` is a scripted
+judge that gives every item that value. A test checks that CASES covers every judge metric in
+the registry, so a new judge metric must add a case here and then inherits every family-wide
+test.
 """
 
 from __future__ import annotations
@@ -99,6 +100,32 @@ CASES = {
         0.5,
     ),
 }
+
+
+def imtbench_metric(judge: Any, **options: Any) -> Any:
+    """IMTBenchScore on the tiny offline COMET model and random LPIPS weights (needs comet:
+    its family cases run in `make test-comet`, see tests._helpers.comet_env)."""
+    from tests._helpers.every_metric import squeeze_trunk, tiny_comet
+    from transcreval import IMTBenchScore
+
+    return IMTBenchScore(
+        judge=judge,
+        comet={"model": "test/tiny-comet", "checkpoint": tiny_comet()},
+        lpips_net="squeeze",
+        lpips_weights=squeeze_trunk(),
+        **options,
+    )
+
+
+# S = (S_text + S_bg + S_align + S_vis) / 4 depends on the random COMET and LPIPS weights: no
+# value is given here (None); IMTBenchScore's own tests check S against each component
+# 32 x 32: LPIPS-squeeze needs at least 17 x 17 pixels
+OUTPUT32, SOURCE32 = np.full((32, 32, 3), 255, np.uint8), np.zeros((32, 32, 3), np.uint8)
+CASES["IMTBenchScore"] = (
+    imtbench_metric,
+    lambda n: ([OUTPUT32] * n, [SOURCE32] * n, ["Soldes"] * n, ["Soldes"] * n, ["Sale"] * n),
+    None,
+)
 
 
 def call(metric: Any, args: Any) -> Any:

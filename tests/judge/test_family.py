@@ -4,10 +4,13 @@ the shared conventions of the judge machinery, so a new judge metric inherits th
 from __future__ import annotations
 
 import math
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests._helpers.comet_env import registry_params
 from tests.judge.cases import CASES, answer, call
 from transcreval import MetricCollection
 from transcreval.functional.choice.style_score import POSTERIQ_STYLES
@@ -44,11 +47,11 @@ def check_aligned(res, statuses, value):
     ok = [v for v, s in zip(res.per_item.tolist(), statuses) if s == "ok"]
     assert res.n == len(ok) and len(set(ok)) == 1
     # rates in % (WinRate, QuizHitRate) keep per-item values on the 0-1 scale
-    assert value in (pytest.approx(ok[0]), pytest.approx(100 * ok[0]))
+    assert value is None or value in (pytest.approx(ok[0]), pytest.approx(100 * ok[0]))
     assert res.extras["n_failed"] == statuses.count("unparsable") == res.extras["failures"]["unparsable"]
 
 
-@pytest.mark.parametrize("name", JUDGE_METRICS)
+@pytest.mark.parametrize("name", registry_params(JUDGE_METRICS))
 def test_per_item_lines_up_with_the_inputs_and_says_why(name):
     """3 items, item 1 unreadable: per_item [v, NaN, v] and item_status [ok, unparsable, ok],
     in forward, in compute over two updates, and inside a collection."""
@@ -106,34 +109,43 @@ VARIANTS = {
     "MarketPreferenceRate": ({}, {"seed": 1, "both_orders": True, "template": "x"}),
     "VLMTranscreationScore": ({}, {"aspect": "intent", "template": "x"}),
     "CSIOverlap": ({}, {"matching": "exact", "templates": "objects"}),
-    "HarmonizationScore": ({}, {"combine": "min", "template": "imtbench.joint"}),
+    "HarmonizationScore": ({}, {"combine": "min", "reference": False, "template": "imtbench.joint-ref"}),
     "AlignmentScore": ({}, {"template": "imtbench.joint"}),
     "JudgedPointScore": ({}, {"mode": "posteriq-code", "template": "x"}),
     "JudgedStyleScore": ({}, {"labels": [*POSTERIQ_STYLES[:-1], "Vaporwave"], "template": "x"}),  # 17 labels too
     "JudgedFontRichness": ({"vocabulary": ["bold", "serif"]}, {"vocabulary": ["bold", "italic"], "template": "x"}),
+    "IMTBenchScore": lambda: _imtbench_variants(),  # needs comet: built when its case runs
 }
+#: constructor options that never change a value
+NO_VALUE_OPTIONS = ("self", "judge", "kwargs", "on_failure", "device")
 
 
-@pytest.mark.parametrize("name", JUDGE_METRICS)
-def test_every_option_that_changes_the_numbers_reaches_the_signature(name):
-    """States are combined only between metrics of one signature (item 28): an option missing
-    from it (two label lists of one length, say) would let two metrics' states mix."""
-    import inspect
+def _imtbench_variants():
+    import torch
+    import torchvision
 
-    from transcreval.registry import get_metric
+    from tests._helpers.every_metric import squeeze_trunk, tiny_comet
+    from tests.test_inputs_family import DarkBoxes, lpips_file
 
-    cls = get_metric(name).load()
-    base, variants = VARIANTS[name]
-    skip = ("self", "judge", "kwargs", "on_failure")  # on_failure="raise" raises; it never changes a value
-    own = {p for p in inspect.signature(cls.__init__).parameters if p not in skip}
-    extra = {"template"} if name != "CSIOverlap" else set()
-    assert own | extra == set(variants), f"list every option of {name} in VARIANTS"
-    judge = FunctionJudge(answer)
-    ref = cls(judge=judge, **base).signature
-    for option, value in variants.items():
-        if option == "template" and value == "x":
-            value = _tpl(cls(judge=judge, **base)._resolve(None).id)
-        if option == "templates":
-            value = {value: _tpl("khanuja.csi-objects")}
-        sig = cls(judge=judge, **{**base, option: value}).signature
-        assert sig != ref, f"{name}({option}={value!r}) has the signature of the default: {ref}"
+    torch.manual_seed(1)
+    other = Path(tempfile.mkdtemp(prefix="transcreval-family-")) / "squeezenet-seed1.pth"
+    torch.save(torchvision.models.squeezenet1_1().state_dict(), other)
+    comet = {"model": "test/tiny-comet", "checkpoint": tiny_comet()}
+    base = {"comet": comet, "lpips_net": "squeeze", "lpips_weights": squeeze_trunk()}
+    return base, {
+        "comet": {**comet, "normalize": (0.0, 2.0)},
+        "judge_call": "separate",
+        "reference": False,
+        "combine": "min",
+        "templates": {"joint": _tpl("imtbench.joint-ref")},
+        "bg_mask": "given",
+        "ocr_backend": DarkBoxes(),
+        "ocr_dilate_px": 2,
+        # another network: its trunk file and linear layers are in the signature, not only the name
+        "lpips_net": ("alex", lpips_file()),
+        "lpips_weights": {"torchvision-squeezenet1_1": str(other)},
+        "lpips_version": "0.0",
+        "lpips_mode": "upsample",
+        "resize": "error",
+        "input_range": (-1.0, 1.0),
+    }

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests._helpers.comet_env import registry_params
 from tests.judge.cases import CASES, answer, call
 from transcreval.errors import InputError
 from transcreval.functional.judge.csi_overlap import read_matches, read_objects, read_replacements
@@ -16,14 +17,15 @@ from transcreval.functional.judge.quiz_hit_rate import read_quiz_answer
 from transcreval.judge import FunctionJudge
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", registry_params(sorted(CASES)))
 def test_single_item(name):
     factory, args, value = CASES[name]
     r = call(factory(FunctionJudge(answer)), args(1))
-    assert r.value == pytest.approx(value) and r.n == 1 and r.extras["n_failed"] == 0
+    assert value is None or r.value == pytest.approx(value)
+    assert r.n == 1 and r.extras["n_failed"] == 0
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", registry_params(sorted(CASES)))
 def test_constant_inputs_make_one_call_per_distinct_request(name):
     factory, args, value = CASES[name]
     calls = []
@@ -32,11 +34,12 @@ def test_constant_inputs_make_one_call_per_distinct_request(name):
     n1 = len(calls)
     calls.clear()
     r5 = call(factory(judge), args(5))
-    assert r5.value == pytest.approx(r1.value) == pytest.approx(value) and r5.n == 5
+    assert r5.value == pytest.approx(r1.value) and r5.n == 5
+    assert value is None or r1.value == pytest.approx(value)
     assert len(calls) == n1  # five identical items cost what one does
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", registry_params(sorted(CASES)))
 def test_empty_batch_is_a_clear_error(name):
     factory, args, _ = CASES[name]
     with pytest.raises(InputError, match=r"empty|no items|at least one"):

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from tests._helpers.comet_env import registry_params
 from tests.judge.cases import CASES, answer
 from tests.judge.oracle import sha
 from transcreval.errors import InputError
@@ -58,7 +59,7 @@ def like(good: Any, leaf: Any) -> Any:
     return [like(x, leaf) for x in good]
 
 
-@pytest.mark.parametrize("name", JUDGE_METRICS)
+@pytest.mark.parametrize("name", registry_params(JUDGE_METRICS))
 def test_every_update_argument_has_a_declared_role(name):
     cls = get_metric(name).load()
     params = [p for p in inspect.signature(cls.update).parameters if p != "self"]
@@ -66,7 +67,7 @@ def test_every_update_argument_has_a_declared_role(name):
     assert set(cls.input_roles.values()) <= set(ROLES)
 
 
-@pytest.mark.parametrize("name", JUDGE_METRICS)
+@pytest.mark.parametrize("name", registry_params(JUDGE_METRICS))
 def test_image_roles_read_a_str_path_exactly_as_a_path(name, tmp_path):
     cls, arguments = bound_arguments(name)
     value, requests = run(name, arguments)
@@ -94,7 +95,7 @@ def test_image_roles_read_a_str_path_exactly_as_a_path(name, tmp_path):
             run(name, {**arguments, param: [missing] * N})
 
 
-@pytest.mark.parametrize("name", JUDGE_METRICS)
+@pytest.mark.parametrize("name", registry_params(JUDGE_METRICS))
 def test_text_roles_take_strings_only(name, tmp_path):
     cls, arguments = bound_arguments(name)
     poster = tmp_path / "poster.png"

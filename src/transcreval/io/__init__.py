@@ -32,6 +32,7 @@ from transcreval.io.convert import to_rgb_float, to_rgb_pil, to_rgb_uint8
 from transcreval.io.decode import DEFAULT_MAX_PIXELS, is_encoded, is_pil, open_image
 from transcreval.io.gray import pil_gray, to_gray_uint8
 from transcreval.io.layout import Channels, split_batch, to_hwc
+from transcreval.io.masks import read_mask
 from transcreval.io.values import HIGH_DEPTH_MODES, Range, check_input_range, pil_rgb8, quantize, unit_float
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "pil_gray",
     "pil_rgb8",
     "quantize",
+    "read_mask",
     "split_batch",
     "to_gray_uint8",
     "to_hwc",

@@ -20,7 +20,27 @@ import torch
 
 from transcreval.errors import InputError
 
-__all__ = ["check_mask_size", "resize_mask", "same_aspect"]
+__all__ = ["check_mask_size", "read_mask", "resize_mask", "same_aspect"]
+
+#: PIL modes whose pixel values are read as they are (one channel, any bit depth)
+_ONE_CHANNEL = ("1", "L", "I", "I;16", "I;16B", "I;16L", "F")
+
+
+def read_mask(source: Any) -> Any:
+    """A mask file (path or encoded bytes, decoded by :func:`~transcreval.io.open_image`) or a
+    PIL image as a boolean ``H x W`` numpy array: True where the pixel is not zero.
+
+    The pixel values are read at their own bit depth (1-bit, 8-bit, 16-bit, 32-bit integer
+    and float files alike), so a 16-bit mask of 0/1 or a float mask of 0/0.3 keeps its ones;
+    colour and palette files are read as their gray value (PIL's ``L``).
+    """
+    import numpy as np
+
+    from transcreval.io.decode import is_pil, open_image
+
+    im = source if is_pil(source) else open_image(source)
+    arr = np.asarray(im if im.mode in _ONE_CHANNEL else im.convert("L"))
+    return arr != 0
 
 
 def same_aspect(mask_hw: tuple[int, int], image_hw: tuple[int, int]) -> bool:

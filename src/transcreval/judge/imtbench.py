@@ -35,7 +35,7 @@ class HarmonizationScore(JudgeMetric):
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = IMTBENCH_HARMONIZATION_REF
     template_fields = FIELDS
-    input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "translations": "text"}
+    input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "target": "image", "translations": "text"}
 
     def __init__(self, *, judge: Any, combine: Combine = "naturalness", reference: bool = True, **kwargs: Any) -> None:
         self.combine = check_combine(combine)

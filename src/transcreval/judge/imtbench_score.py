@@ -42,17 +42,30 @@ class IMTBenchScore(Metric):
         bg_mask: "ocr" (default: background = outside the text OCR finds in I_tgt) or "given".
         ocr_backend, ocr_dilate_px: the OCR detector and how far detected text is grown.
         lpips_net, lpips_weights: the LPIPS network of S_bg (alex; weights as :class:`LPIPS`).
+        lpips_version: the LPIPS version ("0.1" or "0.0") of linear layers that are not lpips'
+            own (as :class:`LPIPS`: required for such layers, checked against lpips' digests).
         lpips_mode: how the mask meets LPIPS' layers: "area" (default, Eq. 3: per layer at its
             resolution) or "upsample" (lpips' upsampled map times the mask).
         resize: "output-to-reference" (default: an output of another size is resized to the
             reference's, bicubic) or "error" (such an item's S_bg is missing: "size_mismatch").
         device: where LPIPS runs.
+        input_range: the value range of float images, e.g. ``(-1, 1)`` (default ``(0, 1)``), for
+            the LPIPS and the judge inputs alike (:mod:`transcreval.io`).
         **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
     """
 
     higher_is_better: ClassVar[bool] = True
     value_range: ClassVar[tuple[float, float]] = (float("-inf"), float("inf"))
     version_packages: ClassVar[tuple[str, ...]] = ("unbabel-comet",)
+    #: the role of each ``update`` argument (:mod:`transcreval.judge.roles`)
+    input_roles: ClassVar[Mapping[str, str]] = {
+        "preds": "image",
+        "target": "image",
+        "translations": "text",
+        "references": "text",
+        "sources": "text",
+        "mask": "mask",
+    }
 
     def __init__(
         self,
@@ -68,9 +81,11 @@ class IMTBenchScore(Metric):
         ocr_dilate_px: float = 0,
         lpips_net: str = "alex",
         lpips_weights: Any = None,
+        lpips_version: str | None = None,
         lpips_mode: str = "area",
         resize: str = "output-to-reference",
         device: Any = None,
+        input_range: tuple[float, float] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -86,9 +101,11 @@ class IMTBenchScore(Metric):
             ocr_dilate_px=ocr_dilate_px,
             lpips_net=lpips_net,
             lpips_weights=lpips_weights,
+            lpips_version=lpips_version,
             lpips_mode=lpips_mode,
             resize=resize,
             device=device,
+            input_range=input_range,
         )
         for c in COMPONENTS:
             self.add_state(f"v_{c}", Cat(torch.float64))

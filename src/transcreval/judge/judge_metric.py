@@ -93,6 +93,8 @@ class JudgeMetric(Metric):
             if key in d:
                 out[short] = d[key]
         out["tpl"] = self._template_ref()
+        if self.input_range not in (None, (0.0, 1.0)):  # how float images were read (absent at the default)
+            out["range"] = f"{self.input_range[0]:g},{self.input_range[1]:g}"
         return out
 
     def _signature_options(self) -> dict[str, Any]:

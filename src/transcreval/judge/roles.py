@@ -14,6 +14,8 @@ with the function of that role, so a ``str`` means the same thing everywhere:
   lists, image paths and lone surrogates are errors naming the argument and the item),
   one for all items or one per item; None or NaN marks a missing value.
 * ``"ids"``: item ids (any value, compared as its ``str``).
+* ``"mask"``: a region mask (an array, tensor, PIL image or image file, 1 = inside), read by
+  the mask rule of :mod:`transcreval.io` (IMTBenchScore's background masks).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from transcreval.errors import EmptyInputError, InputError
 from transcreval.judge.images import to_image_part, to_image_parts
 from transcreval.judge.types import ImagePart
 
-ROLES = ("image", "image_or_text", "text", "ids")
+ROLES = ("image", "image_or_text", "text", "ids", "mask")
 
 __all__ = ["ROLES", "image_or_text", "image_part", "image_parts", "is_missing_text", "text_field", "text_list"]
 

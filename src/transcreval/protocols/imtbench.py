@@ -41,15 +41,13 @@ ITEM_WEIGHTED = "item-weighted"
 
 
 def _mask(value: Any) -> Any:
-    """A background mask from a file (non-zero = background) or as given."""
-    import numpy as np
-
-    from transcreval.io import open_image
+    """A background mask from a file (non-zero = background, any bit depth) or as given."""
+    from transcreval.io import read_mask
 
     if value is None:
         return None
     if hasattr(value, "__fspath__") or isinstance(value, str):
-        return np.asarray(open_image(value).convert("L")) > 0
+        return read_mask(value)
     return value
 
 
@@ -174,6 +172,7 @@ def evaluate(
     ocr_dilate_px: float = 0,
     lpips_net: str = "alex",
     lpips_weights: Any = None,
+    lpips_version: str | None = None,
     lpips_mode: str = "area",
     resize: str = "output-to-reference",
     languages: Mapping[str, str] | Sequence[str] | None = None,
@@ -198,6 +197,7 @@ def evaluate(
             image) or "given" (the manifest's ``mask`` files).
         ocr_backend, ocr_dilate_px: the OCR detector ("rapidocr") and how far text regions grow.
         lpips_net, lpips_weights: LPIPS of S_bg ("alex", lpips' default; weights as LPIPS).
+        lpips_version: the LPIPS version of linear layers that are not lpips' own (as LPIPS).
         lpips_mode: "area" (Eq. 3, per layer at its resolution) or "upsample".
         resize: "output-to-reference" (default) or "error" (S_bg missing: "size_mismatch").
         languages: the target languages allowed (default: IMTBench's nine).
@@ -224,6 +224,7 @@ def evaluate(
         ocr_dilate_px=ocr_dilate_px,
         lpips_net=lpips_net,
         lpips_weights=lpips_weights,
+        lpips_version=lpips_version,
         lpips_mode=lpips_mode,
         resize=resize,
         device=device,

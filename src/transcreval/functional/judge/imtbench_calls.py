@@ -134,18 +134,20 @@ def judge_items(
     combine: Combine = "naturalness",
     reference: bool = True,
     templates: Mapping[str, Any] | None = None,
+    input_range: Any = None,
 ) -> tuple[list[ItemScore], list[ItemScore]]:
     """``(S_vis, S_align)`` per item, each an :class:`ItemScore` in input order.
 
     ``preds``: the translated images; ``target``: the reference images I_tgt (used with
     ``reference=True``; may be None otherwise); ``translations``: the system's translation text
-    per item (None: the system gave none).
+    per item (None: the system gave none); ``input_range``: the value range of float images
+    (:mod:`transcreval.io`).
     """
     check_judge(judge, "IMTBench")
     check_choice("judge_call", call, JUDGE_CALLS)
     tpls = check_judge_templates(templates, reference=reference)
     vis_reader, align_reader = read_harmonization(check_combine(combine)), read_alignment
-    images = to_image_parts(preds, what="preds")
+    images = to_image_parts(preds, what="preds", input_range=input_range)
     n = len(images)
     if isinstance(translations, str) or len(translations) != n:
         raise InputError(f"translations must be a list with one text (or None) per image: {n} images")
@@ -154,7 +156,7 @@ def judge_items(
     if reference:
         if target is None:
             raise InputError("the S_vis judge call shows the reference images: pass target= (or reference=False)")
-        refs = list(to_image_parts(target, what="target"))
+        refs = list(to_image_parts(target, what="target", input_range=input_range))
         if len(refs) != n:
             raise InputError(f"{len(refs)} reference images (target) for {n} translated images (preds)")
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from transcreval.common import check_choice
+from transcreval.common import check_choice, check_texts
 from transcreval.errors import InputError
 from transcreval.functional.judge.imtbench_calls import ItemScore, judge_items
 from transcreval.functional.text.comet import comet_samples, normalize_scores
@@ -122,8 +122,10 @@ def background_items(
     ocr_dilate_px: float = 0,
     lpips_net: str = "alex",
     lpips_weights: Any = None,
+    lpips_version: str | None = None,
     lpips_mode: str = "area",
     device: Any = None,
+    input_range: Any = None,
 ) -> list[ItemScore]:
     """S_bg per pair: ``preds`` output images (None: missing), ``target`` reference images;
     ``mask`` "ocr" or one background mask per pair (1 = background)."""
@@ -131,7 +133,6 @@ def background_items(
     import torch
 
     from transcreval.functional.image.masked_lpips import background_preservation, ocr_background
-    from transcreval.io import to_rgb_float
 
     check_choice("resize", resize, RESIZES)
     n = len(preds)
@@ -141,8 +142,8 @@ def background_items(
     have = [i for i in range(n) if preds[i] is not None]
     if not have:
         return out
-    refs = {i: t for i, t in zip(have, _as_list(to_rgb_float([target[i] for i in have])))}
-    outs = {i: t for i, t in zip(have, _as_list(to_rgb_float([preds[i] for i in have])))}
+    refs = {i: _decoded(target[i], f"target[{i}]", input_range) for i in have}
+    outs = {i: _decoded(preds[i], f"preds[{i}]", input_range) for i in have}
     if isinstance(mask, str):
         check_choice("mask", mask, BG_MASKS[:1])
         found = ocr_background([refs[i] for i in have], backend=ocr_backend, dilate_px=ocr_dilate_px)
@@ -174,6 +175,7 @@ def background_items(
             [m for _, m in pairs],
             net=lpips_net,
             weights=lpips_weights,
+            version=lpips_version,
             mode=lpips_mode,  # type: ignore[arg-type]
             device=device,
         )
@@ -182,8 +184,32 @@ def background_items(
     return out
 
 
-def _as_list(x: Any) -> list[Any]:
-    return list(x) if not isinstance(x, list) else x
+def _decoded(image: Any, what: str, input_range: Any) -> Any:
+    """One image as a float ``3 x H x W`` tensor in [0, 1] (:mod:`transcreval.io`); an error names ``what``."""
+    from transcreval.io import to_rgb_float
+
+    try:
+        return to_rgb_float([image], input_range=input_range)[0]
+    except InputError as e:
+        raise InputError(f"{what}: {e}") from None
+
+
+def image_items(images: Any, what: str) -> list[Any]:
+    """A batch of images as a list of items (None kept: an item without an image). A 4-D array
+    or tensor is split; a single 3-D one is refused where it is ambiguous (:mod:`transcreval.io`)."""
+    import numpy as np
+    import torch
+
+    from transcreval.io import split_batch
+
+    if isinstance(images, (np.ndarray, torch.Tensor)):
+        try:
+            return split_batch(images)
+        except InputError as e:
+            raise InputError(f"{what}: {e}") from None
+    if isinstance(images, (str, bytes)) or not isinstance(images, Sequence):
+        raise InputError(f"{what} must be a list with one image (or None) per item, got {type(images).__name__}")
+    return list(images)
 
 
 def imtbench_items(
@@ -210,10 +236,15 @@ def imtbench_items(
     (``call``, ``combine``, ``reference``, ``templates``); ``background_options``:
     :func:`background_items`'s.
     """
+    preds, target = image_items(preds, "preds"), image_items(target, "target")
+    texts = check_texts(translations, "translations", missing_ok=True)
+    references, sources = check_texts(references, "references"), check_texts(sources, "sources")
     n = len(preds)
-    if len(target) != n or len(translations) != n:
-        raise InputError(f"{n} outputs, {len(target)} references, {len(translations)} translations: one each per item")
-    texts = [None if t is None or (isinstance(t, float) and t != t) else t for t in translations]
+    if not len(target) == len(texts) == len(references) == len(sources) == n:
+        raise InputError(
+            f"{n} outputs (preds), {len(target)} reference images (target), {len(texts)} translations, "
+            f"{len(references)} references, {len(sources)} sources: one each per item"
+        )
     comp = ItemComponents()
     _put(comp, "S_text", text_items(texts, references, sources, scorer=comet, bounds=comet_bounds))
     _put(comp, "S_bg", background_items(preds, target, mask=mask, **dict(background_options or {})))

@@ -25,6 +25,7 @@ from transcreval.functional.judge.imtbench_components import (
     ItemComponents,
     imtbench_items,
 )
+from transcreval.judge.types import FAILURE_STATUSES
 from transcreval.judge.verdicts import check_judge
 
 __all__ = [
@@ -96,6 +97,8 @@ class IMTBenchSetup:
             **{f"lpips_{k}": v for k, v in self.lpips_signature.items()},
             "lpips_mode": bo["lpips_mode"],
             "resize": bo["resize"],
+            # how float images were read (absent at the default, (0, 1))
+            **({"range": f"{r[0]:g},{r[1]:g}"} if (r := jo["input_range"]) not in (None, (0.0, 1.0)) else {}),
         }
 
 
@@ -112,17 +115,21 @@ def imtbench_setup(
     ocr_dilate_px: float = 0,
     lpips_net: str = "alex",
     lpips_weights: Any = None,
+    lpips_version: str | None = None,
     lpips_mode: str = "area",
     resize: str = "output-to-reference",
     device: Any = None,
+    input_range: Any = None,
 ) -> IMTBenchSetup:
     """Check every option now and load what the components need (COMET model, LPIPS network,
     OCR detector). ``comet``: a :class:`~transcreval.COMETScore`, a dict of its options, or
     None (the default COMET-22 DA). The other options: see :class:`~transcreval.IMTBenchScore`."""
     from transcreval.features.lpips_network import load_lpips_network
+    from transcreval.io import check_input_range
     from transcreval.ocr.masks import check_dilate_px
 
     check_judge(judge, "IMTBenchScore")
+    input_range = check_input_range(input_range)
     check_choice("judge_call", judge_call, JUDGE_CALLS)
     check_choice("bg_mask", bg_mask, BG_MASKS)
     check_choice("resize", resize, RESIZES)
@@ -132,6 +139,7 @@ def imtbench_setup(
         "combine": check_combine(combine),
         "reference": reference,
         "templates": check_judge_templates(templates, reference=reference),
+        "input_range": input_range,
     }
     dilate = check_dilate_px(ocr_dilate_px, "ocr_dilate_px")
     detector = ocr_backend
@@ -139,15 +147,17 @@ def imtbench_setup(
         from transcreval.ocr.base import get_detector
 
         detector = get_detector(ocr_backend)  # an unknown backend fails now
-    network = load_lpips_network(lpips_net, lpips_weights, device)
+    network = load_lpips_network(lpips_net, lpips_weights, device, version=lpips_version)
     background = {
         "resize": resize,
         "ocr_backend": detector,
         "ocr_dilate_px": dilate,
         "lpips_net": lpips_net,
         "lpips_weights": lpips_weights,
+        "lpips_version": lpips_version,
         "lpips_mode": lpips_mode,
         "device": device,
+        "input_range": input_range,
     }
     return IMTBenchSetup(
         judge, _comet_metric(comet), judge_options, bg_mask, background, dict(network.signature_options())
@@ -193,7 +203,8 @@ def imtbench_score_from_stats(stats: Mapping[str, Any], signature: Any) -> Any:
     """The mean of S over the items where all four components exist; ``per_item`` S per item
     (NaN where one is missing); ``extras``: per component its mean (``components``), its item
     count (``n_components``) and why it is missing where it is (``missing``), ``item_status``
-    per item, ``n_items``."""
+    per item, ``n_items``, and the items the judge failed on (``n_failed``, ``failures`` per
+    failure status, as every judge metric reports them)."""
     import torch
 
     from transcreval.errors import EmptyInputError, UndefinedValueError
@@ -210,6 +221,8 @@ def imtbench_score_from_stats(stats: Mapping[str, Any], signature: Any) -> Any:
             f"IMTBenchScore: none of {comp.n} items has all four components (missing: {missing}); "
             "a missing component is never counted as 0"
         )
+    status = comp.item_status()
+    failures = {s: status.count(s) for s in FAILURE_STATUSES}
     means = {}
     for c in COMPONENTS:
         ok = [v for v in comp.values[c] if math.isfinite(v)]
@@ -223,8 +236,11 @@ def imtbench_score_from_stats(stats: Mapping[str, Any], signature: Any) -> Any:
             "components": means,
             "n_components": {c: sum(1 for v in comp.values[c] if math.isfinite(v)) for c in COMPONENTS},
             "missing": missing,
-            "item_status": comp.item_status(),
+            "item_status": status,
             "n_items": comp.n,
+            # judge failures counted as every judge metric counts them (items, by status)
+            "n_failed": sum(failures.values()),
+            "failures": failures,
         },
     )
 

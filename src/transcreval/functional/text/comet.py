@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from transcreval.common import check_texts
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.result import MetricResult, Signature
 
@@ -97,21 +98,11 @@ def normalize_scores(scores: Sequence[float], bounds: tuple[float, float] | None
     return [(float(s) - lo) / (hi - lo) for s in scores]
 
 
-def _texts(texts: Any, what: str) -> list[str]:
-    if isinstance(texts, str):
-        raise InputError(f"{what} must be a list of strings (one per segment), got a bare string: wrap it in a list")
-    if not isinstance(texts, Sequence):
-        raise InputError(f"{what} must be a list of strings (one per segment), got {type(texts).__name__}")
-    out = list(texts)
-    for i, t in enumerate(out):
-        if not isinstance(t, str):
-            raise InputError(f"{what}[{i}] must be a string, got {type(t).__name__} ({t!r})")
-    return out
-
-
 def comet_samples(preds: Any, target: Any, sources: Any) -> list[dict[str, str]]:
-    """comet's input rows ``{"src", "mt", "ref"}`` from the three aligned lists, checked."""
-    mt, ref, src = _texts(preds, "preds"), _texts(target, "target"), _texts(sources, "sources")
+    """comet's input rows ``{"src", "mt", "ref"}`` from the three aligned lists, each text checked
+    as every text metric checks it (:func:`~transcreval.common.check_text`: no bytes, numbers,
+    image paths or lone surrogates)."""
+    mt, ref, src = check_texts(preds, "preds"), check_texts(target, "target"), check_texts(sources, "sources")
     if not len(mt) == len(ref) == len(src):
         raise InputError(
             f"mismatched lengths: {len(mt)} translations (preds), {len(ref)} references (target), "

@@ -31,6 +31,7 @@ from transcreval.common import (
     as_list,
     check_mode,
     check_on_unreadable,
+    check_text,
     mean_from_stats,
     same_length,
 )
@@ -61,6 +62,8 @@ def _instances(target: Any, i: int) -> tuple[list[str], bool]:
         raise InputError(f"target[{i}] must be a text (a string) or a poster's text instances (a list of strings)")
     if not texts or not all(isinstance(t, str) for t in texts):
         raise InputError(f"target[{i}] must hold at least one text instance, all strings")
+    for k, t in enumerate(texts):  # an image path is no text instance (the text metrics' one rule)
+        check_text(t, f"target[{i}]" if single else f"target[{i}][{k}]")
     if not all(strip_invisible(t) for t in texts):
         raise InputError(f"target[{i}] has a text instance with no visible character")
     return texts, single
@@ -98,6 +101,7 @@ def ocr_accuracy_stats(
         if a is None:
             agg.unreadable(on_unreadable, units=len(texts) if mode == "paper" else 1)
             continue
+        check_text(a, f"preds[{i}]")
         hits = ocr_instances_correct(a, b, mode)
         if mode == "paper":
             agg.add_pooled([float(h) for h in hits])
