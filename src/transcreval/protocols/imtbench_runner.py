@@ -93,11 +93,12 @@ def _comet_available(ctx: UnitContext) -> str | None:
         comet_engine.import_comet()
     except MissingDependencyError as e:
         err = MissingDependencyError("IMTBench's S_text (COMET)", "unbabel-comet", "comet")
-        err.args = (
+        err.msg = (  # ImportError prints msg
             f"IMTBench's S_text needs COMET: {e} (it pins numpy<2: give the 'comet' extra its own environment, "
             "as `make test-comet` does with .venv-comet). To score the other components without it, leave S_text "
-            "out: --metrics background,judge (S_text and S are then reported missing).",
+            "out: --metrics background,judge (S_text and S are then reported missing)."
         )
+        err.args = (err.msg,)
         raise err from None
     return None
 
