@@ -10,6 +10,7 @@ COMET model in `make test-comet`.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 
@@ -105,6 +106,13 @@ def test_table2_and_records_equal_the_python_protocol(bench, server, tmp_path, m
     assert {r.group for r in got.records} == {f"it{k}" for k in range(8)}
     counts = json.loads((out / "results.json").read_text())["counts"]
     assert counts["sysA"]["S_text"]["of"] == 8 and counts["sysA"]["S_text"]["failures"] == {"missing_output": 2}
+    if importlib.util.find_spec("matplotlib") is not None:  # the report's S heatmap per system draws
+        from transcreval.protocols.imtbench_runner import ADAPTER
+
+        figures = ADAPTER.report_options(got)["figures"]
+        assert [t for t, _ in figures] == [f"S by scenario x language: {s}" for s in ("sysA", "sysB")]
+        fig, _ = figures[0][1]()
+        assert fig is not None
 
 
 def test_resume_computes_nothing_twice_and_a_changed_option_reruns_only_its_unit(

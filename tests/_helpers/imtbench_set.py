@@ -18,7 +18,7 @@ import hashlib
 import json
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 
@@ -126,7 +126,7 @@ class FakeComet:
     """comet's model stand-in: ``samples -> scores`` in [0, 1] from a hash of each segment."""
 
     unit_range = True
-    calls: list[int] = []
+    calls: ClassVar[list[int]] = []
 
     def __init__(self, model: str, checkpoint: Any = None, *, batch_size: int = 16, device: Any = None) -> None:
         self.files = SimpleNamespace(sha256="0" * 64, model=model)
