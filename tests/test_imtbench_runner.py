@@ -234,3 +234,20 @@ def test_a_run_that_fails_before_it_begins_can_start_again_in_the_same_folder(se
     (mine / "cache" / "notes.txt").write_text("x")
     assert main([*[a if a != str(out) else str(mine) for a in args], "--metrics", "judge"]) == 2
     assert "holds no run.json" in capsys.readouterr().err
+
+
+def test_given_masks_are_checked_before_anything_is_scored(bench, tmp_path, capsys):
+    rows = [json.loads(x) for x in bench["manifest"].read_text().splitlines()]
+    for r in rows:
+        r["meta"]["mask"] = "masks/" + r["id"] + ".png"
+        for k in ("source_image", "reference_image"):
+            r[k] = str(bench["root"] / r[k])
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    args = ["evaluate", "-p", "imtbench", "-m", str(manifest), "-o", str(tmp_path / "r"), "--progress", "none"]
+    args += ["-s", f"sysB={bench['systems']['sysB']}", "--metrics", "background", "--option", "bg_mask=given"]
+    assert main(args) == 2
+    assert "m.jsonl:1" in (err := capsys.readouterr().err) and "mask_root" in err
+    assert main([*args, "--option", f"mask_root={tmp_path}"]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "r" / "run.json").exists()
