@@ -44,8 +44,10 @@ __all__ = [
     "SCENARIO_LABELS",
     "IMTBenchItem",
     "SystemOutput",
+    "language_code",
     "read_manifest",
     "read_outputs",
+    "scenario_name",
 ]
 
 SCENARIOS = ("document", "web", "scene", "ppt")
@@ -180,10 +182,7 @@ def read_manifest(
         if item_id in seen:
             raise InputError(f"{where}: id {item_id!r} repeats line {seen[item_id]}")
         seen[item_id] = n
-        scenario = _SCENARIO_NAMES.get(str(row["scenario"]).strip().lower())
-        if scenario is None:
-            known = ", ".join(SCENARIOS)
-            raise InputError(f"{where}: unknown scenario {row['scenario']!r} (IMTBench's scenarios: {known})")
+        scenario = scenario_name(row["scenario"], where)
         src_lang = row.get("source_language")
         items.append(
             IMTBenchItem(
@@ -202,6 +201,21 @@ def read_manifest(
     if not items:
         raise InputError(f"{name.rsplit(' ', 1)[0]}: no items")
     return items
+
+
+def scenario_name(value: Any, where: str) -> str:
+    """IMTBench's name of a scenario (``"Doc."`` -> ``"document"``); an InputError naming ``where`` otherwise."""
+    scenario = _SCENARIO_NAMES.get(str(value).strip().lower()) if isinstance(value, str) else None
+    if scenario is None:
+        raise InputError(f"{where}: unknown scenario {value!r} (IMTBench's scenarios: {', '.join(SCENARIOS)})")
+    return scenario
+
+
+def language_code(
+    value: Any, where: str, languages: Mapping[str, str] | Sequence[str] | None = None, key: str = "language"
+) -> str:
+    """The language's code (``"French"`` -> ``"fr"``) among IMTBench's nine (or ``languages``)."""
+    return _language(value, where, _allowed(languages), key)
 
 
 def _allowed(languages: Mapping[str, str] | Sequence[str] | None) -> dict[str, str]:

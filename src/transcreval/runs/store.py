@@ -131,7 +131,7 @@ class RunDir:
         """The stored run.json if the run can be resumed by ``protocol`` at ``version``; None for
         a new directory; an InputError saying how to start fresh otherwise."""
         if not self.exists():
-            if self.root.exists() and any(self.root.iterdir()):
+            if self.root.exists() and any(self.root.iterdir()) and not self._only_judge_cache():
                 raise InputError(
                     f"{self.root} exists, is not empty and holds no run.json: choose another --out "
                     "(transcreval never writes into a folder it did not make)"
@@ -151,6 +151,14 @@ class RunDir:
                 f"version {version!r}, whose stored records may mean something else, so it will not resume: {fresh}"
             )
         return info
+
+    def _only_judge_cache(self) -> bool:
+        """The folder holds only what ``evaluate`` opens before run.json (``cache/judge.sqlite*``):
+        a run that stopped before it began (a metric that cannot run here) may start again."""
+        entries = list(self.root.iterdir())
+        if [e.name for e in entries] != ["cache"] or not entries[0].is_dir():
+            return False
+        return all(f.is_file() and f.name.startswith("judge.sqlite") for f in entries[0].iterdir())
 
     def write_run(self, info: Mapping[str, Any]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
