@@ -88,5 +88,5 @@ class CSIOverlap(JudgeMetric):
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return csi_overlap_from_stats(stats, self.signature)
 
-    def _signature_options(self) -> dict[str, Any]:
-        return {"match": self.matching, **self._judge_options()}
+    def _metric_options(self) -> dict[str, Any]:
+        return {"match": self.matching}

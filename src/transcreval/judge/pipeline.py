@@ -44,7 +44,7 @@ class JudgeSpec:
         mismatch: the message when ``preds`` and ``target`` differ in length (``{name}``,
             ``{n}`` items in preds, ``{m}`` in target).
         label: the name in failure reports (default ``name``; ``"JudgeScore(aesthetic)"``).
-        side: named side totals a metric's score adds to (declared with 0).
+        side: named side totals a metric's score adds to, with their start values.
     """
 
     name: str
@@ -54,13 +54,13 @@ class JudgeSpec:
     arguments: Mapping[str, str] = field(default_factory=dict)
     mismatch: str = "{name}: {n} outputs (preds) but {m} sources (target)"
     label: str | None = None
-    side: tuple[str, ...] = ()
+    side: Mapping[str, float] = field(default_factory=dict)
 
     def argument(self, name: str) -> str:
         return self.arguments.get(name, name)
 
     def tally(self) -> JudgeTally:
-        return JudgeTally(**dict.fromkeys(self.side, 0.0))
+        return JudgeTally(**self.side)
 
 
 def begin(

@@ -117,11 +117,15 @@ class JudgeTally:
     def take(self, verdicts: Sequence[Any], score: Callable[[Any], Any] | None = None) -> JudgeTally:
         """Record each verdict in order: a failure by its status, an "ok" one with the value
         ``score(verdict.value)`` (default the value itself): a number, or ``(number, {side: x})``."""
-        for v in verdicts:
+        return self.take_items(verdicts, None if score is None else lambda _, value: score(value))
+
+    def take_items(self, verdicts: Sequence[Any], score: Callable[[int, Any], Any] | None = None) -> JudgeTally:
+        """:meth:`take` with ``score(i, value)``: the item's position too."""
+        for i, v in enumerate(verdicts):
             if not v.ok:
                 self.fail(v.status, v.detail)
                 continue
-            got = v.value if score is None else score(v.value)
+            got = v.value if score is None else score(i, v.value)
             if isinstance(got, tuple):
                 self.add(got[0], **got[1])
             else:
