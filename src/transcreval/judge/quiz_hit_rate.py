@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import torch
@@ -29,12 +29,7 @@ class QuizHitRate(JudgeMetric):
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 100.0)
     default_template = MPTC_QUIZ
-    input_roles: ClassVar[Mapping[str, str]] = {
-        "preds": "image",
-        "target": "text",
-        "options": "text",
-        "item_ids": "ids",
-    }
+    input_roles: ClassVar[Mapping[str, str]] = dict(preds="image", target="text", options="text", item_ids="ids")
 
     def __init__(
         self,
