@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import torch
@@ -10,6 +10,7 @@ import torch
 from transcreval.errors import InputError
 from transcreval.functional.judge.csi_overlap import STEPS, Matching, csi_overlap_from_stats, csi_overlap_stats
 from transcreval.judge.judge_metric import JudgeMetric
+from transcreval.judge.roles import Texts
 from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.result import MetricResult
 from transcreval.states import Sum
@@ -65,28 +66,14 @@ class CSIOverlap(JudgeMetric):
         steps = ("objects", "replacements", "match") if self.matching == "judge" else ("objects", "replacements")
         return "+".join(resolve_template(self.templates.get(s), STEPS[s]).ref for s in steps)
 
-    def _stats(
-        self,
-        preds: Any,
-        target: Any,
-        country: str | Sequence[str] | None = None,
-        category: str | Sequence[str] | None = None,
-    ) -> dict[str, Any]:
+    def _stats(self, preds: Any, target: Any, country: Texts = None, category: Texts = None) -> dict[str, Any]:
         """``preds``: transcreated images; ``target``: source images; country and category per item."""
-        return csi_overlap_stats(
-            preds,
-            target,
-            judge=self.judge,
-            country=country,
-            category=category,
-            matching=self.matching,
-            templates=self.templates,
-            on_failure=self.on_failure,
-            input_range=self.input_range,
-        )
+        engine: dict[str, Any] = {k: v for k, v in self._engine().items() if k != "template"}  # a template per step
+        steps: dict[str, Any] = {"matching": self.matching, "templates": self.templates}
+        return csi_overlap_stats(preds, target, country=country, category=category, **steps, **engine)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return csi_overlap_from_stats(stats, self.signature)
 
-    def _signature_options(self) -> dict[str, Any]:
-        return {"match": self.matching, **self._judge_options()}
+    def _metric_options(self) -> dict[str, Any]:
+        return {"match": self.matching}

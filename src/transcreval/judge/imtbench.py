@@ -52,19 +52,16 @@ class HarmonizationScore(JudgeMetric):
             preds,
             target,
             translations,
-            judge=self.judge,
             combine=self.combine,
             reference=self.reference,
-            template=self.template,
-            on_failure=self.on_failure,
-            input_range=self.input_range,
+            **self._engine(),
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return imtbench_from_stats(stats, self.signature)
 
-    def _signature_options(self) -> dict[str, Any]:
-        return {"combine": self.combine, "ref": self.reference, **self._judge_options()}
+    def _metric_options(self) -> dict[str, Any]:
+        return {"combine": self.combine, "ref": self.reference}
 
 
 class AlignmentScore(JudgeMetric):
@@ -84,10 +81,7 @@ class AlignmentScore(JudgeMetric):
         return alignment_score_stats(
             preds,
             translations,
-            judge=self.judge,
-            template=self.template,
-            on_failure=self.on_failure,
-            input_range=self.input_range,
+            **self._engine(),
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:

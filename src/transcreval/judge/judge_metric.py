@@ -21,9 +21,11 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.io import check_input_range
+from transcreval.judge.items import check_judge
+from transcreval.judge.pipeline import JudgeSpec
+from transcreval.judge.tally import check_on_failure
 from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.judge.types import FAILURE_STATUSES, Judge
-from transcreval.judge.verdicts import check_judge, check_on_failure
 from transcreval.metric import Metric
 from transcreval.states import Cat, Sum
 
@@ -43,6 +45,9 @@ class JudgeMetric(Metric):
         input_range: the value range of float images, e.g. ``(-1, 1)`` (default ``(0, 1)``);
             uint8/uint16 images and files have a fixed meaning (:mod:`transcreval.io`). Images
             reach the judge as the 8-bit pixels of that rule.
+        spec: what the instance asks, where it depends on an option (an aspect): its
+            :class:`~transcreval.judge.pipeline.JudgeSpec` gives the default template and the
+            fields in place of the class's ``default_template`` and ``template_fields``.
         **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
     """
 
@@ -61,14 +66,16 @@ class JudgeMetric(Metric):
         template: PromptTemplate | str | None = None,
         on_failure: str = "skip",
         input_range: tuple[float, float] | None = None,
+        spec: JudgeSpec | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        self.spec = spec
         self.judge = check_judge(judge, type(self).__name__)
         self.on_failure = check_on_failure(on_failure)
         self.input_range = check_input_range(input_range)
         self.template = template
-        if self.default_template is not None:
+        if self._default_template() is not None:
             self._resolve(template)  # a bad template fails now, not at the first update
         self.add_state("total", Sum(torch.float64))
         self.add_state("count", Sum(torch.int64))
@@ -76,14 +83,19 @@ class JudgeMetric(Metric):
         self.add_state("values", Cat(torch.float64))
         self.add_state("item_status", Cat(torch.int64))
 
+    def _default_template(self) -> PromptTemplate | None:
+        return self.spec.template if self.spec is not None else self.default_template
+
     def _template_ref(self) -> str:
-        if self.default_template is None:
+        if self._default_template() is None:
             return "builtin"
         return self._resolve(self.template).ref
 
     def _resolve(self, template: Any) -> PromptTemplate:
-        assert self.default_template is not None
-        return resolve_template(template, self.default_template, fields=self.template_fields, what=type(self).__name__)
+        default = self._default_template()
+        assert default is not None
+        fields = self.spec.fields if self.spec is not None else self.template_fields
+        return resolve_template(template, default, fields=fields, what=type(self).__name__)
 
     def _judge_options(self) -> dict[str, Any]:
         """What identifies the judge and the prompt in the signature (never a key)."""
@@ -97,5 +109,18 @@ class JudgeMetric(Metric):
             out["range"] = f"{self.input_range[0]:g},{self.input_range[1]:g}"
         return out
 
+    def _engine(self) -> dict[str, Any]:
+        """The arguments every judge twin takes from the metric: judge, template, failure policy, range."""
+        return {
+            "judge": self.judge,
+            "template": self.template,
+            "on_failure": self.on_failure,
+            "input_range": self.input_range,
+        }
+
+    def _metric_options(self) -> dict[str, Any]:
+        """The metric's own options in the signature (before the judge's)."""
+        return {}
+
     def _signature_options(self) -> dict[str, Any]:
-        return self._judge_options()
+        return {**self._metric_options(), **self._judge_options()}

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from transcreval.functional.judge.judge_score import (
-    ASPECTS,
     FIELDS,
+    SPECS,
     Aspect,
     check_aspect,
     judge_score_from_stats,
     judge_score_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
+from transcreval.judge.roles import Texts
 from transcreval.result import MetricResult
 
 
@@ -28,44 +29,21 @@ class JudgeScore(JudgeMetric):
     """
 
     value_range: ClassVar[tuple[float, float]] = (1.0, 5.0)
-    input_roles: ClassVar[Mapping[str, str]] = {
-        "preds": "image",
-        "target": "image",
-        "target_market": "text",
-        "source_market": "text",
-        "genre": "text",
-    }
+    input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "target": "image", **dict.fromkeys(FIELDS, "text")}
 
     def __init__(self, *, judge: Any, aspect: Aspect = "aesthetic", **kwargs: Any) -> None:
         self.aspect = check_aspect(aspect)
-        self.default_template = ASPECTS[self.aspect]  # type: ignore[misc]
-        self.template_fields = FIELDS  # type: ignore[misc]
-        super().__init__(judge=judge, **kwargs)
+        super().__init__(judge=judge, spec=SPECS[self.aspect], **kwargs)
 
     def _stats(
-        self,
-        preds: Any,
-        target: Any,
-        target_market: str | Sequence[str] | None = None,
-        source_market: str | Sequence[str] | None = None,
-        genre: str | Sequence[str] | None = None,
+        self, preds: Any, target: Any, target_market: Texts = None, source_market: Texts = None, genre: Texts = None
     ) -> dict[str, Any]:
         """``preds``: system posters; ``target``: source posters; market and genre per item."""
-        return judge_score_stats(
-            preds,
-            target,
-            judge=self.judge,
-            aspect=self.aspect,
-            target_market=target_market,
-            source_market=source_market,
-            genre=genre,
-            template=self.template,
-            on_failure=self.on_failure,
-            input_range=self.input_range,
-        )
+        fields: dict[str, Any] = {"target_market": target_market, "source_market": source_market, "genre": genre}
+        return judge_score_stats(preds, target, aspect=self.aspect, **fields, **self._engine())
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return judge_score_from_stats(stats, self.signature)
 
-    def _signature_options(self) -> dict[str, Any]:
-        return {"aspect": self.aspect, **self._judge_options()}
+    def _metric_options(self) -> dict[str, Any]:
+        return {"aspect": self.aspect}

@@ -53,17 +53,14 @@ class JudgedPointScore(JudgeMetric):
         return judged_point_score_stats(
             preds,
             target,
-            judge=self.judge,
-            template=self.template,
-            on_failure=self.on_failure,
-            input_range=self.input_range,
+            **self._engine(),
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return judged_point_score_from_stats(stats, self.signature, self.mode)
 
-    def _signature_options(self) -> dict[str, Any]:
-        return {"mode": self.mode, **self._judge_options()}
+    def _metric_options(self) -> dict[str, Any]:
+        return {"mode": self.mode}
 
 
 class JudgedStyleScore(JudgeMetric):
@@ -86,19 +83,16 @@ class JudgedStyleScore(JudgeMetric):
         return judged_style_score_stats(
             preds,
             target,
-            judge=self.judge,
             labels=self.labels,
-            template=self.template,
-            on_failure=self.on_failure,
-            input_range=self.input_range,
+            **self._engine(),
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return judged_style_score_from_stats(stats, self.signature)
 
-    def _signature_options(self) -> dict[str, Any]:
+    def _metric_options(self) -> dict[str, Any]:
         labels = "posteriq17" if tuple(self.labels) == tuple(POSTERIQ_STYLES) else list_digest(self.labels)
-        return {"labels": labels, **self._judge_options()}
+        return {"labels": labels}
 
 
 class JudgedFontRichness(JudgeMetric):
@@ -122,15 +116,12 @@ class JudgedFontRichness(JudgeMetric):
         """``preds``: poster images."""
         return judged_font_richness_stats(
             preds,
-            judge=self.judge,
             vocabulary=self.vocabulary,
-            template=self.template,
-            on_failure=self.on_failure,
-            input_range=self.input_range,
+            **self._engine(),
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return judged_font_richness_from_stats(stats, self.signature, self.vocabulary)
 
-    def _signature_options(self) -> dict[str, Any]:
-        return {"attrs": list_digest(self.vocabulary), **self._judge_options()}
+    def _metric_options(self) -> dict[str, Any]:
+        return {"attrs": list_digest(self.vocabulary)}

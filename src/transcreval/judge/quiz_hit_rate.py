@@ -29,12 +29,7 @@ class QuizHitRate(JudgeMetric):
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 100.0)
     default_template = MPTC_QUIZ
-    input_roles: ClassVar[Mapping[str, str]] = {
-        "preds": "image",
-        "target": "text",
-        "options": "text",
-        "item_ids": "ids",
-    }
+    input_roles: ClassVar[Mapping[str, str]] = dict(preds="image", target="text", options="text", item_ids="ids")
 
     def __init__(
         self,
@@ -71,7 +66,6 @@ class QuizHitRate(JudgeMetric):
         return quiz_hit_rate_stats(
             preds,
             target,
-            judge=self.judge,
             kind=self.kind,
             options=options,
             labels=self.labels,
@@ -80,18 +74,16 @@ class QuizHitRate(JudgeMetric):
             hint=self.hint,
             item_ids=item_ids,
             seed=self.seed,
-            template=self.template,
-            on_failure=self.on_failure,
-            input_range=self.input_range,
+            **self._engine(),
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return quiz_hit_rate_from_stats(stats, self.signature)
 
-    def _signature_options(self) -> dict[str, Any]:
+    def _metric_options(self) -> dict[str, Any]:
         opts: dict[str, Any] = {"kind": self.kind, "k": self.n_options, "seed": self.seed}
         if self.labels is not None:  # the pool the distractors are drawn from
             opts["labels"] = list_digest(sorted({str(x) for x in self.labels}))
         if self.question is not None or self.hint is not None:  # a wording of our own
             opts["q"] = list_digest([self.question or "", self.hint or ""])
-        return {**opts, **self._judge_options()}
+        return opts

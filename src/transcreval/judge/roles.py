@@ -29,8 +29,20 @@ from transcreval.judge.images import to_image_part, to_image_parts
 from transcreval.judge.types import ImagePart
 
 ROLES = ("image", "image_or_text", "text", "ids", "mask")
+#: the type of a ``"text"`` argument: one string for all items, one per item, or None
+Texts = str | Sequence[str] | None
 
-__all__ = ["ROLES", "image_or_text", "image_part", "image_parts", "is_missing_text", "text_field", "text_list"]
+__all__ = [
+    "ROLES",
+    "Texts",
+    "image_or_text",
+    "image_part",
+    "image_parts",
+    "is_missing_text",
+    "item_list",
+    "text_field",
+    "text_list",
+]
 
 
 def image_part(x: Any, what: str, input_range: Any = None) -> ImagePart:
@@ -96,4 +108,21 @@ def text_list(value: Any, what: str, *, allow_empty: bool = False) -> list[str]:
     items = [check_text(x, f"{what}[{i}]") for i, x in enumerate(value)]
     if not items and not allow_empty:
         raise InputError(f"{what} must be a non-empty list of strings")
+    return items
+
+
+def item_list(x: Any, what: str, expected: str) -> list[Any]:
+    """A batch argument as a list of items: a list (or a 4-D image tensor, one item per image);
+    anything else is an InputError saying ``f"{what} must be {expected}"``; an empty one an
+    EmptyInputError."""
+    import torch
+
+    if isinstance(x, torch.Tensor) and x.ndim == 4:
+        items = list(x)
+    elif isinstance(x, (str, bytes)) or not isinstance(x, Sequence):
+        raise InputError(f"{what} must be {expected}")
+    else:
+        items = list(x)
+    if not items:
+        raise EmptyInputError(f"empty batch: {what} holds no items (pass at least one)")
     return items

@@ -58,22 +58,18 @@ class TitleExtraction(JudgeMetric):
         return title_extraction_stats(
             preds,
             target,
-            judge=self.judge,
-            template=self.template,
-            on_failure=self.on_failure,
-            input_range=self.input_range,
+            **self._engine(),
             **self.options,
         )
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return title_extraction_from_stats(stats, self.signature, self.options["beta"])
 
-    def _signature_options(self) -> dict[str, Any]:
+    def _metric_options(self) -> dict[str, Any]:
         o = self.options
         return {
             "nc": o["char_order"],
             "nw": o["word_order"],
             "b": o["beta"],
             "lc": o["lowercase"],
-            **self._judge_options(),
         }

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import torch
 
 from transcreval.functional.judge.transcreation_score import (
-    ASPECTS,
     DIRECTION,
     FIELDS,
+    SPECS,
     Aspect,
     check_aspect,
     transcreation_score_from_stats,
     transcreation_score_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
+from transcreval.judge.roles import Texts
 from transcreval.result import MetricResult
 from transcreval.states import Sum
 
@@ -33,43 +34,21 @@ class VLMTranscreationScore(JudgeMetric):
     value_range: ClassVar[tuple[float, float]] = (1.0, 5.0)
     #: depends on the aspect: an instance has True for "intent" and "cultural", None for "creativity"
     higher_is_better: ClassVar[bool | None] = None
-    input_roles: ClassVar[Mapping[str, str]] = {
-        "preds": "image",
-        "target": "image",
-        "category": "text",
-        "country": "text",
-    }
+    input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "target": "image", **dict.fromkeys(FIELDS, "text")}
 
     def __init__(self, *, judge: Any, aspect: Aspect = "cultural", **kwargs: Any) -> None:
         self.aspect = check_aspect(aspect)
-        self.default_template = ASPECTS[self.aspect]  # type: ignore[misc]
-        self.template_fields = FIELDS  # type: ignore[misc]
         self.higher_is_better = DIRECTION[self.aspect]  # type: ignore[misc]
-        super().__init__(judge=judge, **kwargs)
+        super().__init__(judge=judge, spec=SPECS[self.aspect], **kwargs)
         self.add_state("source_total", Sum(torch.float64))
 
-    def _stats(
-        self,
-        preds: Any,
-        target: Any,
-        category: str | Sequence[str] | None = None,
-        country: str | Sequence[str] | None = None,
-    ) -> dict[str, Any]:
+    def _stats(self, preds: Any, target: Any, category: Texts = None, country: Texts = None) -> dict[str, Any]:
         """``preds``: transcreated images; ``target``: source images; category/country per item."""
-        return transcreation_score_stats(
-            preds,
-            target,
-            judge=self.judge,
-            aspect=self.aspect,
-            category=category,
-            country=country,
-            template=self.template,
-            on_failure=self.on_failure,
-            input_range=self.input_range,
-        )
+        fields: dict[str, Any] = {"category": category, "country": country}
+        return transcreation_score_stats(preds, target, aspect=self.aspect, **fields, **self._engine())
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return transcreation_score_from_stats(stats, self.signature, self.aspect)
 
-    def _signature_options(self) -> dict[str, Any]:
-        return {"aspect": self.aspect, **self._judge_options()}
+    def _metric_options(self) -> dict[str, Any]:
+        return {"aspect": self.aspect}

@@ -16,6 +16,7 @@ from transcreval.functional.judge.win_rate import (
 )
 from transcreval.judge.catalog import MPTC_MARKET, MPTC_PAIRWISE
 from transcreval.judge.judge_metric import JudgeMetric
+from transcreval.judge.roles import Texts
 from transcreval.result import MetricResult
 from transcreval.states import Sum
 
@@ -36,9 +37,7 @@ class WinRate(JudgeMetric):
     input_roles: ClassVar[Mapping[str, str]] = {
         "preds": "image",
         "target": "image",
-        "target_market": "text",
-        "source_market": "text",
-        "genre": "text",
+        **dict.fromkeys(PAIRWISE_FIELDS, "text"),
         "item_ids": "ids",
     }
     template_fields = PAIRWISE_FIELDS
@@ -54,37 +53,27 @@ class WinRate(JudgeMetric):
             self.add_state(name, Sum(torch.int64))
 
     def _pairwise(self, preds: Any, target: Any, **fields: Any) -> dict[str, Any]:
-        return win_rate_stats(preds, target, judge=self.judge, **fields)
+        return win_rate_stats(preds, target, **fields)
 
     def _stats(
         self,
         preds: Any,
         target: Any,
-        target_market: str | Sequence[str] | None = None,
-        source_market: str | Sequence[str] | None = None,
-        genre: str | Sequence[str] | None = None,
+        target_market: Texts = None,
+        source_market: Texts = None,
+        genre: Texts = None,
         item_ids: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         """``preds``: system posters (MTc); ``target``: human target-market posters (GT)."""
-        return self._pairwise(
-            preds,
-            target,
-            target_market=target_market,
-            source_market=source_market,
-            genre=genre,
-            item_ids=item_ids,
-            seed=self.seed,
-            both_orders=self.both_orders,
-            template=self.template,
-            on_failure=self.on_failure,
-            input_range=self.input_range,
-        )
+        fields: dict[str, Any] = {"target_market": target_market, "source_market": source_market, "genre": genre}
+        order = {"item_ids": item_ids, "seed": self.seed, "both_orders": self.both_orders}
+        return self._pairwise(preds, target, **fields, **order, **self._engine())
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return pairwise_from_stats(stats, self.signature)
 
-    def _signature_options(self) -> dict[str, Any]:
-        return {"seed": self.seed, "both": self.both_orders, **self._judge_options()}
+    def _metric_options(self) -> dict[str, Any]:
+        return {"seed": self.seed, "both": self.both_orders}
 
 
 class MarketPreferenceRate(WinRate):
@@ -96,4 +85,4 @@ class MarketPreferenceRate(WinRate):
     default_template = MPTC_MARKET
 
     def _pairwise(self, preds: Any, target: Any, **fields: Any) -> dict[str, Any]:
-        return market_preference_rate_stats(preds, target, judge=self.judge, **fields)
+        return market_preference_rate_stats(preds, target, **fields)

@@ -27,28 +27,24 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from transcreval.errors import InputError
+from transcreval.errors import EmptyInputError, InputError
 from transcreval.judge.catalog import KHANUJA_CSI_MATCH, KHANUJA_CSI_OBJECTS, KHANUJA_CSI_REPLACEMENTS
+from transcreval.judge.items import render_each
 from transcreval.judge.parse import Read, extract_json, looks_like_refusal, read_str_list
-from transcreval.judge.roles import image_parts, text_field
+from transcreval.judge.pipeline import JudgeSpec, begin, read_pairs
+from transcreval.judge.roles import text_field
+from transcreval.judge.tally import check_valid_count, judge_mean
 from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.judge.types import Judge
-from transcreval.judge.verdicts import (
-    JudgeTally,
-    Verdict,
-    ask,
-    check_judge,
-    check_on_failure,
-    check_valid_count,
-    judge_result,
-    render_each,
-)
+from transcreval.judge.verdicts import Verdict, ask
 from transcreval.result import MetricResult, Signature
 
 Matching = Literal["judge", "exact"]
 STEPS = {"objects": KHANUJA_CSI_OBJECTS, "replacements": KHANUJA_CSI_REPLACEMENTS, "match": KHANUJA_CSI_MATCH}
 _REASONING_KEYS = {"reasoning", "reason", "explanation", "notes"}
 _ARGUMENTS = {"country": "country", "category": "category"}
+#: what the metric asks (three prompts: see STEPS)
+SPEC = JudgeSpec("CSIOverlap", KHANUJA_CSI_OBJECTS, side={"no_csi": 0, "csis": 0, "replaced": 0})
 
 __all__ = [
     "STEPS",
@@ -181,17 +177,14 @@ def csi_overlap_stats(
     input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch: the three steps for every (output, source) pair."""
-    check_judge(judge, "CSIOverlap")
-    on_failure = check_on_failure(on_failure)
+    _, policy = begin(SPEC, judge, None, on_failure)
     if matching not in ("judge", "exact"):
         raise InputError(f"matching must be 'judge' or 'exact', got {matching!r}")
     unknown = set(templates or {}) - set(STEPS)
     if unknown:
         raise InputError(f"templates may replace the steps {sorted(STEPS)}, not {sorted(unknown)}")
     tpl = {k: resolve_template((templates or {}).get(k), v, what="CSIOverlap") for k, v in STEPS.items()}
-    outs, srcs = image_parts(preds, "preds", input_range), image_parts(target, "target", input_range)
-    if len(outs) != len(srcs):
-        raise InputError(f"CSIOverlap: {len(outs)} outputs (preds) but {len(srcs)} sources (target)")
+    outs, srcs = read_pairs(SPEC, preds, target, input_range)
     n = len(outs)
     countries = text_field(country, n, "country", required=True)
     categories = text_field(category, n, "category", required=True)
@@ -243,37 +236,29 @@ def csi_overlap_stats(
         else:
             failed[i] = v
 
-    tally = JudgeTally()
-    no_csi = n_csi = n_replaced = 0
+    tally = SPEC.tally()
     for i in range(n):
+        total, done = (0, 0) if i in failed else csi_score(reps[i], matched.get(i, set()))
         if i in failed:
             tally.fail(failed[i].status, failed[i].detail)
-            continue
-        total, done = csi_score(reps[i], matched.get(i, set()))
-        if total == 0:
-            no_csi += 1
+        elif total == 0:
+            tally.side["no_csi"] += 1
             tally.undefined()
-            continue
-        n_csi += total
-        n_replaced += done
-        tally.add(done / total)
-    tally.failed.raise_if_any("CSIOverlap", on_failure)
-    return {**tally.stats(), "no_csi": no_csi, "csis": n_csi, "replaced": n_replaced}
+        else:
+            tally.add(done / total, csis=total, replaced=done)
+    return tally.finish("CSIOverlap", policy)
 
 
 def csi_overlap_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
     """Mean per-item CSI overlap; extras: items without CSIs, and the micro-averaged rate."""
     if int(stats["count"]) == 0 and int(stats["no_csi"]) > 0 and not sum(int(x) for x in stats["failures"]):
-        from transcreval.errors import EmptyInputError
-
         raise EmptyInputError(
             f"{signature.name}: the judge found no culture-specific item in any of the {int(stats['no_csi'])} "
             "source images, so there is nothing to score"
         )
-    n = check_valid_count(stats, signature.name)
+    check_valid_count(stats, signature.name)
     csis = int(stats["csis"])
-    return judge_result(
-        float(stats["total"]) / n,
+    return judge_mean(
         stats,
         signature,
         n_no_csi=int(stats["no_csi"]),

@@ -30,24 +30,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 from transcreval.errors import InputError
 from transcreval.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION, IMTBENCH_HARMONIZATION_REF
 from transcreval.judge.parse import Read, read_int
-from transcreval.judge.roles import image_parts, text_field
+from transcreval.judge.pipeline import JudgeSpec, judge_items
+from transcreval.judge.tally import judge_mean
 from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.judge.types import Judge
-from transcreval.judge.verdicts import (
-    JudgeTally,
-    ask,
-    check_judge,
-    check_on_failure,
-    check_valid_count,
-    json_reader,
-    judge_result,
-    render_each,
-)
+from transcreval.judge.verdicts import json_reader
 from transcreval.result import MetricResult, Signature
 
 Combine = Literal["naturalness", "min", "mean"]
@@ -56,9 +49,25 @@ COMBINE = ("naturalness", "min", "mean")
 FIELDS = ("translation",)
 _NAT = ("naturalness", "naturalness_score", "harmonization_score", "harmonization")
 _ART = ("artifacts", "artifact", "artifacts_score", "artifact_score")
+_MISMATCH = "{m} reference images (target) for {n} translated images (preds)"
+#: what each metric asks (HarmonizationScore's default prompt depends on ``reference``)
+SPECS = {
+    "HarmonizationScore": JudgeSpec(
+        "HarmonizationScore",
+        IMTBENCH_HARMONIZATION_REF,
+        FIELDS,
+        ("image", "reference"),
+        {"translation": "translations"},
+        _MISMATCH,
+    ),
+    "AlignmentScore": JudgeSpec(
+        "AlignmentScore", IMTBENCH_ALIGNMENT, FIELDS, ("image",), {"translation": "translations"}
+    ),
+}
 
 __all__ = [
     "FIELDS",
+    "SPECS",
     "alignment_score",
     "alignment_score_stats",
     "harmonization_score",
@@ -100,10 +109,10 @@ def read_harmonization(combine: Combine) -> Any:
 read_alignment = json_reader(lambda obj: read_int(obj, ("alignment", "alignment_score", "score"), 0, 10))
 
 
-def _texts(translations: Any, n: int) -> list[str | None]:
+def _texts(translations: Any) -> Any:
     if isinstance(translations, str):
         raise InputError("translations must be a list with the system's translation text per image, got one string")
-    return text_field(translations, n, "translations")
+    return translations
 
 
 def harmonization_template(template: PromptTemplate | str | None, reference: bool) -> PromptTemplate:
@@ -123,39 +132,10 @@ def harmonization_template(template: PromptTemplate | str | None, reference: boo
 
 
 def _score(
-    preds: Any,
-    translations: Any,
-    *,
-    judge: Judge,
-    default: PromptTemplate,
-    reader: Any,
-    what: str,
-    template: PromptTemplate | str | None,
-    on_failure: str,
-    references: Any = None,
-    input_range: Any = None,
+    spec: JudgeSpec, preds: Any, references: Any, translations: Any, reader: Any, on_failure: str, **engine: Any
 ) -> dict[str, Any]:
-    check_judge(judge, what)
-    on_failure = check_on_failure(on_failure)
-    tpl = resolve_template(template, default, fields=FIELDS, what=what)
-    images = image_parts(preds, "preds", input_range)
-    texts = _texts(translations, len(images))
-    if references is None:
-        rows = [({"image": im}, {"translation": t}) for im, t in zip(images, texts)]
-    else:
-        refs = image_parts(references, "target", input_range)
-        if len(refs) != len(images):
-            raise InputError(f"{len(refs)} reference images (target) for {len(images)} translated images (preds)")
-        rows = [({"image": im, "reference": r}, {"translation": t}) for im, r, t in zip(images, refs, texts)]
-    requests = render_each(tpl, rows, {"translation": "translations"}, what)
-    tally = JudgeTally()
-    for v in ask(judge, requests, reader):
-        if v.ok:
-            tally.add(v.value / 10.0)
-        else:
-            tally.fail(v.status, v.detail)
-    tally.failed.raise_if_any(what, on_failure)
-    return tally.stats()
+    fields = {"translation": _texts(translations)}
+    return judge_items(spec, preds, references, fields, reader, on_failure, score=lambda v: v / 10.0, **engine)
 
 
 def harmonization_score_stats(
@@ -181,17 +161,12 @@ def harmonization_score_stats(
         )
     if not reference and target is not None:
         raise InputError("HarmonizationScore(reference=False) shows the output alone: do not pass target=")
+    spec = SPECS["HarmonizationScore"]
+    if not reference:
+        spec = replace(spec, template=IMTBENCH_HARMONIZATION)
+    ref = target if reference else None
     return _score(
-        preds,
-        translations,
-        judge=judge,
-        default=tpl,
-        reader=reader,
-        what="HarmonizationScore",
-        template=tpl,
-        on_failure=on_failure,
-        references=target if reference else None,
-        input_range=input_range,
+        spec, preds, ref, translations, reader, on_failure, judge=judge, template=tpl, input_range=input_range
     )
 
 
@@ -207,23 +182,23 @@ def alignment_score_stats(
     """One batch of (translated image, translation text) pairs."""
     if translations is None:
         raise InputError("AlignmentScore needs translations: the system's translation text for each image")
+    spec = SPECS["AlignmentScore"]
     return _score(
+        spec,
         preds,
+        None,
         translations,
+        read_alignment,
+        on_failure,
         judge=judge,
-        default=IMTBENCH_ALIGNMENT,
-        reader=read_alignment,
-        what="AlignmentScore",
         template=template,
-        on_failure=on_failure,
         input_range=input_range,
     )
 
 
 def imtbench_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
     """The mean of score/10 over valid items, in [0, 1]."""
-    n = check_valid_count(stats, signature.name)
-    return judge_result(float(stats["total"]) / n, stats, signature)
+    return judge_mean(stats, signature)
 
 
 def harmonization_score(

@@ -23,27 +23,38 @@ from typing import Any, Literal
 from transcreval.errors import InputError
 from transcreval.judge.catalog import MPTC_ADAPTATION, MPTC_AESTHETIC
 from transcreval.judge.parse import read_int
-from transcreval.judge.roles import image_parts, text_field
-from transcreval.judge.templates import PromptTemplate, resolve_template
+from transcreval.judge.pipeline import JudgeSpec, judge_items
+from transcreval.judge.tally import judge_mean
+from transcreval.judge.templates import PromptTemplate
 from transcreval.judge.types import Judge
-from transcreval.judge.verdicts import (
-    JudgeTally,
-    ask,
-    check_judge,
-    check_on_failure,
-    check_valid_count,
-    json_reader,
-    judge_result,
-    render_each,
-)
+from transcreval.judge.verdicts import json_reader
 from transcreval.result import MetricResult, Signature
 
 Aspect = Literal["aesthetic", "adaptation"]
 ASPECTS: dict[str, PromptTemplate] = {"aesthetic": MPTC_AESTHETIC, "adaptation": MPTC_ADAPTATION}
 #: the text fields the metric fills
 FIELDS = ("target_market", "source_market", "genre")
+#: what each aspect asks
+SPECS = {
+    a: JudgeSpec(
+        "JudgeScore",
+        t,
+        FIELDS,
+        mismatch="{name}: {n} outputs (preds) but {m} source posters (target)",
+        label=f"JudgeScore({a})",
+    )
+    for a, t in ASPECTS.items()
+}
 
-__all__ = ["ASPECTS", "FIELDS", "judge_score", "judge_score_from_stats", "judge_score_stats", "read_judge_score"]
+__all__ = [
+    "ASPECTS",
+    "FIELDS",
+    "SPECS",
+    "judge_score",
+    "judge_score_from_stats",
+    "judge_score_stats",
+    "read_judge_score",
+]
 
 
 def check_aspect(aspect: Any) -> Aspect:
@@ -71,37 +82,24 @@ def judge_score_stats(
     input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch: ask the judge about each (output, source) pair and tally the scores."""
-    check_judge(judge, "JudgeScore")
     aspect = check_aspect(aspect)
-    on_failure = check_on_failure(on_failure)
-    tpl = resolve_template(template, ASPECTS[aspect], fields=FIELDS, what="JudgeScore")
-    outs, srcs = image_parts(preds, "preds", input_range), image_parts(target, "target", input_range)
-    if len(outs) != len(srcs):
-        raise InputError(f"JudgeScore: {len(outs)} outputs (preds) but {len(srcs)} source posters (target)")
-    n = len(outs)
-    fields = {
-        "target_market": text_field(target_market, n, "target_market"),
-        "source_market": text_field(source_market, n, "source_market"),
-        "genre": text_field(genre, n, "genre"),
-    }
-    rows = [
-        ({"source": s, "output": o}, {k: v[i] for k, v in fields.items()}) for i, (o, s) in enumerate(zip(outs, srcs))
-    ]
-    requests = render_each(tpl, rows, {k: k for k in fields}, "JudgeScore")
-    tally = JudgeTally()
-    for v in ask(judge, requests, read_judge_score(aspect)):
-        if v.ok:
-            tally.add(v.value)
-        else:
-            tally.fail(v.status, v.detail)
-    tally.failed.raise_if_any(f"JudgeScore({aspect})", on_failure)
-    return tally.stats()
+    fields = {"target_market": target_market, "source_market": source_market, "genre": genre}
+    return judge_items(
+        SPECS[aspect],
+        preds,
+        target,
+        fields,
+        read_judge_score(aspect),
+        on_failure,
+        judge=judge,
+        template=template,
+        input_range=input_range,
+    )
 
 
 def judge_score_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
     """The mean score (1-5) over valid items; extras n_valid, n_failed, failures."""
-    n = check_valid_count(stats, signature.name)
-    return judge_result(float(stats["total"]) / n, stats, signature)
+    return judge_mean(stats, signature)
 
 
 def judge_score(preds: Any, target: Any, *, judge: Judge, aspect: Aspect = "aesthetic", **options: Any) -> float:

@@ -33,24 +33,16 @@ from typing import Any, Literal
 import torch
 
 from transcreval.common import check_text
-from transcreval.errors import EmptyInputError, InputError
+from transcreval.errors import InputError
 from transcreval.functional.choice.style_score import POSTERIQ_STYLES
 from transcreval.judge.catalog import POSTERIQ_FONT, POSTERIQ_POINT_IMAGE, POSTERIQ_POINT_TEXT, POSTERIQ_STYLE
+from transcreval.judge.items import check_judge, render_each
 from transcreval.judge.parse import Read, extract_json, read_bare, read_bool, read_str, read_str_list
-from transcreval.judge.roles import image_or_text, image_part, text_list
+from transcreval.judge.roles import image_or_text, image_part, item_list, text_list
+from transcreval.judge.tally import JudgeTally, check_on_failure, check_valid_count, judge_mean, judge_result
 from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.judge.types import Judge
-from transcreval.judge.verdicts import (
-    JudgeTally,
-    Verdict,
-    ask,
-    check_judge,
-    check_on_failure,
-    check_valid_count,
-    json_reader,
-    judge_result,
-    render_each,
-)
+from transcreval.judge.verdicts import Verdict, ask, json_reader
 from transcreval.result import MetricResult, Signature
 
 Mode = Literal["paper", "posteriq-code"]
@@ -120,15 +112,17 @@ def normalise_label(s: str) -> str:
 
 
 def _list(x: Any, what: str) -> list[Any]:
-    if isinstance(x, torch.Tensor) and x.ndim == 4:
-        items = list(x)
-    elif isinstance(x, (str, bytes)) or not isinstance(x, Sequence):
-        raise InputError(f"{what} must be a list with one entry per poster")
-    else:
-        items = list(x)
-    if not items:
-        raise EmptyInputError(f"empty batch: {what} holds no items (pass at least one)")
-    return items
+    return item_list(x, what, "a list with one entry per poster")
+
+
+def _ask_posters(
+    what: str, judge: Judge, tpl: PromptTemplate, preds: Any, fields: dict[str, str], reader: Any, input_range: Any
+) -> list[Verdict]:
+    """One call per poster image of ``preds``, the same ``fields`` in every prompt."""
+    rows = [
+        ({"poster": image_part(x, f"preds[{i}]", input_range)}, fields) for i, x in enumerate(_list(preds, "preds"))
+    ]
+    return ask(judge, render_each(tpl, rows, what=what), reader)
 
 
 # ---------------------------------------------------------------------- point score
@@ -187,25 +181,22 @@ def judged_point_score_stats(
 ) -> dict[str, Any]:
     """One batch; item value 1 when every key point is covered, else 0."""
     on_failure = check_on_failure(on_failure)
-    tally = JudgeTally()
-    fraction = 0.0
+    tally = JudgeTally(covered_fraction=0.0)
     for vs in judge_point_verdicts(preds, target, judge=judge, template=template, input_range=input_range):
         bad = next((v for v in vs if not v.ok), None)
         if bad is not None:
             tally.fail(bad.status, bad.detail)
-            continue
-        tally.add(float(all(v.value for v in vs)))
-        fraction += sum(bool(v.value) for v in vs) / len(vs)
-    tally.failed.raise_if_any("JudgedPointScore", on_failure)
-    return {**tally.stats(), "covered_fraction": fraction}
+        else:
+            tally.add(float(all(v.value for v in vs)), covered_fraction=sum(bool(v.value) for v in vs) / len(vs))
+    return tally.finish("JudgedPointScore", on_failure)
 
 
 def judged_point_score_from_stats(stats: dict[str, Any], signature: Signature, mode: Mode = "paper") -> MetricResult:
     """Paper: the fraction of posters with every point covered; code: the mean covered fraction."""
-    n = check_valid_count(stats, signature.name)
-    per_point = float(stats["covered_fraction"]) / n
-    value = per_point if mode == "posteriq-code" else float(stats["total"]) / n
-    return judge_result(value, stats, signature, per_point=per_point)
+    per_point = float(stats["covered_fraction"]) / check_valid_count(stats, signature.name)
+    if mode == "posteriq-code":
+        return judge_mean({**stats, "total": stats["covered_fraction"]}, signature, per_point=per_point)
+    return judge_mean(stats, signature, per_point=per_point)
 
 
 def judged_point_score(preds: Sequence[Any], target: Sequence[Sequence[str]], *, judge: Judge, **options: Any) -> float:
@@ -245,12 +236,9 @@ def judge_styles(
         return Read(label) if label is not None else Read(None, f"style {got.value!r} is not one of the labels")
 
     tpl = resolve_template(template, POSTERIQ_STYLE, what="JudgedStyleScore")
-    items = _list(preds, "preds")
-    rows = [
-        ({"poster": image_part(x, f"preds[{i}]", input_range)}, {"styles": ", ".join(labs)})
-        for i, x in enumerate(items)
-    ]
-    return ask(judge, render_each(tpl, rows, what="JudgedStyleScore"), json_reader(read))
+    return _ask_posters(
+        "JudgedStyleScore", judge, tpl, preds, {"styles": ", ".join(labs)}, json_reader(read), input_range
+    )
 
 
 def judged_style_score_stats(
@@ -273,19 +261,16 @@ def judged_style_score_stats(
     for i, t in enumerate(targets):
         if check_text(t, f"target[{i}]") not in labs:
             raise InputError(f"target[{i}]: style {t!r} is not one of the labels")
-    tally = JudgeTally()
-    for v, t in zip(judge_styles(items, judge=judge, labels=labs, template=template, input_range=input_range), targets):
-        if v.ok:
-            tally.add(float(v.value == t))
-        else:
-            tally.fail(v.status, v.detail)
-    tally.failed.raise_if_any("JudgedStyleScore", on_failure)
-    return tally.stats()
+    verdicts = judge_styles(items, judge=judge, labels=labs, template=template, input_range=input_range)
+    return (
+        JudgeTally()
+        .take_items(verdicts, lambda i, style: float(style == targets[i]))
+        .finish("JudgedStyleScore", on_failure)
+    )
 
 
 def judged_style_score_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
-    n = check_valid_count(stats, signature.name)
-    return judge_result(float(stats["total"]) / n, stats, signature)
+    return judge_mean(stats, signature)
 
 
 def judged_style_score(preds: Sequence[Any], target: Sequence[str], *, judge: Judge, **options: Any) -> float:
@@ -319,12 +304,9 @@ def judge_font_attributes(
         return Read((list(dict.fromkeys(known)), len(listed) - len(known)))
 
     tpl = resolve_template(template, POSTERIQ_FONT, what="JudgedFontRichness")
-    items = _list(preds, "preds")
-    rows = [
-        ({"poster": image_part(x, f"preds[{i}]", input_range)}, {"vocabulary": ", ".join(vocab)})
-        for i, x in enumerate(items)
-    ]
-    return ask(judge, render_each(tpl, rows, what="JudgedFontRichness"), json_reader(read))
+    return _ask_posters(
+        "JudgedFontRichness", judge, tpl, preds, {"vocabulary": ", ".join(vocab)}, json_reader(read), input_range
+    )
 
 
 def judged_font_richness_stats(
@@ -340,19 +322,16 @@ def judged_font_richness_stats(
     on_failure = check_on_failure(on_failure)
     vocab = _check_labels(vocabulary, "vocabulary")
     counts = torch.zeros(len(vocab), dtype=torch.int64)
-    outside = 0
-    tally = JudgeTally()
-    for v in judge_font_attributes(preds, judge=judge, vocabulary=vocab, template=template, input_range=input_range):
-        if not v.ok:
-            tally.fail(v.status, v.detail)
-            continue
-        attrs, n_out = v.value
-        outside += n_out
+
+    def score(value: tuple[list[str], int]) -> tuple[float, dict[str, int]]:
+        attrs, n_out = value
         for a in attrs:
             counts[vocab.index(a)] += 1
-        tally.add(len(attrs) / len(vocab))
-    tally.failed.raise_if_any("JudgedFontRichness", on_failure)
-    return {**tally.stats(), "attribute_counts": counts, "out_of_vocabulary": outside}
+        return len(attrs) / len(vocab), {"out_of_vocabulary": n_out}
+
+    verdicts = judge_font_attributes(preds, judge=judge, vocabulary=vocab, template=template, input_range=input_range)
+    stats = JudgeTally(out_of_vocabulary=0).take(verdicts, score).finish("JudgedFontRichness", on_failure)
+    return {**stats, "attribute_counts": counts}
 
 
 def judged_font_richness_from_stats(

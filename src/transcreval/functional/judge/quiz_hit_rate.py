@@ -22,27 +22,29 @@ from typing import Any
 from transcreval.common import check_text
 from transcreval.errors import InputError
 from transcreval.judge.catalog import MPTC_QUIZ, QUIZ_QUESTIONS
+from transcreval.judge.items import content_id, item_id_list, item_rng, render_each
 from transcreval.judge.parse import Read, extract_json, read_bare, read_choice
+from transcreval.judge.pipeline import JudgeSpec, begin
 from transcreval.judge.roles import image_parts, text_list
-from transcreval.judge.templates import PromptTemplate, format_options, resolve_template
+from transcreval.judge.tally import check_valid_count, judge_mean
+from transcreval.judge.templates import PromptTemplate, format_options
 from transcreval.judge.types import Judge
-from transcreval.judge.verdicts import (
-    JudgeTally,
-    ask,
-    check_judge,
-    check_on_failure,
-    check_valid_count,
-    content_id,
-    item_id_list,
-    item_rng,
-    judge_result,
-    render_each,
-)
+from transcreval.judge.verdicts import ask
 from transcreval.result import MetricResult, Signature
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-__all__ = ["quiz_hit_rate", "quiz_hit_rate_from_stats", "quiz_hit_rate_stats", "quiz_options", "read_quiz_answer"]
+#: what the quiz asks (the template's fields are filled by the metric itself)
+SPEC = JudgeSpec("QuizHitRate", MPTC_QUIZ, slots=("poster",), side={"chance": 0.0})
+
+__all__ = [
+    "SPEC",
+    "quiz_hit_rate",
+    "quiz_hit_rate_from_stats",
+    "quiz_hit_rate_stats",
+    "quiz_options",
+    "read_quiz_answer",
+]
 
 
 _LETTER_PREFIXES = ("the final answer", "final answer", "the answer", "answer", "option", "choice")
@@ -124,15 +126,13 @@ def quiz_hit_rate_stats(
     input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch: ask each quiz; item value 1 (hit) or 0 (miss)."""
-    check_judge(judge, "QuizHitRate")
-    on_failure = check_on_failure(on_failure)
+    tpl, policy = begin(SPEC, judge, template, on_failure)
     if kind not in QUIZ_QUESTIONS and question is None:
         raise InputError(f"kind must be one of {sorted(QUIZ_QUESTIONS)}, or pass question= and hint=")
     q, h = QUIZ_QUESTIONS.get(kind, ("", ""))
     q, h = question or q, hint or h
     if not isinstance(n_options, int) or not 2 <= n_options <= len(LETTERS):
         raise InputError(f"n_options must be an integer from 2 to 26, got {n_options!r}")
-    tpl = resolve_template(template, MPTC_QUIZ, what="QuizHitRate")
     posters = image_parts(preds, "preds", input_range)
     if isinstance(target, str) or not isinstance(target, Sequence):
         raise InputError("target must be a list with the correct answer of each item")
@@ -161,24 +161,20 @@ def quiz_hit_rate_stats(
         )
         for i in range(n)
     ]
-    requests = render_each(tpl, rows, what="QuizHitRate")
-    tally = JudgeTally()
-    chance = 0.0
-    verdicts = ask(judge, requests, [read_quiz_answer(LETTERS[: len(s)], s) for s in shown])
-    for i, v in enumerate(verdicts):
-        if v.ok:
-            tally.add(float(shown[i][LETTERS.index(v.value)] == answers[i]))
-            chance += 1.0 / len(shown[i])
-        else:
-            tally.fail(v.status, v.detail)
-    tally.failed.raise_if_any(f"QuizHitRate({kind})", on_failure)
-    return {**tally.stats(), "chance": chance}
+    verdicts = ask(
+        judge, render_each(tpl, rows, what=SPEC.name), [read_quiz_answer(LETTERS[: len(o)], o) for o in shown]
+    )
+    tally = SPEC.tally().take_items(
+        verdicts,
+        lambda i, letter: (float(shown[i][LETTERS.index(letter)] == answers[i]), {"chance": 1.0 / len(shown[i])}),
+    )
+    return tally.finish(f"QuizHitRate({kind})", policy)
 
 
 def quiz_hit_rate_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
     """Hit rate in % over valid items; ``extras["chance"]`` the expected rate of random guessing."""
     n = check_valid_count(stats, signature.name)
-    return judge_result(100.0 * float(stats["total"]) / n, stats, signature, chance=100.0 * float(stats["chance"]) / n)
+    return judge_mean(stats, signature, 100.0, chance=100.0 * float(stats["chance"]) / n)
 
 
 def quiz_hit_rate(preds: Any, target: Sequence[str], *, judge: Judge, **options: Any) -> float:

@@ -23,23 +23,15 @@ from typing import Any
 
 import torch
 
-from transcreval.errors import EmptyInputError, InputError
+from transcreval.errors import InputError
 from transcreval.judge.catalog import MPTC_TITLE
+from transcreval.judge.items import check_judge, render_each
 from transcreval.judge.parse import read_str
-from transcreval.judge.roles import image_or_text
+from transcreval.judge.roles import image_or_text, item_list
+from transcreval.judge.tally import JudgeTally, check_on_failure, check_valid_count, judge_mean
 from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.judge.types import ImagePart, Judge
-from transcreval.judge.verdicts import (
-    JudgeTally,
-    Verdict,
-    ask,
-    check_judge,
-    check_on_failure,
-    check_valid_count,
-    json_reader,
-    judge_result,
-    render_each,
-)
+from transcreval.judge.verdicts import Verdict, ask, json_reader
 from transcreval.result import MetricResult, Signature
 
 __all__ = [
@@ -54,15 +46,7 @@ read_title = json_reader(lambda obj: read_str(obj, ("title", "main_title")))
 
 
 def _items(x: Any, what: str) -> list[Any]:
-    if isinstance(x, torch.Tensor) and x.ndim == 4:
-        items = list(x)
-    elif isinstance(x, (str, bytes)) or not isinstance(x, Sequence):
-        raise InputError(f"{what} must be a list of posters (images) or titles (strings)")
-    else:
-        items = list(x)
-    if not items:
-        raise EmptyInputError(f"empty batch: {what} holds no items (pass at least one)")
-    return items
+    return item_list(x, what, "a list of posters (images) or titles (strings)")
 
 
 def _read_titles(
@@ -132,24 +116,20 @@ def title_extraction_stats(
         )
         ngrams = stats.sum(0)
         scores = dict(zip(read, sentence.tolist()))
-    tally = JudgeTally()
-    for i in range(n):
-        if i in scores:
-            tally.add(scores[i])
-        else:
-            bad = next(v for v in (titles[i], titles[n + i]) if not v.ok)
-            tally.fail(bad.status, bad.detail)
-    tally.failed.raise_if_any("TitleExtraction", on_failure)
-    return {**tally.stats(), "ngram_stats": ngrams}
+    per_item = [
+        Verdict("ok", scores[i]) if i in scores else next(v for v in (titles[i], titles[n + i]) if not v.ok)
+        for i in range(n)
+    ]
+    return {**JudgeTally().take(per_item).finish("TitleExtraction", on_failure), "ngram_stats": ngrams}
 
 
 def title_extraction_from_stats(stats: dict[str, Any], signature: Signature, beta: float = 2.0) -> MetricResult:
     """Mean sentence chrF (0-100) over items with both titles read; ``extras["corpus"]`` corpus chrF."""
     from transcreval.functional.text.chrf import chrf_from_statistics
 
-    n = check_valid_count(stats, signature.name)
+    check_valid_count(stats, signature.name)
     corpus = chrf_from_statistics([int(x) for x in torch.as_tensor(stats["ngram_stats"]).tolist()], beta)
-    return judge_result(float(stats["total"]) / n, stats, signature, corpus=corpus)
+    return judge_mean(stats, signature, corpus=corpus)
 
 
 def title_extraction(preds: Sequence[Any], target: Sequence[Any], *, judge: Judge, **options: Any) -> float:

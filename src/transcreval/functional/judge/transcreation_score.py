@@ -23,19 +23,11 @@ from typing import Any, Literal
 from transcreval.errors import InputError
 from transcreval.judge.catalog import KHANUJA_CREATIVITY, KHANUJA_CULTURAL, KHANUJA_INTENT
 from transcreval.judge.parse import Read, read_int
-from transcreval.judge.roles import image_parts, text_field
-from transcreval.judge.templates import PromptTemplate, resolve_template
+from transcreval.judge.pipeline import JudgeSpec, judge_items
+from transcreval.judge.tally import check_valid_count, judge_mean
+from transcreval.judge.templates import PromptTemplate
 from transcreval.judge.types import Judge
-from transcreval.judge.verdicts import (
-    JudgeTally,
-    ask,
-    check_judge,
-    check_on_failure,
-    check_valid_count,
-    json_reader,
-    judge_result,
-    render_each,
-)
+from transcreval.judge.verdicts import json_reader
 from transcreval.result import MetricResult, Signature
 
 Aspect = Literal["intent", "creativity", "cultural"]
@@ -47,11 +39,17 @@ ASPECTS: dict[str, PromptTemplate] = {
 DIRECTION: dict[str, bool | None] = {"intent": True, "creativity": None, "cultural": True}
 #: the text fields the metric fills
 FIELDS = ("category", "country")
+#: what each aspect asks ("source_total": the source's scores, cultural aspect only)
+SPECS = {
+    a: JudgeSpec("VLMTranscreationScore", t, FIELDS, label=f"VLMTranscreationScore({a})", side={"source_total": 0.0})
+    for a, t in ASPECTS.items()
+}
 
 __all__ = [
     "ASPECTS",
     "DIRECTION",
     "FIELDS",
+    "SPECS",
     "read_transcreation_score",
     "transcreation_score",
     "transcreation_score_from_stats",
@@ -95,44 +93,28 @@ def transcreation_score_stats(
     input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch of (output, source) image pairs."""
-    check_judge(judge, "VLMTranscreationScore")
     aspect = check_aspect(aspect)
-    on_failure = check_on_failure(on_failure)
-    tpl = resolve_template(template, ASPECTS[aspect], fields=FIELDS, what="VLMTranscreationScore")
-    outs, srcs = image_parts(preds, "preds", input_range), image_parts(target, "target", input_range)
-    if len(outs) != len(srcs):
-        raise InputError(f"VLMTranscreationScore: {len(outs)} outputs (preds) but {len(srcs)} sources (target)")
-    n = len(outs)
-    fields = {
-        "category": text_field(category, n, "category"),
-        "country": text_field(country, n, "country"),
-    }
-    rows = [
-        ({"source": s, "output": o}, {k: v[i] for k, v in fields.items()}) for i, (o, s) in enumerate(zip(outs, srcs))
-    ]
-    requests = render_each(tpl, rows, {k: k for k in fields}, "VLMTranscreationScore")
-    tally = JudgeTally()
-    source_total = 0.0
-    for v in ask(judge, requests, read_transcreation_score(aspect)):
-        if not v.ok:
-            tally.fail(v.status, v.detail)
-        elif aspect == "cultural":
-            source_total += v.value[0]
-            tally.add(v.value[1])
-        else:
-            tally.add(v.value)
-    tally.failed.raise_if_any(f"VLMTranscreationScore({aspect})", on_failure)
-    return {**tally.stats(), "source_total": source_total}
+    return judge_items(
+        SPECS[aspect],
+        preds,
+        target,
+        {"category": category, "country": country},
+        read_transcreation_score(aspect),
+        on_failure,
+        judge=judge,
+        template=template,
+        input_range=input_range,
+        score=(lambda v: (v[1], {"source_total": v[0]})) if aspect == "cultural" else None,
+    )
 
 
 def transcreation_score_from_stats(stats: dict[str, Any], signature: Signature, aspect: Aspect) -> MetricResult:
     """Mean score (1-5) over valid items; for "cultural" also the source mean and the delta."""
-    n = check_valid_count(stats, signature.name)
-    value = float(stats["total"]) / n
     if aspect != "cultural":
-        return judge_result(value, stats, signature)
-    source_mean = float(stats["source_total"]) / n
-    return judge_result(value, stats, signature, source_mean=source_mean, delta=value - source_mean)
+        return judge_mean(stats, signature)
+    n = check_valid_count(stats, signature.name)
+    value, source_mean = float(stats["total"]) / n, float(stats["source_total"]) / n
+    return judge_mean(stats, signature, source_mean=source_mean, delta=value - source_mean)
 
 
 def transcreation_score(preds: Any, target: Any, *, judge: Judge, aspect: Aspect = "cultural", **options: Any) -> float:

@@ -26,30 +26,27 @@ from typing import Any
 
 from transcreval.errors import InputError
 from transcreval.judge.catalog import MPTC_MARKET, MPTC_PAIRWISE
+from transcreval.judge.items import content_id, item_id_list, item_rng, render_each
 from transcreval.judge.parse import read_choice
-from transcreval.judge.roles import image_parts, text_field
-from transcreval.judge.templates import PromptTemplate, resolve_template
+from transcreval.judge.pipeline import JudgeSpec, begin, field_rows, read_pairs
+from transcreval.judge.tally import check_valid_count, judge_mean
+from transcreval.judge.templates import PromptTemplate
 from transcreval.judge.types import Judge
-from transcreval.judge.verdicts import (
-    JudgeTally,
-    ask,
-    check_judge,
-    check_on_failure,
-    check_valid_count,
-    content_id,
-    item_id_list,
-    item_rng,
-    json_reader,
-    judge_result,
-    render_each,
-)
+from transcreval.judge.verdicts import ask, json_reader
 from transcreval.result import MetricResult, Signature
 
 #: the text fields the pairwise metrics fill
 PAIRWISE_FIELDS = ("target_market", "source_market", "genre")
+_SIDE = {"wins": 0, "ties": 0, "first_picks": 0, "judgments": 0}
+#: what each pairwise metric asks
+SPECS = {
+    name: JudgeSpec(name, t, PAIRWISE_FIELDS, mismatch="{name}: {n} posters in preds but {m} in target", side=_SIDE)
+    for name, t in (("WinRate", MPTC_PAIRWISE), ("MarketPreferenceRate", MPTC_MARKET))
+}
 
 __all__ = [
     "PAIRWISE_FIELDS",
+    "SPECS",
     "market_preference_rate",
     "market_preference_rate_stats",
     "pairwise_from_stats",
@@ -72,6 +69,14 @@ def pairwise_orders(n: int, ids: Sequence[str], seed: int, both_orders: bool) ->
     return out
 
 
+def _item_value(asked: list[tuple[bool, str]]) -> tuple[float, dict[str, int]]:
+    """One item's value from its (``preds`` shown first, letter chosen) answers: 1, 0 or 0.5 (a tie)."""
+    picks = [pred_first == (letter == "A") for pred_first, letter in asked]
+    value = 1.0 if all(picks) else 0.0 if not any(picks) else 0.5
+    side = {"wins": int(value == 1.0), "ties": int(value == 0.5)}
+    return value, {**side, "first_picks": sum(letter == "A" for _, letter in asked), "judgments": len(asked)}
+
+
 def pairwise_stats(
     preds: Any,
     target: Any,
@@ -90,68 +95,47 @@ def pairwise_stats(
     input_range: Any = None,
 ) -> dict[str, Any]:
     """One batch of pairwise judgments; item value 1 (``preds`` preferred), 0, or 0.5 (a tie)."""
-    check_judge(judge, what)
-    on_failure = check_on_failure(on_failure)
+    spec = SPECS.get(what) or JudgeSpec(what, default_template, PAIRWISE_FIELDS, side=_SIDE)
+    tpl, policy = begin(spec, judge, template, on_failure, default_template)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise InputError(f"{what}: seed must be an integer, got {seed!r}")
-    tpl = resolve_template(template, default_template, fields=PAIRWISE_FIELDS, what=what)
-    a_parts, b_parts = image_parts(preds, "preds", input_range), image_parts(target, "target", input_range)
-    if len(a_parts) != len(b_parts):
-        raise InputError(f"{what}: {len(a_parts)} posters in preds but {len(b_parts)} in target")
+    a_parts, b_parts = read_pairs(spec, preds, target, input_range)
     n = len(a_parts)
     ids = item_id_list(item_ids, n) or [content_id(p, t) for p, t in zip(a_parts, b_parts)]
-    fields = {
-        "target_market": text_field(target_market, n, "target_market"),
-        "source_market": text_field(source_market, n, "source_market"),
-        "genre": text_field(genre, n, "genre"),
-    }
+    fields = field_rows(spec, {"target_market": target_market, "source_market": source_market, "genre": genre}, n)
     orders = pairwise_orders(n, ids, seed, both_orders)
     rows, owner = [], []
     for i in range(n):
-        f = {k: v[i] for k, v in fields.items()}
         for pred_first in orders[i]:
             a, b = (a_parts[i], b_parts[i]) if pred_first else (b_parts[i], a_parts[i])
-            rows.append(({"a": a, "b": b}, f))
+            rows.append(({"a": a, "b": b}, fields[i]))
             owner.append((i, pred_first))
-    verdicts = ask(judge, render_each(tpl, rows, {k: k for k in fields}, what), read_preference)
+    verdicts = ask(judge, render_each(tpl, rows, {k: k for k in PAIRWISE_FIELDS}, what), read_preference)
     per_item: list[list[tuple[bool, str]]] = [[] for _ in range(n)]
-    failed: dict[int, tuple[str, str]] = {}
+    failed: dict[int, Any] = {}
     for (i, pred_first), v in zip(owner, verdicts):
         if v.ok:
             per_item[i].append((pred_first, v.value))
-        elif i not in failed:
-            failed[i] = (v.status, v.detail)
-    tally = JudgeTally()
-    wins = ties = first_picks = judgments = 0
+        else:
+            failed.setdefault(i, v)
+    tally = spec.tally()
     for i in range(n):
         if i in failed:
-            tally.fail(*failed[i])
-            continue
-        picks = [
-            (pred_first and letter == "A") or (not pred_first and letter == "B") for pred_first, letter in per_item[i]
-        ]
-        first_picks += sum(letter == "A" for _, letter in per_item[i])
-        judgments += len(per_item[i])
-        if all(picks):
-            wins += 1
-            tally.add(1.0)
-        elif not any(picks):
-            tally.add(0.0)
+            tally.fail(failed[i].status, failed[i].detail)
         else:
-            ties += 1
-            tally.add(0.5)
-    tally.failed.raise_if_any(what, on_failure)
-    return {**tally.stats(), "wins": wins, "ties": ties, "first_picks": first_picks, "judgments": judgments}
+            value, side = _item_value(per_item[i])
+            tally.add(value, **side)
+    return tally.finish(what, policy)
 
 
 def pairwise_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
     """The preference rate in % (ties count half) with wins/losses/ties and the first-position rate."""
     n = check_valid_count(stats, signature.name)
     wins, ties, judgments = int(stats["wins"]), int(stats["ties"]), int(stats["judgments"])
-    return judge_result(
-        100.0 * float(stats["total"]) / n,
+    return judge_mean(
         stats,
         signature,
+        100.0,
         wins=wins,
         losses=n - wins - ties,
         ties=ties,
