@@ -36,3 +36,27 @@ def test_bad_options_fail_before_comet_is_needed():
     with pytest.raises(InputError, match="mismatched lengths"):
         comet_samples(["a"], ["b", "c"], ["d"])
     assert normalize_scores([0.0, 50.0, 100.0, 120.0], (0, 100)) == [0.0, 0.5, 1.0, 1.2]
+
+
+def test_comet_installed_but_unimportable_says_why(monkeypatch):
+    """comet present but one of its pins not met (numpy 2, setuptools>=81): the message says so
+    (str(ImportError) prints .msg, which once still held the plain "not installed" text)."""
+    import builtins
+    import sys
+
+    from transcreval.text import comet_engine
+
+    real_import = builtins.__import__
+
+    def fake_import(name, *args, **kwargs):
+        if name == "comet":
+            raise ImportError("No module named 'pkg_resources'", name="pkg_resources")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(comet_engine, "_COMET", None)
+    monkeypatch.delitem(sys.modules, "comet", raising=False)
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    with pytest.raises(MissingDependencyError) as e:
+        comet_engine.import_comet()
+    assert "installed but cannot be imported" in str(e.value) and "pkg_resources" in str(e.value)
+    assert "setuptools<81" in str(e.value)

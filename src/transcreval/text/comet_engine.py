@@ -87,6 +87,7 @@ def import_comet() -> Any:
                 "transformers<5 and setuptools<81 (pkg_resources): give the 'comet' extra its own environment "
                 "(the project's `make test-comet` builds one, .venv-comet)",
             )
+            err.msg = err.args[0]  # what str(ImportError) prints
         raise err from e
     finally:  # comet's __init__ calls logging.basicConfig(level=INFO); a library must not configure the root logger
         root.handlers[:] = handlers
