@@ -146,7 +146,7 @@ def test_resume_computes_nothing_twice_and_a_changed_option_reruns_only_its_unit
 
 
 def test_without_comet_evaluate_fails_up_front_naming_the_extra(bench, server, tmp_path, capsys):
-    from tests.test_comet import WHY
+    from tests._helpers.comet_env import WHY
 
     if WHY is None:
         pytest.skip("comet imports here: the missing-comet path is tested in the main environment")
