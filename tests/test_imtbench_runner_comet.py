@@ -25,7 +25,9 @@ pytestmark = [
 
 
 def _same(a: float, b: float) -> bool:
-    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-9
+    """Equal up to COMET's batching: the run scores 3 items per batch, the protocol its chunks, and
+    comet's padded batches move a segment score by up to 1e-6 (1e-4 in the table's percent)."""
+    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-4
 
 
 def test_evaluate_writes_a_run_whose_table2_equals_the_python_protocol(tmp_path, capsys):

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transcreval.common import check_choice, check_texts
-from transcreval.errors import InputError
+from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.judge.imtbench_calls import ItemScore, judge_items
 from transcreval.functional.text.comet import comet_samples, normalize_scores
 from transcreval.judge.types import FAILURE_STATUSES
@@ -240,6 +240,8 @@ def imtbench_items(
     texts = check_texts(translations, "translations", missing_ok=True)
     references, sources = check_texts(references, "references"), check_texts(sources, "sources")
     n = len(preds)
+    if n == 0:
+        raise EmptyInputError("IMTBench: empty batch: pass at least one item")
     if not len(target) == len(texts) == len(references) == len(sources) == n:
         raise InputError(
             f"{n} outputs (preds), {len(target)} reference images (target), {len(texts)} translations, "
