@@ -20,6 +20,7 @@ counter is an error, never a silent truncation to 2.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -70,6 +71,11 @@ class State:
             raise InputError(f"state value has shape {tuple(t.shape)}, expected {self.shape}")
         return t
 
+    def python_form(self, value: Any) -> Any:
+        """``value`` as plain Python numbers when it already is exactly that (see :class:`Sum`
+        and :class:`Cat`), else None: the metric then takes the tensor path (``coerce``)."""
+        return None
+
 
 @dataclass(frozen=True)
 class ReducedState(State):
@@ -97,6 +103,50 @@ class Sum(ReducedState):
 
     def merge(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         return a + b
+
+    def python_form(self, value: Any) -> Any:
+        """A Python ``int`` (int64 states) or ``float``/``int`` (float64 states), or a list of
+        them of this state's length (1-D states); None for anything else.
+
+        Adding such values in Python is the very arithmetic ``merge`` does on the tensors (exact
+        integers; one IEEE double addition per element), so a metric may keep a running Python
+        total between updates and turn it into the tensor when a state is read: cheaper per
+        update than creating and adding tensors, and bit for bit the same state.
+        """
+        ok = _PY_TYPES.get(self.dtype)
+        if ok is None or len(self.shape) > 1:
+            return None
+        try:
+            if not self.shape:
+                return (float(value) if self.dtype == torch.float64 else value) if type(value) in ok else None
+            if type(value) not in (list, tuple) or len(value) != self.shape[0] or not ok.issuperset(map(type, value)):
+                return None
+            return list(map(float, value)) if self.dtype == torch.float64 else list(value)
+        except OverflowError:  # an int too large for a float: the tensor path names the problem
+            return None
+
+    def add_python(self, total: Any, value: Any) -> Any:
+        """``total + value`` for Python forms (``total`` from :meth:`python_total`)."""
+        if self.shape:
+            return list(map(operator.add, total, value))
+        return total + value
+
+    def python_total(self, state: torch.Tensor) -> Any:
+        """The current state as a Python number or list (exact for int64 and float64)."""
+        return state.tolist()
+
+
+#: Python types a state of this dtype takes as is (no conversion that could round or wrap)
+_PY_TYPES: dict[torch.dtype, frozenset[type]] = {torch.int64: frozenset({int}), torch.float64: frozenset({float, int})}
+
+
+def python_tensor(spec: State, value: Any, device: torch.device | str | None) -> torch.Tensor:
+    """The tensor of a Python form (:meth:`Sum.python_form` / :meth:`Cat.python_form`) value."""
+    try:
+        t = torch.tensor(value, dtype=spec.dtype, device=device)
+    except (RuntimeError, OverflowError) as e:
+        raise InputError(f"{spec.kind} state: values outside the range of {spec.dtype} ({e})") from None
+    return t.reshape(-1, *spec.shape) if isinstance(spec, Cat) else t
 
 
 def _extreme(dtype: torch.dtype, low: bool) -> int | float | bool:
@@ -150,6 +200,18 @@ class Cat(State):
             raise InputError(f"cat state rows have shape {self.shape}, got a value of shape {tuple(t.shape)}")
         return t.reshape(-1, *self.shape)
 
+    def python_form(self, value: Any) -> Any:
+        """A list of Python ``int`` (int64) or ``float``/``int`` (float64) rows of shape ``()``,
+        or None (see :meth:`Sum.python_form`): rows that a metric may collect in a list and
+        turn into one tensor part when the state is read."""
+        ok = _PY_TYPES.get(self.dtype)
+        if ok is None or self.shape or type(value) not in (list, tuple) or not ok.issuperset(map(type, value)):
+            return None
+        try:
+            return list(map(float, value)) if self.dtype == torch.float64 else list(value)
+        except OverflowError:
+            return None
+
     def empty(self, device: torch.device | str | None = None) -> torch.Tensor:
         return torch.empty((0, *self.shape), dtype=self.dtype, device=device)
 
@@ -186,3 +248,33 @@ class Objects(State):
         if isinstance(value, (str, bytes)):
             raise InputError("an Objects state takes a list of objects, got a single string")
         return list(value)
+
+
+class PythonValue:
+    """A batch statistic in Python form (:meth:`State.python_form`), as a metric's ``_canonical``
+    hands it to ``_merge``."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def merge_python(spec: State, state: Any, pending: Any, value: Any) -> Any:
+    """The running Python form after adding ``value``: a total that starts from the ``state``
+    tensor (Sum), or the rows collected since the state's last part (Cat)."""
+    if isinstance(spec, Cat):
+        if pending is None:
+            return list(value)
+        pending.extend(value)
+        return pending
+    if not isinstance(spec, Sum):
+        raise TypeError(f"a {spec.kind} state has no Python form")
+    return spec.add_python(spec.python_total(state) if pending is None else pending, value)
+
+
+def fold_python(spec: State, state: Any, pending: Any, device: torch.device | str | None) -> Any:
+    """The state with its running Python form turned back into tensors."""
+    if isinstance(spec, Cat):
+        return [*state, python_tensor(spec, pending, device)] if pending else state
+    return python_tensor(spec, pending, device)

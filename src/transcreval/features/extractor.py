@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from transcreval.errors import FeatureCacheError, InputError
 from transcreval.features.preprocess import get_preprocess
 from transcreval.features.registry import ExtractorSpec, get_extractor_spec
+from transcreval.threads import torch_threads
 from transcreval.warn import warn_user
 from transcreval.weights.resolve import ResolvedWeights, resolve, resolve_file
 
@@ -286,7 +287,8 @@ class FeatureExtractor:
                 self.stats.scope_hits += 1
                 return dict(hit[1])
         grad = torch.is_grad_enabled() and images.requires_grad
-        with contextlib.nullcontext() if grad else torch.inference_mode():
+        # preprocessing and the network on the thread budget (transcreval.threads), restored after
+        with torch_threads(), contextlib.nullcontext() if grad else torch.inference_mode():
             if cache is not None and not grad:
                 result = self._cached(images, batch_size, cache)
             else:
