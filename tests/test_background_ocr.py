@@ -88,7 +88,7 @@ def _batches():
 def test_background_preservation_with_ocr_masks_through_the_harness(squeeze, ddp_pool):
     path, ref = squeeze
     case = MetricCase(
-        factory=partial(BackgroundPreservation, net="squeeze", weights=path, mask="ocr"),
+        factory=partial(BackgroundPreservation, net="squeeze", weights=path, mask="ocr", version="0.1"),
         functional=lambda a, b: float(background_preservation(a, b, "ocr", net="squeeze", weights=path).mean()),
         reference=lambda a, b: _reference(ref, a, b),
         batches=_batches(),

@@ -24,7 +24,7 @@ def _env(monkeypatch, tmp_path):
 def test_without_weights_one_line_says_what_is_missing_and_how_to_get_it(monkeypatch, tmp_path):
     _env(monkeypatch, tmp_path)
     buf = io.StringIO()
-    assert run_demo(buf, sections=("background",)) == 0
+    assert run_demo(buf, sections=("background",), tour=True, evaluate=False) == 0
     lines = [line for line in buf.getvalue().splitlines() if line.startswith("skipped")]
     assert lines == [
         "skipped: LPIPS weights missing (torchvision-alexnet); get them with "
@@ -41,7 +41,7 @@ def test_with_weights_the_table_holds_the_metrics_values(monkeypatch, tmp_path):
         with rw.install(tmp_path / "w", {"torchvision-alexnet": trunk}):
             monkeypatch.setenv("TRANSCREVAL_WEIGHTS_DIR", str(tmp_path / "w"))
             buf = io.StringIO()
-            run_demo(buf, sections=("background",))
+            run_demo(buf, sections=("background",), tour=True, evaluate=False)
             text = buf.getvalue()
             posters = build_demo_set()
             mask = background_mask()

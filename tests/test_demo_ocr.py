@@ -36,7 +36,7 @@ def _ocr_section() -> str:
     from transcreval.demo import run_demo
 
     buf = io.StringIO()
-    assert run_demo(buf, sections=("ocr",)) == 0
+    assert run_demo(buf, sections=("ocr",), tour=True, evaluate=False) == 0
     return buf.getvalue()
 
 

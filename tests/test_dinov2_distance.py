@@ -20,8 +20,18 @@ def _ref_model(layout: str):
     return reference_dinov2(dinov2_file(layout))
 
 
+def tv_preprocess(x: torch.Tensor) -> torch.Tensor:
+    """The reference preprocessing, torchvision's transforms called directly (not our code):
+    Resize(256, bicubic, antialias), clamp to [0, 1], CenterCrop(224), ImageNet Normalize."""
+    from torchvision.transforms import InterpolationMode
+    from torchvision.transforms import v2 as T
+
+    resized = T.Resize(256, interpolation=InterpolationMode.BICUBIC, antialias=True)(x).clamp(0, 1)
+    return T.Compose([T.CenterCrop(224), T.Normalize((0.485, 0.456, 0.406), (0.229, 0.224, 0.225))])(resized)
+
+
 def ref_cls(images, layout="hub") -> torch.Tensor:
-    x = torch.cat([preprocess_dinov2(torch.as_tensor(i)[None].float() / 255) for i in images])
+    x = torch.cat([tv_preprocess(torch.as_tensor(i)[None].float() / 255) for i in images])
     with torch.no_grad():
         return _ref_model(layout)(x).double()
 
@@ -106,21 +116,52 @@ def test_identical_images_give_zero_not_a_hair_below():
     assert bool((vals >= 0).all()) and bool((vals <= 2).all())
 
 
-@pytest.mark.parametrize(("h", "w"), [(128, 192), (192, 128), (256, 256)])
-def test_preprocessing_equals_torchvision_transforms_written_out(h, w):
-    """Pinned independently of preprocess_dinov2: torchvision's Resize(256, bicubic, antialias)
-    on float tensors, clamp to [0, 1], CenterCrop(224), ImageNet Normalize. Sizes are chosen
-    so torchvision's and our rounding of the long side and of the crop offset coincide."""
-    from torchvision.transforms import InterpolationMode
-    from torchvision.transforms import v2 as T
+# torchvision truncates the longer side (int(256 * long / short)) and rounds the crop offset
+# (int(round((size - 224) / 2))); the sizes below include ones where rounding the longer side or
+# flooring the offset (what dinov2-224 did) gives another input: 1024x683 resizes to 383x256.
+SIZES = [(128, 192), (192, 128), (256, 256), (683, 1024), (1024, 683), (300, 451), (451, 300), (50, 90), (257, 1000)]
 
+
+@pytest.mark.parametrize(("h", "w"), SIZES)
+def test_preprocessing_equals_torchvision_transforms(h, w):
+    """Pinned against torchvision's Resize(256, bicubic, antialias) on float tensors, clamp to
+    [0, 1], CenterCrop(224), ImageNet Normalize, called directly (tv_preprocess)."""
     x = poster_like(2, h, w, seed=7).float() / 255
-    resize = T.Resize(256, interpolation=InterpolationMode.BICUBIC, antialias=True)
-    crop_norm = T.Compose([T.CenterCrop(224), T.Normalize((0.485, 0.456, 0.406), (0.229, 0.224, 0.225))])
-    expect = crop_norm(resize(x).clamp(0, 1))
+    expect = tv_preprocess(x)
     ours = preprocess_dinov2(x)
     assert ours.shape == expect.shape == (2, 3, 224, 224)
     assert torch.allclose(ours, expect, atol=1e-5)
+
+
+def test_preprocessing_sizes_are_torchvisions():
+    """The resize and crop arithmetic equals torchvision's, on a grid of sizes up to 700 x 700
+    (many of them round and truncate differently) and on every crop offset."""
+    from torchvision.transforms import InterpolationMode
+    from torchvision.transforms import v2 as T
+
+    from transcreval.features.dinov2 import crop_offset, resized_size
+
+    resize = T.Resize(256, interpolation=InterpolationMode.BICUBIC, antialias=True)
+    for h in range(224, 700, 19):
+        for w in range(224, 700, 23):
+            want = tuple(resize(torch.zeros(1, h, w)).shape[-2:])
+            assert resized_size(h, w) == want, (h, w)
+    for n in range(224, 700):
+        # CenterCrop(224) of a 1 x n ramp starts at torchvision's offset
+        ramp = torch.arange(n, dtype=torch.float32).view(1, 1, n).expand(1, 224, n)
+        assert int(T.CenterCrop(224)(ramp)[0, 0, 0]) == crop_offset(n), n
+
+
+def test_the_distance_uses_torchvision_preprocessing_on_odd_sizes():
+    """Class and function on 1024x683 posters (where the old rounding differed) equal timm's
+    forward on torchvision-preprocessed inputs."""
+    w = dinov2_file("hub")
+    a, b = list(poster_like(2, 1024, 683, seed=8)), list(poster_like(2, 1024, 683, seed=9, shift=0.1))
+    res = dinov2_distance(a, b, weights=w)
+    assert res.value == pytest.approx(ref_distance(a, b), abs=1e-6)
+    m = DINOv2Distance(weights=w)
+    m.update(a, b)
+    assert m.compute().value == pytest.approx(res.value, abs=1e-12)
 
 
 def _smooth_pos_embed(m: int, dim: int, seed: int) -> torch.Tensor:

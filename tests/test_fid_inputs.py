@@ -134,20 +134,18 @@ def test_states_from_an_fid_with_other_weights_are_refused(weights, sets):
     m = FID(weights=weights)
     m.update(fake, real)
     value = m.compute().value
+    # refused when loaded, since every metric's states carry its options (issue 15 item 28)
     other = FID(weights=inception_file(4))
-    other.load_state_dict(m.state_dict())
-    with pytest.raises(SignatureMismatchError, match="other settings"):
-        other.compute()
+    with pytest.raises(SignatureMismatchError, match="other options"):
+        other.load_state_dict(m.state_dict())
     clean = FID(weights=weights, preprocess="clean")
-    clean.load_state_dict(m.state_dict())
     with pytest.raises(SignatureMismatchError):
-        clean.compute()
+        clean.load_state_dict(m.state_dict())
     # a mapping merged from other weights is caught too
     mixed = FID(weights=inception_file(4))
     mixed.update(fake, real)
-    mixed.merge_state(m.state_dict())
     with pytest.raises(SignatureMismatchError):
-        mixed.compute()
+        mixed.merge_state(m.state_dict())
     # the same settings: through torch.save as well
     buf = io.BytesIO()
     torch.save(m.state_dict(), buf)

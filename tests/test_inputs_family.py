@@ -23,7 +23,7 @@ from PIL import Image
 
 from tests._helpers import model_weights as mw
 from tests._helpers import random_weights as rw
-from tests.judge.test_metric_edges import answer
+from tests.judge.cases import answer
 from transcreval.errors import InputError
 from transcreval.judge import FunctionJudge
 from transcreval.ocr.base import DetectorInfo, OCRResult, TextDetector
@@ -255,7 +255,7 @@ JUDGE_METRICS: dict[str, tuple[Callable[..., Any], Callable[[list[Any], list[Any
     "MarketPreferenceRate": (_judge("MarketPreferenceRate"), lambda o, s: ((o, s), {"target_market": "Japan"})),
     "VLMTranscreationScore": (_judge("VLMTranscreationScore"), lambda o, s: ((o, s), {"country": "Japan"})),
     "CSIOverlap": (_judge("CSIOverlap"), lambda o, s: ((o, s), {"country": "Japan", "category": "food"})),
-    "HarmonizationScore": (_judge("HarmonizationScore"), lambda o, s: ((o,), {})),
+    "HarmonizationScore": (_judge("HarmonizationScore"), lambda o, s: ((o, s), {})),  # output beside I_tgt
     "AlignmentScore": (_judge("AlignmentScore"), lambda o, s: ((o, ["Sale"] * len(o)), {})),
     "JudgedPointScore": (_judge("JudgedPointScore"), lambda o, s: ((o, [["a title"]] * len(o)), {})),
     "JudgedStyleScore": (_judge("JudgedStyleScore"), lambda o, s: ((o, ["Memphis Style"] * len(o)), {})),

@@ -122,3 +122,23 @@ def test_confusing_inputs_get_clear_errors():
         k_option_score(torch.empty(2, device="meta"), k=4)
     with pytest.raises(InputError, match="k must"):
         KOptionScore(k=1)
+
+
+def test_an_answer_or_correct_option_outside_the_k_options_is_refused():
+    """Issue 15 item 24: an answer of 7 with k=4 (or "E") was silently scored as a wrong answer."""
+    with pytest.raises(InputError, match=r"preds\[0\] is 7, not one of the 4 options"):
+        k_option_score([7, 1], [1, 1], k=4)
+    with pytest.raises(InputError, match=r"preds\[0\] is 'E', not one of the 4 options \(A-D"):
+        KOptionScore(k=4).update(["E", "A"], ["A", "A"])
+    with pytest.raises(InputError, match=r"target\[1\] is 'F'"):
+        k_option_score(["A", "B"], ["A", "F"], k=[4, 4])
+    with pytest.raises(InputError, match=r"preds\[1\] is 'C'.*2 options"):
+        k_option_score(["A", "C"], ["A", "B"], k=[4, 2])  # the per-item k decides
+    with pytest.raises(InputError, match="0-based and 1-based"):
+        k_option_score([0, 4], [1, 4], k=4)
+    with pytest.raises(InputError, match="not one of the 4 options"):
+        k_option_score(["I think B"], ["B"], k=4)
+    # the options themselves, None (no answer: wrong), both index conventions, case and spaces
+    assert k_option_score([" b", None, "c"], ["B", "A", "C"], k=4) == pytest.approx((4 * 2 / 3 - 1) / 3)
+    assert k_option_score([0, 3], [0, 2], k=4) == k_option_score([1, 4], [1, 3], k=4) == pytest.approx(1 / 3)
+    assert k_option_score([1.0, 2], [1, 2], k=3) == 1.0

@@ -189,7 +189,8 @@ def _case(weights, net, kind, mode="area"):
         batches.append((a, b) if kind == "lpips" else (a, b, _masks(n, 44, 40, seed=10 + i)))
     if kind == "lpips":
         return MetricCase(
-            factory=partial(LPIPS, net=net, weights=path),
+            factory=partial(LPIPS, net=net, weights=path, version="0.1"),  # version: the worker processes
+            # have not declared these random layers (lin_state does that in this one)
             functional=lambda a, b: float(lpips(a, b, net=net, weights=path).double().mean()),
             reference=lambda a, b: float(_ref_lpips(ref, a, b).mean()),
             batches=batches,
@@ -207,7 +208,7 @@ def _case(weights, net, kind, mode="area"):
         cls, fn, sign = BackgroundPreservation, background_preservation, -1.0
     offset = 0.0 if kind == "masked" else 1.0
     return MetricCase(
-        factory=partial(cls, net=net, weights=path, mode=mode),
+        factory=partial(cls, net=net, weights=path, mode=mode, version="0.1"),
         functional=lambda a, b, m: float(fn(a, b, m, net=net, weights=path, mode=mode).double().mean()),
         reference=lambda a, b, m: float((offset + sign * ref_masked(a, b, m)).mean()),
         batches=batches,

@@ -93,8 +93,9 @@ def test_packed_sync_with_custom_gather():
     assert r.extras["hi"] == 3.0 and r.extras["lo"] == 1
     assert r.per_item.tolist() == [1.0, 3.0, 1.0, 3.0]
     assert r.extras["notes"] == ["x"]
-    # one gather per (op, dtype): sum/float64, sum/int64, max/float64, min/int64, + Cat sizes + Cat float64
-    assert _twin_ranks.calls == 6
+    # one gather per (op, dtype): sum/float64, sum/int64, max/float64, min/int64, + Cat sizes + Cat float64,
+    # + max/int64 for the signature_check state every metric keeps (transcreval.state_checks)
+    assert _twin_ranks.calls == 7
     # local value is still available and the local states are untouched
     assert m.compute(sync=False).n == 2
 
@@ -121,7 +122,7 @@ def test_reset_state_dict_and_errors():
         m.compute()
     m.update([1.0, 2.0], notes=["n"])
     sd = m.state_dict()
-    assert set(sd) == {"total", "count", "hist", "hi", "lo", "values", "notes"}
+    assert set(sd) == {"total", "count", "hist", "hi", "lo", "values", "notes", "signature_check"}
     other = Summary()
     other.load_state_dict(sd)
     assert other.compute().value == m.compute().value
@@ -175,8 +176,9 @@ def test_collection_routes_and_syncs_once():
     out = col.compute()
     assert set(out) == {"mptc/title", "mptc/plan"}
     assert out["mptc/title"].n == 2  # the fake gather doubles every state
-    # all members' states in one packing: sum/float64, sum/int64, Cat sizes, Cat float64
-    assert _twin_ranks.calls == 4
+    # all members' states in one packing: sum/float64, sum/int64, Cat sizes, Cat float64,
+    # + max/int64 for the members' signature_check states (transcreval.state_checks)
+    assert _twin_ranks.calls == 5
     assert col["title"].compute().value == out["mptc/title"].value
     col.reset()
     with pytest.raises(EmptyInputError):

@@ -13,7 +13,7 @@ from transcreval.protocols.catalog import PROTOCOLS, get_protocol, list_protocol
 from transcreval.registry import PAPERS
 
 PROTOCOL_DIR = pathlib.Path(__file__).resolve().parents[1] / "src" / "transcreval" / "protocols"
-NOT_PROTOCOLS = {"__init__", "catalog", "records", "khanuja_inputs", "imtbench_manifest"}  # shared pieces and inputs
+NOT_PROTOCOLS = {"__init__", "catalog", "records", "imtbench_manifest"}  # shared pieces and inputs
 
 
 def test_every_protocol_module_is_in_the_catalog():

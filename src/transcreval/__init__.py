@@ -28,6 +28,8 @@ _LAZY: dict[str, str] = {
     "UndefinedValueError": "transcreval.errors",
     "MissingDependencyError": "transcreval.errors",
     "WeightsNotFoundError": "transcreval.errors",
+    "evaluate": "transcreval.runs.api",
+    "Run": "transcreval.runs.api",
     **{m.name: m.module for m in _list_metrics()},
 }
 _SUBMODULES = (
@@ -45,6 +47,7 @@ _SUBMODULES = (
     "registry",
     "report",
     "result",
+    "runs",
     "significance",
     "states",
     "stats",
@@ -93,6 +96,7 @@ __all__ = [
     "PointScore",
     "QuadraticWeightedKappa",
     "QuizHitRate",
+    "Run",
     "SegmentKendallTau",
     "SemanticEquivalence",
     "SeparabilityAUC",
@@ -109,6 +113,7 @@ __all__ = [
     "WinRate",
     "WordRecall",
     "__version__",
+    "evaluate",
     "get_metric",
     "list_metrics",
 ]
@@ -153,6 +158,7 @@ if TYPE_CHECKING:
     from transcreval.ocr.mask_iou import OCRMaskIoU
     from transcreval.registry import MetricInfo, get_metric, list_metrics
     from transcreval.result import MetricResult, Signature
+    from transcreval.runs.api import Run, evaluate
     from transcreval.stats.kappa import QuadraticWeightedKappa
     from transcreval.stats.kendall import SegmentKendallTau
     from transcreval.stats.rating_similarity import OverallRatingSimilarity

@@ -3,9 +3,19 @@
 ``update``/``forward`` route arguments by each member's declared ``update`` signature:
 positional arguments go to every member (the system output first, the reference second: the
 convention every metric follows), keyword arguments to the members whose ``update`` names them
-(or takes ``**kwargs``); a keyword that no member takes is a ``TypeError`` naming it. Both are
-atomic: every member's batch statistics are computed before any member accumulates, so an
-error in one member leaves all of them as they were.
+(or takes ``**kwargs``); a keyword that no member takes is a ``TypeError`` naming it. A member
+given with an *input map*, ``(metric, {"preds": "pred_titles", "target": "ref_titles"})``,
+takes its inputs from the named arguments of the collection's ``update`` instead (only them:
+no positional argument), so image and text metrics share one update::
+
+    col = MetricCollection({"phash": PHashDistance(),
+                            "chrf": (TitleChrF(), {"preds": "pred_titles", "target": "ref_titles"})})
+    col.update(posters, sources, pred_titles=titles, ref_titles=references)
+
+A map's values name keywords of the collection's ``update``, or ``"preds"`` / ``"target"`` for
+its first and second positional argument. Both ``update`` and ``forward`` are atomic: every
+member's batch statistics are computed before any member accumulates, so an error in one member
+leaves all of them as they were.
 
 ``compute()`` syncs the members in groups of equal sync settings (process group, custom
 ``dist_sync_fn``, ``sync_objects``, device): one :func:`~transcreval.distributed.sync_states`
@@ -28,36 +38,64 @@ from transcreval.distributed import sync_states
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
 
+Member = Metric | tuple[Metric, Mapping[str, str]]
+
 
 class MetricCollection:
     """Several metrics fed from the same batches.
 
     Args:
-        metrics: a mapping ``name -> Metric`` or a list of metrics (named by class name).
+        metrics: a mapping ``name -> member`` or a list of members (named by class name); a
+            member is a Metric, or ``(metric, input_map)`` where ``input_map`` maps the member's
+            ``update`` parameters to the collection's arguments that feed them (see the module
+            docstring).
         prefix / postfix: added to every key of the computed dict.
     """
 
-    def __init__(self, metrics: Mapping[str, Metric] | list[Metric], *, prefix: str = "", postfix: str = "") -> None:
+    def __init__(self, metrics: Mapping[str, Member] | list[Member], *, prefix: str = "", postfix: str = "") -> None:
+        entries: dict[str, Any] = {}
         if isinstance(metrics, Mapping):
-            items = dict(metrics)
+            entries = dict(metrics)
         else:
-            items = {}
             for m in metrics:
-                if not isinstance(m, Metric):
-                    raise TypeError(f"a member is a {type(m).__name__}, not a transcreval Metric")
-                if m.name in items:
-                    raise ValueError(f"two metrics are named {m.name!r}: pass a dict to name them")
-                items[m.name] = m
-        if not items:
+                metric = m[0] if isinstance(m, tuple) and m else m
+                if not isinstance(metric, Metric):
+                    raise TypeError(f"a member is a {type(metric).__name__}, not a transcreval Metric")
+                if metric.name in entries:
+                    raise ValueError(f"two metrics are named {metric.name!r}: pass a dict to name them")
+                entries[metric.name] = m
+        if not entries:
             raise ValueError("MetricCollection needs at least one metric")
-        for k, m in items.items():
-            if not isinstance(m, Metric):
-                raise TypeError(f"member {k!r} is a {type(m).__name__}, not a transcreval Metric")
+        items: dict[str, Metric] = {}
+        self._inputs: dict[str, dict[str, str]] = {}
+        for k, entry in entries.items():
+            metric, imap = entry if isinstance(entry, tuple) and len(entry) == 2 else (entry, None)
+            if not isinstance(metric, Metric):
+                raise TypeError(f"member {k!r} is a {type(metric).__name__}, not a transcreval Metric")
+            items[k] = metric
+            if imap is not None:
+                self._inputs[k] = self._check_map(k, metric, imap)
         if len({id(m) for m in items.values()}) != len(items):
             raise ValueError("the same metric object appears twice in the collection: give each key its own metric")
         self._metrics = items
         self.prefix = prefix
         self.postfix = postfix
+
+    @classmethod
+    def _check_map(cls, key: str, metric: Metric, imap: Any) -> dict[str, str]:
+        if not isinstance(imap, Mapping) or not imap:
+            raise TypeError(f"member {key!r}: the input map must be a non-empty dict {{parameter: argument name}}")
+        names, var_kw = cls._accepts(metric)
+        out: dict[str, str] = {}
+        for param, source in imap.items():
+            if not isinstance(param, str) or not isinstance(source, str) or not source.isidentifier():
+                raise TypeError(f"member {key!r}: input map entries are parameter -> argument name strings")
+            if param not in names and not var_kw:
+                raise TypeError(
+                    f"member {key!r}: {metric.name}.update has no parameter {param!r} (it takes {sorted(names)})"
+                )
+            out[param] = source
+        return out
 
     def __getitem__(self, key: str) -> Metric:
         return self._metrics[key]
@@ -78,26 +116,51 @@ class MetricCollection:
         names = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
         return names, any(p.kind is p.VAR_KEYWORD for p in params)
 
-    def _routes(self, kwargs: dict[str, Any]) -> dict[str, dict[str, Any]]:
-        routes: dict[str, dict[str, Any]] = {}
+    def _routes(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> dict[str, tuple[tuple[Any, ...], dict[str, Any]]]:
+        routes: dict[str, tuple[tuple[Any, ...], dict[str, Any]]] = {}
         taken: set[str] = set()
+        named = dict(zip(("preds", "target"), args))  # what "preds" / "target" in an input map name
         for key, m in self._metrics.items():
-            names, var_kw = self._accepts(m)
-            mine = {k: v for k, v in kwargs.items() if var_kw or k in names}
-            taken.update(mine)
-            routes[key] = mine
+            imap = self._inputs.get(key)
+            if imap is None:
+                names, var_kw = self._accepts(m)
+                mine = {k: v for k, v in kwargs.items() if var_kw or k in names}
+                taken.update(mine)
+                routes[key] = (args, mine)
+                continue
+            mapped: dict[str, Any] = {}
+            for param, source in imap.items():
+                if source in kwargs:
+                    mapped[param] = kwargs[source]
+                    taken.add(source)
+                elif source in named:
+                    mapped[param] = named[source]
+                elif self._required(m, param):
+                    raise TypeError(
+                        f"MetricCollection.update: member {key!r} takes {param}= from the argument {source!r}, "
+                        "which was not passed"
+                    )
+            routes[key] = ((), mapped)
         unknown = sorted(set(kwargs) - taken)
         if unknown:
-            takes = {k: sorted(self._accepts(m)[0]) for k, m in self._metrics.items()}
+            takes = {k: sorted(self._accepts(m)[0]) for k, m in self._metrics.items() if k not in self._inputs}
+            takes.update({k: sorted(v.values()) for k, v in self._inputs.items()})
             raise TypeError(f"MetricCollection.update: no member takes the keyword(s) {unknown}; members take {takes}")
         return routes
+
+    @staticmethod
+    def _required(metric: Metric, param: str) -> bool:
+        p = inspect.signature(metric.update).parameters.get(param)
+        return p is not None and p.default is p.empty and p.kind is not p.VAR_KEYWORD
 
     def _batches(self, args: tuple[Any, ...], kwargs: dict[str, Any], method: str) -> dict[str, dict[str, Any]]:
         from transcreval.features.extractor import feature_scope
 
-        routes = self._routes(kwargs)
+        routes = self._routes(args, kwargs)
         with feature_scope():  # each feature extractor runs once per input for all members
-            return {k: m._batch(args, routes[k], method) for k, m in self._metrics.items()}
+            return {k: m._batch(*routes[k], method) for k, m in self._metrics.items()}
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         """Accumulate a batch in every member (all or none of them)."""
@@ -164,6 +227,7 @@ class MetricCollection:
             for (k, n), v in zip(owners, synced):
                 per_member[k][n] = v
             for k, m in group:
+                m._check_synced(per_member[k])  # a rank whose member was built with other options
                 res = m._from_stats(per_member[k])
                 m._computed = ("sync", res)
                 results[k] = res.copy()

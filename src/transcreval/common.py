@@ -13,6 +13,7 @@ Either way the item is counted (``n_unparsable``) and its status is ``"unparsabl
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -29,6 +30,7 @@ ON_UNREADABLE: tuple[str, ...] = ("zero", "drop")
 ITEM_STATUSES: tuple[str, ...] = ("ok", "unparsable", "undefined", "refused")
 
 __all__ = [
+    "IMAGE_SUFFIXES",
     "ITEM_STATUSES",
     "MODES",
     "ON_UNREADABLE",
@@ -40,7 +42,9 @@ __all__ = [
     "check_mode",
     "check_on_unreadable",
     "check_positive_int",
+    "check_text",
     "float_vector",
+    "image_path_kind",
     "mean_from_stats",
     "paired_vectors",
     "same_length",
@@ -81,6 +85,62 @@ def as_list(x: Any, what: str) -> list[Any]:
     if not isinstance(x, Sequence):
         raise InputError(f"{what} must be a list with one entry per item, got {type(x).__name__}")
     return list(x)
+
+
+#: file name endings read as images (a text ending like this is taken for an image file name)
+IMAGE_SUFFIXES: tuple[str, ...] = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif", ".tif", ".tiff")
+_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM", b"II*\x00", b"MM\x00*")
+
+
+def _is_image_file(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(12)
+    except OSError:
+        return False
+    return head.startswith(_IMAGE_MAGIC) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
+
+
+def image_path_kind(text: str) -> str | None:
+    """What a string looks like as an image reference: ``"file"`` (the path of an existing image
+    file: an image extension, or image magic bytes), ``"name"`` (it ends in an image extension
+    but no such file exists), or None (it does not name an image)."""
+    s = text.strip()
+    if not s or len(s) > 4096 or "\n" in s:
+        return None
+    named = s.lower().endswith(IMAGE_SUFFIXES)
+    try:
+        exists = os.path.isfile(s)
+    except (OSError, ValueError):  # a NUL byte, a name too long for the file system
+        exists = False
+    if exists and (named or _is_image_file(s)):
+        return "file"
+    return "name" if named else None
+
+
+def check_text(value: Any, what: str) -> str:
+    """``value`` as a text input of a text metric: a ``str`` (else InputError naming ``what``) that is
+    not an image path or file name (a text metric would otherwise score the path's characters),
+    encodable as UTF-8 (a lone surrogate is refused)."""
+    if not isinstance(value, str):
+        hint = ": decode bytes first (value.decode('utf-8'))" if isinstance(value, (bytes, bytearray)) else ""
+        raise InputError(f"{what} must be a string, got {type(value).__name__} ({str(value)[:40]!r}){hint}")
+    kind = image_path_kind(value)
+    if kind is not None:
+        found = "the path of an image file" if kind == "file" else "a file name with an image extension"
+        raise InputError(
+            f"{what} is {value[:80]!r}, {found}, where a text is expected: read the text off the image first "
+            "(TitleExtraction, OCR), or in a MetricCollection give this member its own inputs: "
+            "MetricCollection({'name': (metric, {'preds': 'pred_titles', 'target': 'ref_titles'})})"
+        )
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InputError(
+            f"{what} holds a lone surrogate ({value[e.start : e.end]!r} at position {e.start}), which is not "
+            "text: it usually comes from bytes decoded with errors='surrogateescape'; decode them properly"
+        ) from None
+    return value
 
 
 def same_length(a: Sequence[Any], b: Sequence[Any], what: str) -> None:

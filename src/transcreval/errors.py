@@ -85,6 +85,11 @@ class SignatureMismatchError(InputError):
     preprocessing, network dtype) than the metric that loads them; the message names each difference."""
 
 
+class StateMismatchError(SignatureMismatchError, TypeError):
+    """Metric states (a ``state_dict``, ``merge_state``, another rank at ``sync``) were made by
+    a metric of this class built with other options: combining them would mix two metrics."""
+
+
 class JudgeError(TranscrevalError):
     """A VLM/LLM judge could not be used: misconfigured, unreachable, or a cache problem."""
 
@@ -116,6 +121,17 @@ class FeatureCacheError(TranscrevalError, OSError):
     """The on-disk feature cache cannot be opened, read or written (the message names the file)."""
 
 
+class JudgeModelWarning(UserWarning):
+    """The judge endpoint answered as another model than the one asked for (a dated snapshot of
+    it, such as ``gpt-4o-2024-08-06`` for ``gpt-4o``, is not another model)."""
+
+
 class UnverifiedWeightsWarning(UserWarning):
     """A weights file was downloaded or used without a sha256 check, because its manifest entry
     has no digest (``sha256_note`` says why). Its digest is still recorded in result signatures."""
+
+
+class WeightsChangedError(WeightsError, RuntimeError):
+    """A weights file changed on disk after a metric loaded it (e.g. a checkpoint re-saved at the
+    same path): the metric would mix two models under one signature, so it refuses. Build a new
+    metric to score with the new file."""

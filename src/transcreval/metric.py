@@ -31,22 +31,30 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import torch
 
-from transcreval.distributed import DistSyncFn, distributed_available, sync_states
-from transcreval.errors import UndefinedValueError, UndefinedValueWarning
+from transcreval.distributed import DistSyncFn
+from transcreval.errors import StateMismatchError, UndefinedValueError, UndefinedValueWarning
 from transcreval.guards import byte_ranges, check_arguments, check_picklable, public_methods, shares_memory
+from transcreval.metric_sync import DistributedStates
 from transcreval.metric_totals import PythonTotals
 from transcreval.result import MetricResult, Signature
+from transcreval.state_checks import (
+    SIGNATURE_STATE,
+    check_counts,
+    check_signature_state,
+    options_id,
+    signature_spec,
+    signature_value,
+)
 from transcreval.states import Cat, Objects, PythonValue, ReducedState, State
 from transcreval.threads import torch_threads
 
 
-class Metric(PythonTotals):
+class Metric(DistributedStates, PythonTotals):
     """Base class of every transcreval metric.
 
     Args:
@@ -98,6 +106,9 @@ class Metric(PythonTotals):
         self._computed: tuple[str, MetricResult] | None = None
         self._unsynced: dict[str, Any] | None = None
         self._update_count = 0
+        self._options_digest: int | None = None
+        # [id, -id] of the options the states were made with (see transcreval.state_checks)
+        self.add_state(SIGNATURE_STATE, signature_spec())
 
     # ------------------------------------------------------------------ declaration
     def add_state(self, name: str, spec: State) -> None:
@@ -191,21 +202,23 @@ class Metric(PythonTotals):
         self._computed = None
 
     def merge_state(self, other: Metric | Mapping[str, Any]) -> None:
-        """Fold another metric's states (or a ``state_dict``, whose keys must match exactly) into this one."""
+        """Fold another metric's states (or a ``state_dict``, whose keys must match exactly) into
+        this one; states made with other options are refused (StateMismatchError)."""
         self._refuse_if_synced("merge_state")
         if isinstance(other, Metric):
             if type(other) is not type(self) or other._specs != self._specs:
                 raise TypeError(f"cannot merge a {type(other).__name__} into a {type(self).__name__}")
             if other._signature_options() != self._signature_options():
-                raise TypeError(f"cannot merge {other!r} into {self!r}: their options differ, so their states do too")
+                raise StateMismatchError(
+                    f"cannot merge {other!r} into {self!r}: their options differ, so their states do too"
+                )
             if other._unsynced is not None:
                 raise RuntimeError(f"cannot merge a synced {other.name}: call unsync() on it first")
             fresh = other._materialise(other._state)  # new objects: nothing to guard against
             self._update_count += other._update_count
             self._merge(self._canonical(fresh), count=False)
         else:
-            self._check_keys(other, "merge_state")
-            self._merge(self._canonical(dict(other), inputs=tuple(other.values())), count=False)
+            self._merge(self._foreign(other, "merge_state"), count=False)
 
     def clone(self) -> Metric:
         """A deep copy (states included) that shares the process group and sync callables."""
@@ -220,11 +233,12 @@ class Metric(PythonTotals):
         return self._materialise(self._state)
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        """Replace the states with those of a :meth:`state_dict`; keys must match exactly."""
+        """Replace the states with those of a :meth:`state_dict` of a metric built with the same
+        options (else StateMismatchError); keys must match exactly, counts be non-negative."""
         self._refuse_if_synced("load_state_dict")
-        self._check_keys(state, "load_state_dict")
+        canon = self._foreign(state, "load_state_dict")
         self.reset()
-        self._merge(self._canonical(dict(state), inputs=tuple(state.values())), count=False)
+        self._merge(canon, count=False)
 
     def to(self, device: torch.device | str) -> Metric:
         """Move every tensor state (the saved unsynced ones too) to ``device``; returns ``self``."""
@@ -235,56 +249,6 @@ class Metric(PythonTotals):
         self._computed = None
         return self
 
-    # ------------------------------------------------------------------ distributed
-    def _dist_available(self) -> bool:
-        fn = self.distributed_available_fn
-        return bool(fn()) if fn is not None else distributed_available()
-
-    def _should_sync(self, sync: bool | None) -> bool:
-        wanted = self.sync_on_compute if sync is None else sync
-        return bool(wanted) and self._dist_available()
-
-    def synced_state(self) -> dict[str, Any]:
-        """The states combined over all ranks (a collective); local states are unchanged."""
-        if not self._dist_available():
-            return self._materialise(self._state)
-        names = list(self._specs)
-        values = sync_states(
-            [self._specs[n] for n in names],
-            [self._state[n] for n in names],
-            group=self.process_group,
-            dist_sync_fn=self.dist_sync_fn,
-            sync_objects=self.sync_objects,
-            device=self._device,
-        )
-        return dict(zip(names, values))
-
-    def sync(self) -> None:
-        """Replace the local states with the synced ones until :meth:`unsync` (a collective)."""
-        if self._unsynced is not None:
-            raise RuntimeError(f"{self.name} is already synced; call unsync() first")
-        synced = self.synced_state()
-        self._unsynced = self._state
-        self._state = {n: ([v] if isinstance(self._specs[n], Cat) else v) for n, v in synced.items()}
-        self._computed = None
-
-    def unsync(self) -> None:
-        """Restore the local states saved by :meth:`sync`."""
-        if self._unsynced is None:
-            raise RuntimeError(f"{self.name} is not synced")
-        self._state, self._unsynced = self._unsynced, None
-        self._computed = None
-
-    @contextmanager
-    def sync_context(self) -> Iterator[None]:
-        """``with metric.sync_context():`` syncs on entry and restores local states on exit."""
-        self.sync()
-        try:
-            yield
-        finally:
-            if self._unsynced is not None:  # reset() inside the block already dropped the synced states
-                self.unsync()
-
     # ------------------------------------------------------------------ internals
     def _refuse_if_synced(self, what: str) -> None:
         if self._unsynced is not None:
@@ -292,6 +256,19 @@ class Metric(PythonTotals):
                 f"{self.name}.{what}() while the states are synced would be lost at unsync(): "
                 "call unsync() (or leave sync_context()) first"
             )
+
+    def _options_id(self) -> int:
+        if self._options_digest is None:
+            self._options_digest = options_id(self.name, self._signature_options())
+        return self._options_digest
+
+    def _foreign(self, state: Mapping[str, Any], what: str) -> dict[str, Any]:
+        """A state dict from elsewhere, canonical and checked (keys, options, counts)."""
+        self._check_keys(state, what)
+        canon = self._canonical(dict(state), inputs=tuple(state.values()))
+        check_signature_state(canon[SIGNATURE_STATE], self._options_id(), self, what)
+        check_counts(self._specs, canon, self, what)
+        return canon
 
     def _check_keys(self, state: Mapping[str, Any], what: str) -> None:
         missing = set(self._specs) - set(state)
@@ -307,8 +284,11 @@ class Metric(PythonTotals):
         self._refuse_if_synced(method)
         check_arguments(self, method, args, kwargs)
         with torch_threads():  # every torch op of the batch on the thread budget (transcreval.threads)
-            stats = self._stats(*args, **kwargs)
-            return self._canonical(stats, inputs=(*args, *kwargs.values()))
+            batch = self._canonical(self._stats(*args, **kwargs), inputs=(*args, *kwargs.values()))
+        own = self._options_id()  # [id, -id]; in Python form on the CPU (transcreval.metric_totals)
+        cpu = self._device.type == "cpu"
+        batch[SIGNATURE_STATE] = PythonValue([own, -own]) if cpu else signature_value(own, self._device)
+        return batch
 
     def _batch_result(self, batch: dict[str, Any]) -> MetricResult:
         """The value of one batch; undefined (not an exception) when the statistic is."""

@@ -90,30 +90,21 @@ class ReducedState(State):
     def merge(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
 
-
-@dataclass(frozen=True)
-class Sum(ReducedState):
-    """A tensor that adds up (counts, sums of scores, n-gram statistics)."""
-
-    kind: ClassVar[str] = "sum"
-
-    def __post_init__(self) -> None:
-        if self.dtype == torch.bool:
-            raise ValueError("a Sum state cannot be bool: count with int64, or use Max(torch.bool) for 'any'")
-
-    def merge(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-        return a + b
+    #: dtypes whose Python form this state takes, and the Python operation that is ``merge``
+    python_dtypes: ClassVar[frozenset[torch.dtype]] = frozenset()
+    python_op: ClassVar[Any] = None
 
     def python_form(self, value: Any) -> Any:
         """A Python ``int`` (int64 states) or ``float``/``int`` (float64 states), or a list of
-        them of this state's length (1-D states); None for anything else.
+        them of this state's length (1-D states), for the dtypes in ``python_dtypes``; None for
+        anything else.
 
-        Adding such values in Python is the very arithmetic ``merge`` does on the tensors (exact
-        integers; one IEEE double addition per element), so a metric may keep a running Python
-        total between updates and turn it into the tensor when a state is read: cheaper per
-        update than creating and adding tensors, and bit for bit the same state.
+        Combining such values in Python (``python_op``) is the very arithmetic ``merge`` does on
+        the tensors (exact integers; one IEEE double addition per element), so a metric may keep
+        a running Python total between updates and turn it into the tensor when a state is read:
+        cheaper per update than creating and merging tensors, and bit for bit the same state.
         """
-        ok = _PY_TYPES.get(self.dtype)
+        ok = _PY_TYPES.get(self.dtype) if self.dtype in self.python_dtypes else None
         if ok is None or len(self.shape) > 1:
             return None
         try:
@@ -126,14 +117,30 @@ class Sum(ReducedState):
             return None
 
     def add_python(self, total: Any, value: Any) -> Any:
-        """``total + value`` for Python forms (``total`` from :meth:`python_total`)."""
+        """``merge`` of Python forms (``total`` from :meth:`python_total`)."""
         if self.shape:
-            return list(map(operator.add, total, value))
-        return total + value
+            return list(map(self.python_op, total, value))
+        return self.python_op(total, value)
 
     def python_total(self, state: torch.Tensor) -> Any:
         """The current state as a Python number or list (exact for int64 and float64)."""
         return state.tolist()
+
+
+@dataclass(frozen=True)
+class Sum(ReducedState):
+    """A tensor that adds up (counts, sums of scores, n-gram statistics)."""
+
+    kind: ClassVar[str] = "sum"
+    python_dtypes: ClassVar[frozenset[torch.dtype]] = frozenset({torch.int64, torch.float64})
+    python_op: ClassVar[Any] = operator.add
+
+    def __post_init__(self) -> None:
+        if self.dtype == torch.bool:
+            raise ValueError("a Sum state cannot be bool: count with int64, or use Max(torch.bool) for 'any'")
+
+    def merge(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return a + b
 
 
 #: Python types a state of this dtype takes as is (no conversion that could round or wrap)
@@ -141,7 +148,7 @@ _PY_TYPES: dict[torch.dtype, frozenset[type]] = {torch.int64: frozenset({int}), 
 
 
 def python_tensor(spec: State, value: Any, device: torch.device | str | None) -> torch.Tensor:
-    """The tensor of a Python form (:meth:`Sum.python_form` / :meth:`Cat.python_form`) value."""
+    """The tensor of a Python form (:meth:`ReducedState.python_form` / :meth:`Cat.python_form`) value."""
     try:
         t = torch.tensor(value, dtype=spec.dtype, device=device)
     except (RuntimeError, OverflowError) as e:
@@ -163,6 +170,8 @@ class Max(ReducedState):
     """A tensor holding a running element-wise maximum (``any`` for bool)."""
 
     kind: ClassVar[str] = "max"
+    python_dtypes: ClassVar[frozenset[torch.dtype]] = frozenset({torch.int64})  # floats: NaN rules differ
+    python_op: ClassVar[Any] = max
 
     def fill_value(self) -> int | float | bool:
         return _extreme(self.dtype, low=True)
@@ -176,6 +185,8 @@ class Min(ReducedState):
     """A tensor holding a running element-wise minimum (``all`` for bool)."""
 
     kind: ClassVar[str] = "min"
+    python_dtypes: ClassVar[frozenset[torch.dtype]] = frozenset({torch.int64})  # floats: NaN rules differ
+    python_op: ClassVar[Any] = min
 
     def fill_value(self) -> int | float | bool:
         return _extreme(self.dtype, low=False)
@@ -202,7 +213,7 @@ class Cat(State):
 
     def python_form(self, value: Any) -> Any:
         """A list of Python ``int`` (int64) or ``float``/``int`` (float64) rows of shape ``()``,
-        or None (see :meth:`Sum.python_form`): rows that a metric may collect in a list and
+        or None (see :meth:`ReducedState.python_form`): rows that a metric may collect in a list and
         turn into one tensor part when the state is read."""
         ok = _PY_TYPES.get(self.dtype)
         if ok is None or self.shape or type(value) not in (list, tuple) or not ok.issuperset(map(type, value)):
@@ -262,13 +273,13 @@ class PythonValue:
 
 def merge_python(spec: State, state: Any, pending: Any, value: Any) -> Any:
     """The running Python form after adding ``value``: a total that starts from the ``state``
-    tensor (Sum), or the rows collected since the state's last part (Cat)."""
+    tensor (Sum, Max, Min), or the rows collected since the state's last part (Cat)."""
     if isinstance(spec, Cat):
         if pending is None:
             return list(value)
         pending.extend(value)
         return pending
-    if not isinstance(spec, Sum):
+    if not isinstance(spec, ReducedState):
         raise TypeError(f"a {spec.kind} state has no Python form")
     return spec.add_python(spec.python_total(state) if pending is None else pending, value)
 

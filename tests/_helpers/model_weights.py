@@ -17,7 +17,22 @@ from pathlib import Path
 import numpy as np
 import torch
 
-_DIR = Path(tempfile.mkdtemp(prefix="transcreval-test-weights-"))
+# one directory per test session, shared with the gloo worker processes the session spawns (they
+# inherit the variable): a model named by its local path must be the same model on every rank
+if "TRANSCREVAL_TEST_WEIGHTS_DIR" not in os.environ:
+    os.environ["TRANSCREVAL_TEST_WEIGHTS_DIR"] = tempfile.mkdtemp(prefix="transcreval-test-weights-")
+_DIR = Path(os.environ["TRANSCREVAL_TEST_WEIGHTS_DIR"])
+
+
+def save_same_bytes(obj: object, path: Path) -> None:
+    """``torch.save`` then an atomic rename, through a temporary file of the same name: torch names
+    the records inside the zip after the file, so a per-process temporary name would give every
+    process a file of other bytes (another sha256, so another signature on every rank)."""
+    tmp_dir = path.parent / f".part-{os.getpid()}"
+    tmp_dir.mkdir(exist_ok=True)
+    torch.save(obj, tmp_dir / path.name)
+    os.replace(tmp_dir / path.name, path)
+    tmp_dir.rmdir()
 
 
 def weights_dir() -> Path:
@@ -41,9 +56,7 @@ def inception_file(seed: int = 0) -> str:
                 m.running_mean.copy_(torch.rand(m.running_mean.shape, generator=g) * 0.2 - 0.1)
                 m.running_var.copy_(torch.rand(m.running_var.shape, generator=g) + 0.5)
                 m.num_batches_tracked.fill_(7)
-        tmp = path.with_suffix(f".{os.getpid()}.part")
-        torch.save(net.state_dict(), tmp)
-        os.replace(tmp, path)
+        save_same_bytes(net.state_dict(), path)
     return str(path)
 
 
@@ -143,9 +156,7 @@ def tiny_clip_checkpoint(seed: int = 0) -> str:
     if not path.exists():
         torch.manual_seed(seed)
         model = open_clip.create_model(TINY_CLIP, pretrained=None)
-        tmp = path.with_suffix(f".{os.getpid()}.part")
-        torch.save(model.state_dict(), tmp)
-        os.replace(tmp, path)
+        save_same_bytes(model.state_dict(), path)
     return str(path)
 
 
@@ -244,9 +255,7 @@ def dinov2_file(layout: str = "hub", seed: int = 0) -> str:
         for k, v in state.items():  # break LayerScale's near-zero init so blocks matter
             if k.endswith("gamma"):
                 state[k] = torch.rand(v.shape, generator=g) * 0.5 + 0.5
-        tmp = path.with_suffix(f".{os.getpid()}.part")
-        torch.save(state, tmp)
-        os.replace(tmp, path)
+        save_same_bytes(state, path)
     return str(path)
 
 

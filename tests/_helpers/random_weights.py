@@ -3,7 +3,7 @@
 * :func:`trunk_state`: a torchvision network's full state dict (``features.*`` +
   ``classifier.*``), seeded, as torchvision's own file would hold it;
 * :func:`lin_state`: lpips-layout linear layers (``lin<k>.model.1.weight``), non-negative as
-  lpips' trained ones are;
+  lpips' trained ones are, declared as v0.1 layers (``register_lpips_layers``);
 * :func:`lpips_layout_state`: trunk + linear layers + scaling layer under lpips' key names
   (what ``torch.save(lpips.LPIPS(net=...).state_dict())`` writes, without the ``lins.*`` aliases);
 * :func:`reference_lpips`: ``lpips.LPIPS(pnet_rand=True, pretrained=False)`` with its state dict
@@ -44,9 +44,17 @@ def features_only(state: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     return {k[len("features.") :]: v for k, v in state.items() if k.startswith("features.")}
 
 
-def lin_state(net: str, seed: int = 1) -> dict[str, torch.Tensor]:
+def lin_state(net: str, seed: int = 1, version: str | None = "0.1") -> dict[str, torch.Tensor]:
+    """Seeded linear layers, declared as lpips ``version``'s (``register_lpips_layers``, as a user
+    declares their own calibration once), so files holding them load without ``version=``;
+    ``version=None`` leaves them undeclared (unknown layers: LPIPS then requires ``version=``)."""
+    from transcreval.features.lpips_network import register_lpips_layers
+
     g = torch.Generator().manual_seed(seed)
-    return {f"lin{k}.model.1.weight": torch.rand(1, c, 1, 1, generator=g) * 0.2 for k, c in enumerate(CHANNELS[net])}
+    out = {f"lin{k}.model.1.weight": torch.rand(1, c, 1, 1, generator=g) * 0.2 for k, c in enumerate(CHANNELS[net])}
+    if version is not None:
+        register_lpips_layers(out, net, version)
+    return out
 
 
 def lpips_layout_state(net: str, features: Mapping[str, torch.Tensor], lins: Mapping[str, torch.Tensor]) -> dict:

@@ -112,6 +112,13 @@ def _same_result(a: MetricResult, b: MetricResult, exact: bool, what: str, atol:
             assert _identical(pa, pb), f"{what}: per-item values differ"
         else:
             assert torch.allclose(pa, pb, rtol=0, atol=atol, equal_nan=True), f"{what}: per-item values differ"
+    for r in (a, b):
+        if "item_status" in r.extras:  # the one per-item status convention: aligned with per_item
+            status = list(r.extras["item_status"])
+            assert r.per_item is not None and len(status) == r.per_item.numel(), f"{what}: item_status misaligned"
+            undefined = [bool(v != v) for v in r.per_item.tolist()]
+            assert undefined == [s != "ok" for s in status], f"{what}: NaN per_item where item_status is not 'ok'"
+            assert status.count("ok") == r.n, f"{what}: n != the number of 'ok' items"
 
 
 def _states_equal(a: dict[str, Any], b: dict[str, Any]) -> bool:

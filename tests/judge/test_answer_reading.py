@@ -22,7 +22,7 @@ from transcreval.functional.judge.quiz_hit_rate import quiz_hit_rate_stats, read
 from transcreval.judge import FunctionJudge, JudgeCache, PromptTemplate
 from transcreval.judge.judge_score import JudgeScore
 from transcreval.judge.parse import Read
-from transcreval.judge.verdicts import ask
+from transcreval.judge.verdicts import ask, item_statuses
 
 CTX = {"target_market": "Japan", "source_market": "USA", "genre": "drama"}
 
@@ -76,8 +76,9 @@ def test_csi_overlap_counts_a_refused_or_prose_object_list_as_a_failure(answer, 
         return '{"reasoning": "none", "matches": []}'
 
     st = csi_overlap_stats([img(2)], [img(1)], judge=FunctionJudge(fn), country="India", category="food")
-    assert st["count"] == 0 and list(st["values"]) == []
-    assert failures(st)[status] == 1
+    # per-item values line up with the inputs: the failed item is NaN, with its status
+    assert st["count"] == 0 and [v != v for v in st["values"]] == [True]
+    assert failures(st)[status] == 1 and item_statuses(st["item_status"]) == [status]
 
 
 # ---------------------------------------------------------------------- quiz letters
@@ -180,7 +181,8 @@ def test_a_template_asking_for_yes_or_no_scores(tmp_path):
     st = judged_point_score_stats(
         [img(1), img(2), img(3)], [["a title"]] * 3, judge=FunctionJudge(lambda r: next(answers)), template=str(f)
     )
-    assert list(st["values"]) == [1.0, 0.0] and failures(st)["unparsable"] == 1
+    assert list(st["values"])[:2] == [1.0, 0.0] and st["values"][2] != st["values"][2]
+    assert failures(st)["unparsable"] == 1 and item_statuses(st["item_status"]) == ["ok", "ok", "unparsable"]
 
 
 # ---------------------------------------------------------------------- a reader that raises

@@ -350,3 +350,38 @@ def test_a_template_overriding_max_tokens_does_not_look_like_another_setup(cache
     replay = ReplayJudge(cache_path)
     assert replay.params == {"max_tokens": 100}
     assert [r.text for r in replay.complete(reqs)] == [r.text for r in recorded]
+
+
+def test_a_run_recorded_with_none_options_replays_beside_one_that_set_them(cache_path):
+    """Issue 15 item 8: with runs of namespace=None and namespace='x' (or image_max_side None and
+    16, or endpoint_in_key False and True) in one cache, judge.replay() of the None run found two
+    setups and recommended the very call that had failed."""
+    from transcreval.judge.fake_server import FakeOpenAIServer
+
+    text = [TEXT_TEMPLATE.render(item="1")]
+    plain = FunctionJudge(scorer, cache=cache_path)
+    named = FunctionJudge(lambda r: '{"score": 1}', cache=cache_path, cache_namespace="x")
+    got = {"plain": plain.complete(text)[0].text, "named": named.complete(text)[0].text}
+    assert got["plain"] != got["named"]
+    assert plain.replay().complete(text)[0].text == got["plain"]
+    assert named.replay().complete(text)[0].text == got["named"]
+    assert ReplayJudge(cache_path, cache_namespace=None).complete(text)[0].text == got["plain"]
+    differ = r"2 match, differing in namespace=('x'|None); namespace=('x'|None).*Pass cache_namespace="
+    with pytest.raises(JudgeCacheError, match=differ):
+        ReplayJudge(cache_path)
+
+    big = [SCORE_TEMPLATE.render({"image": image(1, size=(64, 48))}, item="1")]
+    other = cache_path.with_name("other.sqlite")
+    with FakeOpenAIServer(lambda body: '{"score": 4}') as server:
+        judges = [
+            openai_like(other, server.base_url, max_retries=0),
+            openai_like(other, server.base_url, max_retries=0, image_max_side=16),
+            openai_like(other, server.base_url, max_retries=0, endpoint_in_key=False),
+        ]
+        for j in judges:
+            j.complete(big)
+    for j in judges:  # each replays exactly its own setup
+        r = j.replay()
+        assert (r.image_max_side, r.cache_endpoint) == (j.image_max_side, j.cache_endpoint)
+        assert r.complete(big)[0].cached
+    assert ReplayJudge(other, image_max_side=None, endpoint=None).cache_endpoint is None

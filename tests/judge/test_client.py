@@ -10,6 +10,7 @@ import pickle
 import re
 import socket
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ from PIL import Image
 from tests.judge.conftest import SCORE_TEMPLATE, SECRET, TEXT_TEMPLATE, image
 from transcreval.errors import JudgeConfigError, JudgeUnreachableError
 from transcreval.judge import JudgeCache, OpenAICompatibleJudge
-from transcreval.judge.fake_server import FakeAnswer, FakeHang, FakeHTTPError, FakeOpenAIServer, FakeRaw
+from transcreval.judge.fake_server import FakeAnswer, FakeDrop, FakeHang, FakeHTTPError, FakeOpenAIServer, FakeRaw
 
 
 def make(server, cache=None, **kw):
@@ -357,3 +358,89 @@ def test_bad_options_are_rejected(server):
     ):
         with pytest.raises(ValueError, match=match):
             make(server, **kw)
+
+
+# ---------------------------------------------------------------------- issue 15 items 26, 27
+def test_a_connection_dropped_mid_answer_before_any_answer_is_a_per_item_error(cache_path):
+    """Item 27: the endpoint is there (it sent a status line and part of the body) but the
+    connection dropped before the first answer completed: a per-item api_error, not 'unreachable';
+    the other items are asked and scored."""
+    from transcreval import JudgeScore
+
+    with FakeOpenAIServer(lambda body: '{"score": 4}') as server:
+        server.script(FakeDrop(), FakeDrop())  # the first attempt and its one retry
+        judge = make(server, cache_path, max_retries=1, max_concurrency=1)
+        r = ask(judge, "first")
+        assert r.status == "api_error" and "dropped before the answer was complete" in r.detail
+        assert "RemoteProtocolError" in r.detail and SECRET not in r.detail
+        assert server.request_count == 2 and len(JudgeCache(cache_path)) == 0  # retried, never cached
+        server.script(FakeDrop(), FakeDrop())
+        img = [image(i) for i in range(3)]
+        res = JudgeScore(judge=judge)(img, img, target_market="Japan", source_market="USA", genre="drama")
+        assert res.extras["item_status"].count("api_error") == 1 and res.n == 2 and res.value == 4.0
+
+
+def test_a_refused_connection_is_still_unreachable():
+    judge = OpenAICompatibleJudge("m", base_url=f"http://127.0.0.1:{_free_port()}/v1", api_key=SECRET, max_retries=0)
+    with pytest.raises(JudgeUnreachableError, match="never answered"):
+        ask(judge)
+
+
+@pytest.mark.parametrize(
+    ("asked", "served", "same"),
+    [
+        ("gpt-4o", "gpt-4o", True),
+        ("gpt-4o", "gpt-4o-2024-08-06", True),
+        ("claude-3-5-sonnet", "claude-3-5-sonnet-20241022", True),
+        ("gpt-4", "gpt-4-0613", True),
+        ("llava", "llava:latest", True),
+        ("Qwen/Qwen2.5-VL-7B-Instruct", "qwen/qwen2.5-vl-7b-instruct", True),
+        ("gpt-4o", None, True),
+        ("gpt-4o", "gpt-4o-mini", False),
+        ("gpt-4o", "gpt-4o-mini-2024-07-18", False),
+        ("gpt-x", "WRONG-MODEL", False),
+        ("gpt-4o-2024-08-06", "gpt-4o", False),
+    ],
+)
+def test_served_model_names_that_are_the_model_asked_for(asked, served, same):
+    from transcreval.judge.base import same_model
+
+    assert same_model(asked, served) is same
+
+
+def test_an_answer_from_another_model_is_recorded_and_warned_about(cache_path, capsys):
+    """Item 26: a response naming another model was scored, cached under the asked name and
+    replayed, with no warning."""
+    from transcreval.cli import main as cli_main
+    from transcreval.errors import JudgeModelWarning
+    from transcreval.judge import ReplayJudge
+
+    with FakeOpenAIServer(lambda body: '{"score": 4}', model="WRONG-MODEL") as server:
+        judge = OpenAICompatibleJudge("gpt-x", base_url=server.base_url, api_key=SECRET, cache=cache_path)
+        reqs = [TEXT_TEMPLATE.render(item=str(i)) for i in range(3)]
+        with pytest.warns(JudgeModelWarning, match=r"'WRONG-MODEL' when 'gpt-x' was asked \(3 answer"):
+            replies = judge.complete(reqs)
+        assert [r.model for r in replies] == ["WRONG-MODEL"] * 3 and all(r.ok for r in replies)
+        assert judge.served_models == {"WRONG-MODEL": 3}
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            judge.complete(reqs)  # warned once per judge and name
+    rows = list(JudgeCache(cache_path).rows())
+    assert {r["model"] for r in rows} == {"gpt-x"} and {r["meta"]["model"] for r in rows} == {"WRONG-MODEL"}
+    assert JudgeCache(cache_path).stats()["served"] == {"openai-compatible:gpt-x": {"WRONG-MODEL": 3}}
+    with pytest.warns(JudgeModelWarning, match="from the cache"):
+        ReplayJudge(cache_path).complete(reqs)
+    assert cli_main(["judge-cache", "stats", str(cache_path)]) == 0
+    assert "served as WRONG-MODEL (3)" in capsys.readouterr().out
+
+
+def test_a_dated_snapshot_or_the_same_name_is_not_warned_about(cache_path):
+    with FakeOpenAIServer(lambda body: '{"score": 4}', model="gpt-4o-2024-08-06") as server:
+        judge = OpenAICompatibleJudge("gpt-4o", base_url=server.base_url, api_key=SECRET, cache=cache_path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            judge.complete([TEXT_TEMPLATE.render(item="1")])
+        assert judge.served_models == {"gpt-4o-2024-08-06": 1}
+    with FakeOpenAIServer() as server:  # by default the fake server answers as the model asked for
+        judge = OpenAICompatibleJudge("any-name", base_url=server.base_url, api_key=SECRET)
+        assert ask(judge).model == "any-name"

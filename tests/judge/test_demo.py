@@ -62,10 +62,10 @@ def test_an_unusable_endpoint_is_reported_not_raised(monkeypatch):
     assert text.startswith("judge metrics skipped:")
 
 
-def test_the_demo_command_runs_the_judge_section(monkeypatch):
+def test_the_demo_tour_runs_the_judge_section(monkeypatch):
     monkeypatch.delenv("TRANSCREVAL_JUDGE_URL", raising=False)
     buf = io.StringIO()
-    assert run_demo(buf) == 0
+    assert run_demo(buf, sections=("judges",), tour=True, evaluate=False) == 0
     text = buf.getvalue()
     assert "== VLM-judge metrics" in text and "a FAKE judge on loopback" in text and "TitleExtraction" in text
 

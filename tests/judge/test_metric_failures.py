@@ -60,7 +60,10 @@ def test_every_failure_status_is_counted_and_none_is_scored(tmp_path):
         m = JudgeScore(judge=judge, aspect="aesthetic")
         m.update([img(100 + i) for i in range(6)], sources, **CTX)
         res = m.compute()
-        assert res.value == 4.0 and res.n == 1 and res.per_item.tolist() == [4.0]
+        assert res.value == 4.0 and res.n == 1
+        # per_item lines up with the six inputs: NaN for each failed item, its status beside it
+        assert [v for v in res.per_item.tolist() if v == v] == [4.0] and res.per_item.isnan().sum() == 5
+        assert res.extras["item_status"] == ["api_error", "refused", "timeout", "truncated", "unparsable", "ok"]
         assert res.extras["n_valid"] == 1 and res.extras["n_failed"] == 5
         assert res.extras["failures"] == {"api_error": 1, "refused": 1, "timeout": 1, "truncated": 1, "unparsable": 1}
         # only the answers that arrived whole are cached: the valid one and the unparsable one

@@ -89,6 +89,27 @@ def test_with_text_and_from_file(tmp_path):
         PromptTemplate.from_file(bad, base=T)
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_byte_order_mark_or_windows_line_ends_keep_the_front_matter(tmp_path, newline):
+    """Issue 15 item 3: a file saved with a UTF-8 byte-order mark (Notepad, some IDEs) lost its
+    front matter: id/version lines were sent as prompt text and the user's id and version ignored."""
+    text = "---\nid: mine\nversion: 7\n---\n[system]\nBe strict.\n[user]\nRate {image:out} for {market}.\n"
+    f = tmp_path / "bom.txt"
+    f.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", newline).encode("utf-8"))
+    t = PromptTemplate.from_file(f, base=T)
+    assert (t.id, t.version, t.system) == ("mine", "7", "Be strict.")
+    assert "id:" not in t.user and "\ufeff" not in t.user and "\r" not in t.user
+    plain = tmp_path / "plain.txt"
+    plain.write_text(text, encoding="utf-8")
+    assert PromptTemplate.from_file(plain, base=T) == PromptTemplate.from_file(f, base=T).__class__(
+        **{**PromptTemplate.from_file(f, base=T).__dict__, "source": str(plain)}
+    )
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("Évaluez {market}".encode("latin-1"))
+    with pytest.raises(InputError, match="not UTF-8"):
+        PromptTemplate.from_file(latin, base=T)
+
+
 DUMMY = {
     "target_market": "Japan",
     "source_market": "USA",

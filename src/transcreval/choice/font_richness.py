@@ -15,6 +15,7 @@ from transcreval.functional.choice.font_richness import (
 )
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
+from transcreval.state_checks import list_digest
 from transcreval.states import Sum
 
 
@@ -42,4 +43,4 @@ class FontRichness(Metric):
         return font_richness_from_stats(stats, self.signature, self.vocabulary)
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"attrs": len(self.vocabulary), "mode": self.mode}
+        return {"attrs": list_digest(self.vocabulary), "mode": self.mode}

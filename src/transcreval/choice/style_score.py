@@ -8,6 +8,7 @@ from typing import Any
 from transcreval.aggregate_metric import AggregateMetric
 from transcreval.common import Mode, OnUnreadable, check_mode, check_on_unreadable
 from transcreval.functional.choice.style_score import POSTERIQ_STYLES, check_labels, style_score_stats
+from transcreval.state_checks import list_digest
 
 
 class StyleScore(AggregateMetric):
@@ -39,5 +40,5 @@ class StyleScore(AggregateMetric):
         return style_score_stats(preds, target, labels=self.labels, mode=self.mode, on_unreadable=self.on_unreadable)
 
     def _signature_options(self) -> dict[str, Any]:
-        labels = "posteriq17" if tuple(self.labels) == POSTERIQ_STYLES else len(self.labels)
+        labels = "posteriq17" if tuple(self.labels) == POSTERIQ_STYLES else list_digest(self.labels)
         return {"labels": labels, "mode": self.mode, "unreadable": self.on_unreadable}

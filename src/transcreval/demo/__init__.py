@@ -1,16 +1,22 @@
-"""``transcreval demo``: every metric family on a small embedded set, offline.
+"""``transcreval demo``: ``transcreval evaluate`` on a small embedded set, offline.
 
-The demo is a list of sections (:data:`SECTIONS`), one module each, with a ``TITLE`` and a
-``run(ctx, out)`` function. A section that needs something this machine lacks (model weights,
-an optional package, a judge endpoint) says so in one line and the demo goes on; it never
-downloads anything unless the user allowed downloads.
+:func:`run_demo` writes the embedded posters as a benchmark (a manifest and two systems'
+outputs), evaluates them with the MPTc-Bench protocol (:mod:`transcreval.demo.run_set`), prints
+the paper's tables and the comparison of the two systems, and writes the report.
+
+``tour=True`` (``transcreval demo --tour``) then runs the metric-family tour: a list of sections
+(:data:`SECTIONS`), one module each, with a ``TITLE`` and a ``run(ctx, out)`` function. A step
+that needs something this machine lacks (model weights, an optional package, a judge endpoint)
+says so in one line and the demo goes on; it never downloads anything.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from transcreval._version import __version__
@@ -31,8 +37,17 @@ class DemoContext:
     systems: list[str]
 
 
-def run_demo(out: TextIO | None = None, sections: tuple[str, ...] = SECTIONS) -> int:
-    """Run every section on the embedded set; returns 0 (a skipped section is not an error)."""
+def run_demo(
+    out: TextIO | None = None,
+    sections: tuple[str, ...] = SECTIONS,
+    *,
+    out_dir: str | os.PathLike[str] | None = None,
+    tour: bool = False,
+    evaluate: bool = True,
+    progress: str = "auto",
+) -> int:
+    """The evaluate demo (into ``out_dir``, default ``./transcreval-demo``), then with ``tour``
+    every section on the embedded set; returns 0 (a skipped step is not an error)."""
     from transcreval.data.demo_set import build_demo_set
 
     stream = out if out is not None else sys.stdout
@@ -42,6 +57,17 @@ def run_demo(out: TextIO | None = None, sections: tuple[str, ...] = SECTIONS) ->
         f"transcreval {__version__} demo: {len(posters)} posters x {len(ctx.systems)} systems (embedded set)",
         file=stream,
     )
+    if evaluate:
+        from transcreval.demo.run_set import evaluate_demo
+
+        print("\n== transcreval evaluate --protocol mptc (embedded set, two systems) ==\n", file=stream)
+        try:
+            evaluate_demo(Path(out_dir if out_dir is not None else "transcreval-demo"), stream, progress)
+        except (MissingDependencyError, TranscrevalError) as e:  # e.g. no openai SDK for the judge
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            print(f"skipped: {first}", file=stream)
+    if not tour:
+        return 0
     for name in sections:
         module = importlib.import_module(f"transcreval.demo.{name}")
         print(f"\n== {module.TITLE} ==\n", file=stream)

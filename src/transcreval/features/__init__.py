@@ -3,15 +3,21 @@
 * :mod:`~transcreval.features.registry`: :class:`ExtractorSpec` and :func:`register_extractor`;
 * :mod:`~transcreval.features.preprocess`: named preprocessing pipelines (torch ops);
 * :mod:`~transcreval.features.extractor`: :func:`get_extractor` (one instance per extractor,
-  weights, device, dtype), :func:`feature_scope` / :func:`shared_input` (per-batch sharing);
+  weights, device, dtype; :meth:`FeatureExtractor.on` moves a metric's pinned instance);
+* :mod:`~transcreval.features.scope`: :func:`feature_scope` / :func:`shared_input` (per-batch sharing);
+* :mod:`~transcreval.features.options`: the options every feature metric takes, checked once
+  (:func:`feature_options`: ``input_range``, ``batch_size``, ``feature_cache``);
 * :mod:`~transcreval.features.cache`: :class:`FeatureCache` (content-addressed, SQLite).
 
-Built-in extractors: ``lpips-alex``, ``lpips-vgg``, ``lpips-squeeze`` (the LPIPS trunks).
+Built-in extractors: ``lpips-alex``, ``lpips-vgg``, ``lpips-squeeze`` (the LPIPS trunks, v0.1
+input scaling; ``-v0.0`` variants), ``inception-v3-fid`` / ``inception-v3-fid-clean`` (FID),
+``dinov2-vits14`` / ``dinov2-vitb14``; open_clip encoders register theirs when first built.
 Importing this package does not import torch.
 """
 
 from __future__ import annotations
 
+from transcreval.features import clip_weights as _builtin_clip  # noqa: F401  (registers the CLIP/SigLIP files)
 from transcreval.features import dinov2 as _builtin_dinov2  # noqa: F401  (registers DINOv2 ViT-S/14, ViT-B/14)
 from transcreval.features import inception as _builtin_inception  # noqa: F401  (registers the FID Inception)
 from transcreval.features import lpips_trunk as _builtin_lpips  # noqa: F401  (registers the LPIPS trunks)

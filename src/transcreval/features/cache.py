@@ -10,7 +10,12 @@ A row whose bytes do not match (corrupt, truncated) is deleted on read and count
 ``stats["corrupt"]``; the caller recomputes it. Writes are SQLite transactions (atomic); the
 database runs in WAL mode with a busy timeout, so several processes can read and write at once
 without losing rows. A file that is not a readable database is moved aside (``.corrupt-*``) and
-a fresh one started.
+a fresh one started; an SQLite database that is not a feature cache is refused and left as it
+is (:mod:`transcreval.features.cache_db`).
+
+Read-only mode (``FeatureCache(path, mode="read-only")``, e.g. a cache shipped on a read-only
+mount): features found are used, nothing is ever written (new features are computed and not
+stored, corrupt rows are skipped, not deleted).
 
 Size: a row holds one image's features, which grow with the image's pixels (float32 LPIPS
 features: about 39 bytes per pixel for alex, 488 for vgg, 134 for squeeze; 2.6 MB for a 256x256
@@ -44,6 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from transcreval.errors import FeatureCacheError
+from transcreval.features.cache_db import FORMAT, is_corruption, normalise_mode, open_read_only, open_read_write
 from transcreval.warn import warn_user
 
 if TYPE_CHECKING:
@@ -51,26 +57,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("transcreval.features")
 
-FORMAT = 1
 # SQLite's default limit on the length of a string, BLOB or row (SQLITE_MAX_LENGTH), for Pythons
 # whose sqlite3 connections cannot report theirs (Python < 3.11)
 SQLITE_DEFAULT_MAX_LENGTH = 1_000_000_000
 ROW_OVERHEAD = 4096  # room for the key, digest and other columns of a row
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS features (
-    key TEXT PRIMARY KEY,
-    extractor TEXT NOT NULL,
-    nbytes INTEGER NOT NULL,
-    digest TEXT NOT NULL,
-    data BLOB NOT NULL,
-    created REAL NOT NULL
-)
-"""
-
-
-def _is_corruption(exc: sqlite3.DatabaseError) -> bool:
-    text = str(exc).lower()
-    return "not a database" in text or "malformed" in text or "file is encrypted" in text
 
 
 class FeatureCache:
@@ -78,6 +68,7 @@ class FeatureCache:
 
     Args:
         path: the SQLite file (default ``<TRANSCREVAL_CACHE>/features.sqlite``).
+        mode: ``"read-write"`` (default) or ``"read-only"`` (never writes; the file must exist).
         timeout: seconds a writer waits for another process's transaction.
         max_item_bytes: the largest item (one image's features) to store; larger ones are
             computed but not stored (default: what SQLite accepts in one row, about 1 GB).
@@ -87,9 +78,11 @@ class FeatureCache:
         self,
         path: str | os.PathLike[str] | None = None,
         *,
+        mode: str = "read-write",
         timeout: float = 120.0,
         max_item_bytes: int | None = None,
     ) -> None:
+        self.mode = normalise_mode(mode)
         if path is None:
             from transcreval.weights.resolve import cache_root
 
@@ -107,24 +100,22 @@ class FeatureCache:
 
     # ------------------------------------------------------------------ connection
     def _error(self, action: str, exc: BaseException) -> FeatureCacheError:
+        if self.read_only:
+            return FeatureCacheError(f"feature cache {self.path} (read-only): cannot {action} it ({exc})")
         return FeatureCacheError(
             f"feature cache {self.path}: cannot {action} it ({type(exc).__name__}: {exc}). Pass a path on a "
             "writable local disk (feature_cache=...), or set TRANSCREVAL_CACHE to a writable directory (the "
             "default cache is $TRANSCREVAL_CACHE/features.sqlite), or run without it (feature_cache=None)"
         )
 
+    @property
+    def read_only(self) -> bool:
+        return self.mode == "read-only"
+
     def _open(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(self.path), timeout=self.timeout, isolation_level=None)
-        try:
-            conn.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute(_SCHEMA)
-        except BaseException:
-            conn.close()
-            raise
-        return conn
+        if self.read_only:
+            return open_read_only(self.path, self.timeout)
+        return open_read_write(self.path, self.timeout)
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
@@ -133,10 +124,12 @@ class FeatureCache:
                 try:
                     conn = self._open()
                 except sqlite3.DatabaseError as exc:
-                    if not _is_corruption(exc):
+                    if not is_corruption(exc) or self.read_only:
                         raise
                     self._move_aside(exc)
                     conn = self._open()
+            except FeatureCacheError:
+                raise
             except (sqlite3.Error, OSError) as exc:
                 raise self._error("open", exc) from exc
             self._local.conn, self._local.pid = conn, os.getpid()
@@ -157,7 +150,7 @@ class FeatureCache:
             try:
                 return fn(self._conn())
             except sqlite3.DatabaseError as exc:
-                if not _is_corruption(exc):
+                if not is_corruption(exc) or self.read_only:
                     raise
                 self.close()
                 self._move_aside(exc)
@@ -168,7 +161,8 @@ class FeatureCache:
             raise self._error(action, exc) from exc
 
     def check(self) -> FeatureCache:
-        """Open the file now (creating it if needed); a FeatureCacheError says why it cannot be used."""
+        """Open the file now (creating it if needed, unless read-only); a FeatureCacheError says why
+        it cannot be used (a read-only place, a file that is not a feature cache...)."""
         self._conn()
         return self
 
@@ -191,6 +185,7 @@ class FeatureCache:
     def __getstate__(self) -> dict[str, Any]:
         return {
             "path": self.path,
+            "mode": self.mode,
             "timeout": self.timeout,
             "max_item_bytes": self.max_item_bytes,
             "stats": dict(self.stats),
@@ -198,7 +193,7 @@ class FeatureCache:
         }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update({"max_item_bytes": None, "_warned_oversize": False, **state})
+        self.__dict__.update({"max_item_bytes": None, "_warned_oversize": False, "mode": "read-write", **state})
         self.stats.setdefault("skipped", 0)
         self._local = threading.local()
 
@@ -254,6 +249,7 @@ class FeatureCache:
         if bad:
             self.stats["corrupt"] += len(bad)
             log.warning("feature cache %s: %d corrupt entries dropped (they are recomputed)", self.path, len(bad))
+        if bad and not self.read_only:
             try:
                 self._retry(
                     lambda c: c.executemany("DELETE FROM features WHERE key = ?", [(k,) for k in bad]), "write to"
@@ -268,9 +264,9 @@ class FeatureCache:
         """Store features (one transaction: all rows or none).
 
         Items larger than :meth:`max_row_bytes` are left out (counted in ``stats["skipped"]``,
-        with one warning per cache object); the others are stored.
+        with one warning per cache object); the others are stored. A read-only cache stores nothing.
         """
-        if not items:
+        if not items or self.read_only:
             return
         limit = self.max_row_bytes()
         now = time.time()
@@ -335,8 +331,11 @@ class FeatureCache:
         return bool(self._retry(lambda c: c.execute("SELECT 1 FROM features WHERE key = ?", (key,)).fetchone()))
 
     def clear(self) -> None:
-        """Delete every entry."""
+        """Delete every entry (a FeatureCacheError for a read-only cache)."""
+        if self.read_only:
+            raise FeatureCacheError(f"feature cache {self.path} is read-only: it cannot be cleared")
         self._retry(lambda c: c.execute("DELETE FROM features"), "write to")
 
     def __repr__(self) -> str:
-        return f"FeatureCache({str(self.path)!r})"
+        mode = "" if self.mode == "read-write" else f", mode={self.mode!r}"
+        return f"FeatureCache({str(self.path)!r}{mode})"

@@ -1,15 +1,18 @@
 """open_clip image/text dual encoders (CLIP, SigLIP) as extractors, with cached text embeddings.
 
 :func:`get_clip` returns a process-wide :class:`CLIPEncoder` for ``(model, pretrained,
-tokenizer, preprocess, device)``:
+tokenizer, preprocess, crop, device)``:
 
 * ``model`` is any open_clip model name (``"ViT-B-32"``, ``"ViT-B-16-SigLIP"``, a name added with
   ``open_clip.add_model_config``, or ``"local-dir:/path"`` / ``"hf-hub:org/repo"``);
-* ``pretrained`` is an open_clip tag (``"openai"``, ``"webli"``: open_clip downloads or finds it in
-  its Hugging Face cache) or a local checkpoint file (hashed: the sha256 goes into signatures and
-  feature-cache keys), exactly as ``open_clip.create_model_and_transforms`` accepts it;
+* ``pretrained`` is an open_clip tag (``"openai"``, ``"webli"``) or a local checkpoint file;
+  either way the file is found by the weights resolver (:mod:`transcreval.features.clip_weights`:
+  ``TRANSCREVAL_WEIGHTS_DIR``, the user cache, the Hugging Face cache; offline mode honoured)
+  and its sha256 goes into signatures and feature-cache keys;
 * ``tokenizer`` (optional) is a local Hugging Face tokenizer directory for models whose
-  tokenizer open_clip would fetch from the Hub (SigLIP); CLIP's BPE tokenizer ships with open_clip.
+  tokenizer open_clip would fetch from the Hub (SigLIP); CLIP's BPE tokenizer ships with open_clip;
+* ``crop`` chooses how a non-square image becomes the model's square input
+  (:mod:`transcreval.features.clip_preprocess`; None: the model's own transform).
 
 Image embeddings (L2-normalised ``encode_image``) go through the feature registry (one
 extractor per encoder: per-batch sharing in a collection, optional on-disk feature cache).
@@ -23,18 +26,32 @@ Preprocessing:
   float pixels, no uint8 rounding): faster, and slightly different (see docs/metrics/CLIPSimilarity.md).
 
 Text embeddings (L2-normalised ``encode_text``) are computed once per (encoder, prompt).
+
+A metric keeps the encoder it was built with (:meth:`CLIPEncoder.on` moves it to another
+device without loading other weights: a checkpoint re-saved at the same path in between is a
+:class:`~transcreval.errors.WeightsChangedError`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import os
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from transcreval.errors import InputError, MissingDependencyError, WeightsNotFoundError
+from transcreval.errors import (
+    InputError,
+    MissingDependencyError,
+    TranscrevalError,
+    WeightsChangedError,
+    WeightsFormatError,
+    WeightsNotFoundError,
+)
+from transcreval.features.clip_preprocess import check_crop, pil_transform, tensor_pipeline
+from transcreval.features.clip_weights import CLIPWeights, check_model_options, model_config, resolve_clip, weights_key
 from transcreval.features.extractor import FeatureExtractor, get_extractor, shared_input
 from transcreval.features.preprocess import Preprocess, register_preprocess
 from transcreval.features.registry import ExtractorSpec, get_extractor_spec, register_extractor
@@ -61,81 +78,50 @@ def _require_open_clip() -> Any:
     return open_clip
 
 
-_DIR_CHECKPOINTS = ("open_clip_model.safetensors", "open_clip_pytorch_model.bin", "open_clip_model.bin")
+def _create(open_clip: Any, w: CLIPWeights, device: Any) -> tuple[Any, Any]:
+    """``create_model_and_transforms`` on the resolved files, its errors made readable."""
+    where = f"open_clip model {w.model!r} from {w.checkpoint or w.model}"
+    try:
+        net, _, transform = open_clip.create_model_and_transforms(w.model, device=device, **w.create_kwargs())
+    except TranscrevalError:
+        raise
+    except Exception as e:  # open_clip's loader fails in many ways on a foreign file (RuntimeError, AttributeError...)
+        text = str(e)
+        if "Failed to download" in text or "HF Hub" in text or "not a known tag" in text:
+            raise WeightsNotFoundError(
+                f"{where}: the weights could not be found or downloaded ({e}). On a machine with internet access "
+                f"run `transcreval weights fetch NAME --to DIR` (`transcreval weights list` shows the names) or "
+                "open_clip once, and copy the files here; or pass pretrained=/path/to/checkpoint.",
+                name=w.model,
+                searched=(where,),
+            ) from None
+        first = text.strip().splitlines()[0] if text.strip() else type(e).__name__
+        detail = " ".join(text.split())[:600]
+        raise WeightsFormatError(
+            f"{where}: the checkpoint does not fit this architecture ({first}; {detail}). Check that model= names "
+            "the architecture the checkpoint was trained with (open_clip.list_models())"
+        ) from None
+    return net, transform
 
 
-def _pretrained_id(model: str, pretrained: str | os.PathLike[str] | None) -> str:
-    """A tag as it is; a file as ``file-<sha256[:12]>`` and a ``local-dir:`` model by its
-    checkpoint's digest (so two different files never share cached features)."""
-    from transcreval.weights import sha256_file
-
-    if model.startswith("local-dir:"):
-        d = model.removeprefix("local-dir:")
-        for name in _DIR_CHECKPOINTS:
-            if os.path.isfile(os.path.join(d, name)):
-                return f"file-{sha256_file(os.path.join(d, name))[:12]}"
-        return "local-dir"
-    if model.startswith("hf-hub:"):
-        return "hf-hub"
-    if pretrained is not None and os.path.isfile(pretrained):
-        return f"file-{sha256_file(pretrained)[:12]}"
-    return str(pretrained)
-
-
-def _weights_key(model: str, pretrained: Any) -> tuple[str | None, str]:
-    """The path and the content id (file sha256) of the weights: a checkpoint re-saved at the
-    same path gives a new key, so the new file is loaded (as ``get_extractor`` does)."""
-    return (os.fspath(pretrained) if pretrained is not None else None, _pretrained_id(model, pretrained))
-
-
-def check_model_options(model: Any, pretrained: Any) -> None:
-    """A model name needs its weights: a tag or a file (``local-dir:``/``hf-hub:`` models carry
-    their own); random weights are never used silently."""
-    if not isinstance(model, str) or not model:
-        raise InputError(f"model must be an open_clip model name, got {model!r}")
-    schema = model.startswith(("local-dir:", "hf-hub:"))
-    if schema and pretrained is not None:
-        raise InputError(f"model {model!r} carries its own weights: leave pretrained unset (got {pretrained!r})")
-    if not schema and pretrained is None:
-        raise InputError(
-            f"pass pretrained= (an open_clip tag such as 'openai' / 'webli', or a checkpoint file) "
-            f"with model={model!r}; open_clip would otherwise give random weights"
-        )
-
-
-def _load(model: str, pretrained: Any, tokenizer: Any, device: Any) -> tuple[Any, Any, Any]:
-    """(open_clip model, its eval transform, tokenizer), built once per process and device."""
+def _load(w: CLIPWeights, device: Any) -> tuple[Any, Any, Any]:
+    """(open_clip model, its own eval transform, tokenizer), built once per process and device."""
     open_clip = _require_open_clip()
-    key = (model, *_weights_key(model, pretrained), tokenizer, str(device))
+    key = (w.model, str(w.checkpoint), w.sha256, w.tokenizer, str(device))
     with _LOCK:
         hit = _MODELS.get(key)
         if hit is not None:
             return hit
-        where = f"open_clip model {model!r} with pretrained={pretrained!r}"
+        net, transform = _create(open_clip, w, device)
         try:
-            net, _, transform = open_clip.create_model_and_transforms(
-                model, pretrained=os.fspath(pretrained) if pretrained is not None else None, device=device
-            )
-        except RuntimeError as e:
-            if "Failed to download" in str(e) or "not a known tag" in str(e) or "HF Hub" in str(e):
-                raise WeightsNotFoundError(
-                    f"{where}: the weights could not be found or downloaded ({e}). On a machine with internet "
-                    f'access run `python -c "import open_clip; open_clip.create_model_and_transforms({model!r}, '
-                    f'pretrained={pretrained!r})"` and copy its Hugging Face cache (HF_HOME) here, or pass '
-                    "pretrained=/path/to/checkpoint (open_clip_pytorch_model.bin / .safetensors).",
-                    name=f"{model}/{pretrained}",
-                    searched=(where,),
-                ) from None
-            raise
-        try:
-            tok = _tokenizer(open_clip, model, tokenizer)
+            tok = _tokenizer(open_clip, w.model, w.tokenizer)
         except (OSError, ValueError) as e:
             raise WeightsNotFoundError(
-                f"the tokenizer of open_clip model {model!r} is not available here ({type(e).__name__}: {e}). "
+                f"the tokenizer of open_clip model {w.model!r} is not available here ({type(e).__name__}: {e}). "
                 "Pass tokenizer=/path/to/a/Hugging Face tokenizer directory (save it on a connected machine "
                 "with transformers.AutoTokenizer.from_pretrained(NAME).save_pretrained(DIR)).",
-                name=f"{model}/tokenizer",
-                searched=(str(tokenizer or model),),
+                name=f"{w.model}/tokenizer",
+                searched=(str(w.tokenizer or w.model),),
             ) from None
         net.eval().requires_grad_(False)
         _MODELS[key] = (net, transform, tok)
@@ -147,10 +133,21 @@ def _tokenizer(open_clip: Any, model: str, tokenizer: Any) -> Any:
         return open_clip.get_tokenizer(model)
     from open_clip.tokenizer import HFTokenizer
 
-    cfg = open_clip.get_model_config(model) or {}
-    text_cfg = cfg.get("text_cfg", {})
+    text_cfg = (model_config(model) or {}).get("text_cfg", {})
     kwargs = dict(text_cfg.get("tokenizer_kwargs", {}))
     return HFTokenizer(os.fspath(tokenizer), context_length=text_cfg.get("context_length", 77), **kwargs)
+
+
+def state_digest(net: Any) -> str:
+    """sha256 of a model's parameters and buffers (names, shapes, float32 bytes)."""
+    import torch
+
+    h = hashlib.sha256()
+    for name, t in sorted(net.state_dict().items()):
+        t = t.detach().to("cpu", torch.float32).contiguous()
+        h.update(f"{name}|{tuple(t.shape)}|".encode())
+        h.update(t.numpy().tobytes())
+    return h.hexdigest()
 
 
 class _ImageTower:
@@ -174,36 +171,6 @@ class _ImageTower:
         return self
 
 
-def _tensor_pipeline(cfg: dict[str, Any]) -> Any:
-    """open_clip's eval transform as torch ops on float [0, 1] images."""
-    size = cfg["size"]
-    size = (size, size) if isinstance(size, int) else tuple(size)
-    mode, interp = cfg.get("resize_mode", "shortest"), cfg.get("interpolation", "bicubic")
-    if mode not in ("shortest", "squash") or size[0] != size[1] or interp not in ("bicubic", "bilinear"):
-        raise InputError(
-            f"preprocess='tensor' supports square 'shortest'/'squash' transforms, not {cfg}; use 'open_clip'"
-        )
-
-    def fn(x: torch.Tensor) -> torch.Tensor:
-        import torch
-        import torch.nn.functional as F
-
-        h, w = x.shape[-2:]
-        s = size[0]
-        if mode == "squash":
-            oh, ow = s, s
-        else:
-            oh, ow = (s, int(s * w / h)) if h <= w else (int(s * h / w), s)
-        y = F.interpolate(x.float(), size=(oh, ow), mode=interp, antialias=True, align_corners=False).clamp(0, 1)
-        top, left = round((oh - s) / 2.0), round((ow - s) / 2.0)
-        y = y[..., top : top + s, left : left + s]
-        mean = torch.tensor(cfg["mean"], device=y.device, dtype=y.dtype).view(1, -1, 1, 1)
-        std = torch.tensor(cfg["std"], device=y.device, dtype=y.dtype).view(1, -1, 1, 1)
-        return (y - mean) / std
-
-    return fn
-
-
 def pil_images(raw: Any, input_range: Any = None, what: str = "images") -> list[Any]:
     """Every image of ``raw`` as an 8-bit RGB PIL image, by :func:`transcreval.io.to_rgb_pil`'s
     rule (16-bit and float images scaled, then ``round(x * 255)``; never PIL's clipping)."""
@@ -219,22 +186,34 @@ class CLIPEncoder:
     """One open_clip model: normalised image embeddings (through the extractor registry) and
     cached normalised text embeddings."""
 
-    def __init__(self, model: str, pretrained: Any, tokenizer: Any, preprocess: str, device: Any) -> None:
+    def __init__(
+        self, model: str, pretrained: Any, tokenizer: Any, preprocess: str, device: Any, crop: str | None = None
+    ) -> None:
         import torch
 
         if preprocess not in PREPROCESS:
             raise InputError(f"preprocess must be one of {PREPROCESS}, got {preprocess!r}")
         self.model_name = model
         self.pretrained = pretrained
+        self.tokenizer_arg = tokenizer
+        self.crop = check_crop(crop)
         check_model_options(model, pretrained)
-        self.pretrained_id = _pretrained_id(model, pretrained)
         self.preprocess = preprocess
         self.device = torch.device(device if device is not None else "cpu")
-        net, transform, tok = _load(model, pretrained, tokenizer, self.device)
-        self.net, self.transform, self.tokenizer = net, transform, tok
+        w = resolve_clip(model, pretrained, tokenizer)
+        net, own, tok = _load(w, self.device)
+        if not w.sha256:  # an hf-hub model open_clip just downloaded: now in the Hugging Face cache
+            w = resolve_clip(model, pretrained, tokenizer)
+        if not w.sha256:  # not found there either (another cache_dir): the loaded weights' digest
+            w = dataclasses.replace(w, sha256=state_digest(net), source=f"{w.source}, digest of the loaded weights")
+        self.weights: CLIPWeights = w
+        self.pretrained_id = w.id
+        self.net, self.tokenizer = net, tok
+        self.transform = pil_transform(net, own, self.crop)
         ident = f"open_clip/{model}/{self.pretrained_id}"
-        pp_name = f"{ident}/{'pil' if preprocess == 'open_clip' else 'tensor-v1'}"
-        fn = (lambda x: x) if preprocess == "open_clip" else _tensor_pipeline(dict(net.visual.preprocess_cfg))
+        view = "" if self.crop is None else f"/crop-{self.crop}"
+        pp_name = f"{ident}/{'pil' if preprocess == 'open_clip' else 'tensor-v1'}{view}"
+        fn = (lambda x: x) if preprocess == "open_clip" else tensor_pipeline(dict(net.visual.preprocess_cfg), crop)
         desc = (
             "open_clip's PIL transform (applied when images are converted)"
             if preprocess == "open_clip"
@@ -242,13 +221,13 @@ class CLIPEncoder:
         )
         with contextlib.suppress(ValueError):
             register_preprocess(Preprocess(pp_name, fn, desc))
-        spec_name = f"{ident}/{preprocess}"
+        spec_name = f"{ident}/{preprocess}{view}"
         try:
             get_extractor_spec(spec_name)
         except KeyError:
 
             def build(spec: Any, weights: Any, device: Any, dtype: Any) -> _ImageTower:
-                return _ImageTower(_load(model, pretrained, tokenizer, device)[0])
+                return _ImageTower(_load(w, device)[0])
 
             register_extractor(
                 ExtractorSpec(
@@ -266,7 +245,36 @@ class CLIPEncoder:
 
     @property
     def signature_options(self) -> dict[str, Any]:
-        return {"model": self.model_name, "pretrained": self.pretrained_id, "pp": self.preprocess}
+        opts = {"model": self.model_name, "pretrained": self.pretrained_id, "pp": self.preprocess}
+        return opts if self.crop is None else {**opts, "crop": self.crop}
+
+    def on(self, device: Any) -> CLIPEncoder:
+        """This encoder on ``device``, with the same weights: a checkpoint whose content changed
+        since this encoder loaded it is a WeightsChangedError (never a second model)."""
+        import torch
+
+        dev = torch.device(device if device is not None else "cpu")
+        if dev == self.device:
+            return self
+        enc = get_clip(
+            self.model_name,
+            self.pretrained,
+            tokenizer=self.tokenizer_arg,
+            preprocess=self.preprocess,
+            crop=self.crop,
+            device=dev,
+        )
+        if enc.pretrained_id != self.pretrained_id:
+            raise WeightsChangedError(
+                f"open_clip model {self.model_name!r}: its weights changed since the metric loaded them "
+                f"({self.pretrained_id} is now {enc.pretrained_id}, e.g. a checkpoint re-saved at the same path); "
+                "the metric would mix two models under one signature. Build a new metric to use the new weights"
+            )
+        return enc
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        args = (self.model_name, self.pretrained, self.tokenizer_arg, self.preprocess, self.crop, str(self.device))
+        return (rebuild_clip, (*args, self.pretrained_id))
 
     def _converted(self, raw: Any, input_range: Any, what: str) -> list[tuple[Any, torch.Tensor]]:
         import torch
@@ -327,18 +335,39 @@ class CLIPEncoder:
 
 
 def get_clip(
-    model: str, pretrained: Any = None, *, tokenizer: Any = None, preprocess: str = "open_clip", device: Any = None
+    model: str,
+    pretrained: Any = None,
+    *,
+    tokenizer: Any = None,
+    preprocess: str = "open_clip",
+    crop: str | None = None,
+    device: Any = None,
 ) -> CLIPEncoder:
     """The process-wide encoder for these options (built on first use)."""
     import torch
 
+    check_model_options(model, pretrained)
     dev = torch.device(device if device is not None else "cpu")
-    key = (model, *_weights_key(model, pretrained), tokenizer, preprocess, str(dev))
+    key = (model, *weights_key(model, pretrained), tokenizer, preprocess, check_crop(crop), str(dev))
     with _LOCK:
         enc = _ENCODERS.get(key)
         if enc is None:
-            enc = CLIPEncoder(model, pretrained, tokenizer, preprocess, dev)
+            enc = CLIPEncoder(model, pretrained, tokenizer, preprocess, dev, crop)
             _ENCODERS[key] = enc
+    return enc
+
+
+def rebuild_clip(
+    model: str, pretrained: Any, tokenizer: Any, preprocess: str, crop: str | None, device: str, pretrained_id: str
+) -> CLIPEncoder:
+    """An unpickled encoder (another process): the same options, and the same weights or a
+    WeightsChangedError."""
+    enc = get_clip(model, pretrained, tokenizer=tokenizer, preprocess=preprocess, crop=crop, device=device)
+    if enc.pretrained_id != pretrained_id:
+        raise WeightsChangedError(
+            f"open_clip model {model!r}: the weights are now {enc.pretrained_id}, not the {pretrained_id} the "
+            "metric was built with (a checkpoint re-saved in between): build a new metric"
+        )
     return enc
 
 

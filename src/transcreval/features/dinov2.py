@@ -7,8 +7,12 @@ The network is timm's ``vit_small_patch14_dinov2`` / ``vit_base_patch14_dinov2``
 model to the 16x16 grid), then strict loading. The output is the CLS token after the final
 norm (``model(x)`` of timm's model with ``num_classes=0``).
 
-Preprocessing ``dinov2-224`` (our choice; MPTc-Bench does not state one): shorter side to 256
-with antialiased bicubic resizing, centre crop 224, ImageNet mean/std, as torch ops.
+Preprocessing ``dinov2-224-v2`` (our choice; MPTc-Bench does not state one): torchvision's
+``Resize(256, bicubic, antialias=True)`` + ``CenterCrop(224)`` + ImageNet ``Normalize`` on float
+tensors, as torch ops with torchvision's exact sizes (the longer side ``int(256 * long / short)``,
+truncated; the crop offset ``int(round((size - 224) / 2))``), resized values clamped to [0, 1].
+(The earlier pipeline ``dinov2-224`` rounded the longer side and floored the offset: on e.g.
+1024x683 images it resized to 384x256 instead of 383x256, input differences up to 0.62.)
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from transcreval.weights.manifest import WeightsEntry, register_weights
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["ARCHS", "build_dinov2", "preprocess_dinov2"]
+__all__ = ["ARCHS", "build_dinov2", "crop_offset", "preprocess_dinov2", "resized_size"]
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
@@ -54,23 +58,43 @@ for _ext, (_arch, _entry, _file) in ARCHS.items():
     )
 
 
+RESIZE, CROP = 256, 224
+
+
+def resized_size(h: int, w: int, size: int = RESIZE) -> tuple[int, int]:
+    """torchvision's ``Resize(size)`` output: the shorter side ``size``, the longer
+    ``int(size * long / short)`` (truncated, as torchvision computes it)."""
+    if h <= w:
+        return size, max(1, int(size * w / h))
+    return max(1, int(size * h / w)), size
+
+
+def crop_offset(length: int, crop: int = CROP) -> int:
+    """torchvision's ``CenterCrop`` offset along one side: ``int(round((length - crop) / 2.0))``."""
+    return round((length - crop) / 2.0)
+
+
 def preprocess_dinov2(x: torch.Tensor) -> torch.Tensor:
-    """Shorter side to 256 (bicubic, antialiased), centre crop 224, ImageNet normalisation."""
+    """torchvision's Resize(256, bicubic, antialias) (clamped to [0, 1]), CenterCrop(224), ImageNet Normalize."""
     import torch
     import torch.nn.functional as F
 
     h, w = x.shape[-2:]
-    oh, ow = (256, max(1, round(256 * w / h))) if h <= w else (max(1, round(256 * h / w)), 256)
+    oh, ow = resized_size(int(h), int(w))
     y = F.interpolate(x.float(), size=(oh, ow), mode="bicubic", antialias=True, align_corners=False).clamp(0, 1)
-    top, left = (oh - 224) // 2, (ow - 224) // 2
-    y = y[..., top : top + 224, left : left + 224]
+    top, left = crop_offset(oh), crop_offset(ow)
+    y = y[..., top : top + CROP, left : left + CROP]
     mean = torch.tensor(IMAGENET_MEAN, device=y.device).view(1, 3, 1, 1)
     std = torch.tensor(IMAGENET_STD, device=y.device).view(1, 3, 1, 1)
     return (y - mean) / std
 
 
 register_preprocess(
-    Preprocess("dinov2-224", preprocess_dinov2, "shorter side 256 (bicubic, antialias), centre crop 224, ImageNet norm")
+    Preprocess(
+        "dinov2-224-v2",
+        preprocess_dinov2,
+        "torchvision Resize(256, bicubic, antialias) clamped to [0, 1], CenterCrop(224), ImageNet Normalize",
+    )
 )
 
 
@@ -115,7 +139,7 @@ for _ext, (_arch, _entry, _file) in ARCHS.items():
             name=_ext,
             backend="timm",
             weights=(_entry,),
-            preprocess="dinov2-224",
+            preprocess="dinov2-224-v2",
             outputs=("cls",),
             build="transcreval.features.dinov2:build_dinov2",
             requires=(("timm", "image"),),

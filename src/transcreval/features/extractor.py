@@ -5,33 +5,40 @@ builds the network once, and returns the shared :class:`FeatureExtractor`. Calli
 named preprocessing and the network as torch ops on the extractor's device, in batches, under
 ``torch.inference_mode`` (or with autograd when the input requires grad).
 
-Sharing inside one batch: within ``with feature_scope():`` (a
-:class:`~transcreval.collection.MetricCollection` opens one around each update), an extractor
-called twice on the same input tensor runs once, and :func:`shared_input` converts each raw
-input (a list of PIL images, paths...) once for every metric that asks with the same options,
-so the second metric gets the *same* tensor and hits the first one's features. Keys are object
-identities held alive by the scope, so they cannot be confused with other objects, and the
-scope ends with the update: nothing is inferred from equal values.
+Pinned weights: a metric keeps the extractor it built and moves it with
+:meth:`FeatureExtractor.on`, which never resolves the files again: another device gets the same
+files, and a file whose content changed since (a checkpoint re-saved at the same path) is a
+:class:`~transcreval.errors.WeightsChangedError`, never a second model under the first one's
+signature.
 
-Across runs: pass ``cache=FeatureCache(...)`` to reuse features of images already seen.
+Sharing inside one batch: :mod:`transcreval.features.scope`. Across runs: pass
+``cache=FeatureCache(...)`` to reuse features of images already seen; the key holds everything
+that determines the features (:attr:`FeatureExtractor.identity`: weights digests,
+preprocessing, dtype and the versions of the packages that compute them).
+
+Degenerate weights (e.g. a random initialisation) are warned about once per extractor
+(:mod:`transcreval.features.sanity`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import hashlib
 import json
 import threading
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from transcreval.errors import FeatureCacheError, InputError
+from transcreval.errors import FeatureCacheError, InputError, WeightsChangedError
+from transcreval.features.devices import as_device, as_dtype
 from transcreval.features.preprocess import get_preprocess
-from transcreval.features.registry import ExtractorSpec, get_extractor_spec
+from transcreval.features.registry import ExtractorSpec, get_extractor_spec, package_version
+from transcreval.features.sanity import warn_if_constant
+from transcreval.features.scope import current_scope, feature_scope, shared_input
 from transcreval.threads import torch_threads
 from transcreval.warn import warn_user
+from transcreval.weights.pin import check_unchanged
 from transcreval.weights.resolve import ResolvedWeights, resolve, resolve_file
 
 if TYPE_CHECKING:
@@ -41,43 +48,18 @@ if TYPE_CHECKING:
 
     from transcreval.features.cache import FeatureCache
 
-_SCOPE: contextvars.ContextVar[dict[Any, Any] | None] = contextvars.ContextVar(
-    "transcreval_feature_scope", default=None
-)
-
-
-@contextlib.contextmanager
-def feature_scope() -> Iterator[None]:
-    """Share converted inputs and extractor outputs between the metrics updated inside.
-
-    Nested scopes join the outermost one. Everything memoised is released when it exits.
-    """
-    if _SCOPE.get() is not None:
-        yield
-        return
-    token = _SCOPE.set({})
-    try:
-        yield
-    finally:
-        _SCOPE.reset(token)
-
-
-def shared_input(raw: Any, how: Hashable, convert: Callable[[Any], Any]) -> Any:
-    """``convert(raw)``, computed once per (raw object, ``how``) inside a :func:`feature_scope`.
-
-    ``how`` names the conversion and its options (e.g. ``("rgb", input_range)``); outside a
-    scope this is just ``convert(raw)``.
-    """
-    scope = _SCOPE.get()
-    if scope is None:
-        return convert(raw)
-    key = ("input", id(raw), how)
-    hit = scope.get(key)
-    if hit is not None and hit[0] is raw:
-        return hit[1]
-    value = convert(raw)
-    scope[key] = (raw, value)
-    return value
+__all__ = [
+    "ExtractorStats",
+    "FeatureExtractor",
+    "built_extractors",
+    "clear_extractors",
+    "feature_scope",
+    "get_extractor",
+    "get_extractor_from_file",
+    "image_digests",
+    "resolve_weights",
+    "shared_input",
+]
 
 
 @dataclass
@@ -130,6 +112,7 @@ class FeatureExtractor:
         self.preprocess = get_preprocess(spec.preprocess)
         self.stats = ExtractorStats()
         self._explicit = dict(explicit or {})
+        self._warned_constant = False
 
     # ------------------------------------------------------------------ identity
     @property
@@ -151,6 +134,7 @@ class FeatureExtractor:
             "preprocess": self.spec.preprocess,
             "dtype": str(self.dtype).replace("torch.", ""),
             "outputs": list(self.spec.outputs),
+            "versions": {p: package_version(p) for p in self.spec.version_packages},
         }
 
     @property
@@ -166,6 +150,20 @@ class FeatureExtractor:
     def __repr__(self) -> str:
         return f"FeatureExtractor({self.signature}, device={self.device})"
 
+    def on(self, device: Any) -> FeatureExtractor:
+        """This extractor on ``device``: the same spec, dtype and weight files, never resolved
+        again. Raises :class:`~transcreval.errors.WeightsChangedError` when a file's content
+        changed since it was loaded (a checkpoint re-saved at the same path)."""
+        dev = as_device(device)
+        if dev == self.device:
+            return self
+        with _BUILD_LOCK:
+            inst = _INSTANCES.get((self.spec.name, self.key[1], str(dev), str(self.dtype)))
+        if inst is not None and inst.spec == self.spec:
+            return inst
+        check_unchanged(self.weights, f"extractor {self.name!r}")
+        return _instance(self.spec, self.weights, dev, self.dtype)
+
     # instances are shared: copies and pickles refer to the process-wide instance
     def __deepcopy__(self, memo: dict[int, Any]) -> FeatureExtractor:
         return self
@@ -175,7 +173,7 @@ class FeatureExtractor:
 
     def __reduce__(self) -> tuple[Any, ...]:
         dtype = str(self.dtype).replace("torch.", "")
-        return (get_extractor, (self.spec.name, self._explicit or None, str(self.device), dtype))
+        return (rebuild_extractor, (self.spec.name, self._explicit or None, str(self.device), dtype, self.key[1]))
 
     # ------------------------------------------------------------------ running
     def _check(self, images: Any) -> torch.Tensor:
@@ -278,7 +276,7 @@ class FeatureExtractor:
 
         images = self._check(images)
         self.stats.calls += 1
-        scope = _SCOPE.get()
+        scope = current_scope()
         version = 0 if images.is_inference() else images._version  # inference tensors have no version counter
         memo_key = ("features", self.key, id(images), version, batch_size)
         if scope is not None:
@@ -295,34 +293,14 @@ class FeatureExtractor:
                 result = self._batched(images, batch_size)
         if scope is not None:
             scope[memo_key] = (images, result)
+        if not self._warned_constant:
+            self._warned_constant = warn_if_constant(self.name, self.signature, images, result)
         return result
 
 
 # ---------------------------------------------------------------------- process-wide instances
 _BUILD_LOCK = threading.RLock()
 _INSTANCES: dict[tuple[str, tuple[str, ...], str, str], FeatureExtractor] = {}
-
-
-def _device(device: Any) -> torch.device:
-    import torch
-
-    d = torch.device(device if device is not None else "cpu")
-    if d.type == "cuda" and d.index is None:
-        d = torch.device("cuda", torch.cuda.current_device())
-    return d
-
-
-def _dtype(dtype: Any) -> torch.dtype:
-    import torch
-
-    if dtype is None:
-        return torch.float32
-    if isinstance(dtype, torch.dtype):
-        return dtype
-    value = getattr(torch, str(dtype).replace("torch.", ""), None)
-    if not isinstance(value, torch.dtype) or not value.is_floating_point:
-        raise InputError(f"dtype {dtype!r} is not a torch floating-point dtype (float32, float16, bfloat16, float64)")
-    return value
 
 
 def resolve_weights(
@@ -345,6 +323,25 @@ def resolve_weights(
     return tuple(out)
 
 
+def _instance(
+    spec: ExtractorSpec, resolved: tuple[ResolvedWeights, ...], dev: torch.device, dt: torch.dtype
+) -> FeatureExtractor:
+    import torch
+
+    key = (spec.name, tuple(w.sha256 for w in resolved), str(dev), str(dt))
+    with _BUILD_LOCK:
+        inst = _INSTANCES.get(key)
+        if inst is None or inst.spec != spec:
+            module = spec.builder()(spec, {w.name: w for w in resolved}, dev, dt)
+            module = module.to(device=dev, dtype=dt).eval().requires_grad_(False)
+            if spec.channels_last:
+                module = module.to(memory_format=torch.channels_last)
+            explicit = {w.name: str(w.path) for w in resolved if w.source == "argument"}
+            inst = FeatureExtractor(spec, module, resolved, dev, dt, explicit)
+            _INSTANCES[key] = inst
+    return inst
+
+
 def get_extractor(
     name: str,
     weights: Mapping[str, str | os.PathLike[str]] | None = None,
@@ -360,26 +357,29 @@ def get_extractor(
         dtype: network dtype (default float32).
 
     Raises MissingDependencyError when a package the extractor needs is not installed (checked
-    first), WeightsNotFoundError when a file is missing (before anything is built).
+    first), WeightsNotFoundError when a file is missing (before anything is built). Every call
+    resolves the files again (a file re-saved at the same path gives a new instance): metrics
+    keep the instance they built and move it with :meth:`FeatureExtractor.on`.
     """
-    import torch
-
     spec = get_extractor_spec(name)
-    dev, dt = _device(device), _dtype(dtype)
+    dev, dt = as_device(device), as_dtype(dtype)
     spec.check_requires()  # a missing package is reported before any file is looked for
     resolved = resolve_weights(spec, weights)
-    key = (spec.name, tuple(w.sha256 for w in resolved), str(dev), str(dt))
-    with _BUILD_LOCK:
-        inst = _INSTANCES.get(key)
-        if inst is None or inst.spec != spec:
-            module = spec.builder()(spec, {w.name: w for w in resolved}, dev, dt)
-            module = module.to(device=dev, dtype=dt).eval().requires_grad_(False)
-            if spec.channels_last:
-                module = module.to(memory_format=torch.channels_last)
-            explicit = {w.name: str(w.path) for w in resolved if w.source == "argument"}
-            inst = FeatureExtractor(spec, module, resolved, dev, dt, explicit)
-            _INSTANCES[key] = inst
-    return inst
+    return _instance(spec, resolved, dev, dt)
+
+
+def rebuild_extractor(
+    name: str, weights: Mapping[str, str] | None, device: str, dtype: str, digests: tuple[str, ...]
+) -> FeatureExtractor:
+    """An unpickled extractor (in another process): built again from the same files, which must
+    still hold the weights it was pickled with (WeightsChangedError otherwise)."""
+    ext = get_extractor(name, weights, device, dtype)
+    if ext.key[1] != tuple(digests):
+        raise WeightsChangedError(
+            f"extractor {name!r}: the weights files now hold sha256 {[d[:12] for d in ext.key[1]]}, not the "
+            f"{[d[:12] for d in digests]} the metric was built with (a file re-saved in between): build a new metric"
+        )
+    return ext
 
 
 def get_extractor_from_file(name: str, path: str | os.PathLike[str], **kwargs: Any) -> FeatureExtractor:

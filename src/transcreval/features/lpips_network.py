@@ -2,6 +2,13 @@
 
 :func:`load_lpips_network` resolves both files (or takes lpips' own state-dict layout) and
 returns an :class:`LPIPSNetwork` that every LPIPS metric and functional twin shares.
+
+lpips version: the linear layers were calibrated with one input scaling (v0.1: lpips'
+per-channel ``ScalingLayer``; v0.0, the first release: none), and have the same shapes in both
+versions, so a file cannot tell its version by its keys. It is told by its content: the layers
+lpips ships (the manifest's ``lpips-<net>-lin-v0.1`` / ``-v0.0`` files, or the same tensors
+inside a whole lpips state dict) are recognised, and their version is used (``version=`` must
+agree); any other layers (your own calibration) need ``version=`` said explicitly.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from transcreval.errors import InputError, WeightsFormatError, WeightsNotFoundError
 from transcreval.features.extractor import FeatureExtractor, get_extractor
-from transcreval.features.lpips_trunk import CHANNELS, TRUNKS, is_lpips_layout, split_lpips_state
+from transcreval.features.lpips_trunk import CHANNELS, TRUNKS, VERSION_SUFFIX, is_lpips_layout, split_lpips_state
 from transcreval.weights.load import check_finite
 
 if TYPE_CHECKING:
@@ -33,14 +40,17 @@ class LPIPSNetwork:
     extractor: FeatureExtractor
     lins: tuple[torch.Tensor, ...]
     lin_sha256: str
+    version: str = "0.1"
 
     @property
     def trunk_sha256(self) -> str:
         return self.extractor.weights[0].sha256
 
     def signature_options(self) -> dict[str, str]:
-        """What identifies the weights in a result signature: net, trunk and linear-layer digests."""
-        return {"net": self.net, "trunk": self.trunk_sha256[:8], "lin": self.lin_sha256[:8]}
+        """What identifies the weights in a result signature: net, trunk and linear-layer digests
+        (and the lpips version when it is not v0.1)."""
+        opts = {"net": self.net, "trunk": self.trunk_sha256[:8], "lin": self.lin_sha256[:8]}
+        return opts if self.version == "0.1" else {**opts, "v": self.version}
 
     def on(self, device: Any) -> LPIPSNetwork:
         """The same network with its trunk on ``device`` (built once per device)."""
@@ -49,12 +59,84 @@ class LPIPSNetwork:
         dev = torch.device(device)
         if dev.type == self.extractor.device.type and dev.index in (None, self.extractor.device.index):
             return self
-        explicit = {w.name: str(w.path) for w in self.extractor.weights if w.source == "argument"}
-        ex = get_extractor(self.extractor.name, explicit or None, dev, self.extractor.dtype)
-        return LPIPSNetwork(self.net, ex, self.lins, self.lin_sha256)
+        return LPIPSNetwork(self.net, self.extractor.on(dev), self.lins, self.lin_sha256, self.version)
 
 
 NETS = tuple(TRUNKS)
+VERSIONS = tuple(VERSION_SUFFIX)
+#: sha256 of lpips' shipped linear layers as tensors (:func:`lin_digest`): recognised inside any file
+KNOWN_LINS = {
+    "645165cce49887fed27c3cc8b5dabfa8ecdd436db0aee99d7b178d224d7e8d0f": ("alex", "0.0"),
+    "d433892fe661554b213bd6a1bdb16b8149b119beb50592d52c5cdb74bd8fb5e1": ("vgg", "0.0"),
+    "d56e5a814964c8bc88e6f5fb48e6b3c5490886c7ec5e8cc35d75df5eb80d82e4": ("squeeze", "0.0"),
+    "cc9350fb61098b3d5627ec46f7b428587f5c6d60aea4dd05809853c9b7ffdf7b": ("alex", "0.1"),
+    "5d7308f7a2a05d4ec46293ea7b560fa8988e806e70c22e657e2376feede2e6a0": ("vgg", "0.1"),
+    "a59a27cf4d5b84d08a39be84625e3962a960905b869f0f4fd91987c538916a3d": ("squeeze", "0.1"),
+}
+
+
+def lin_digest(lins: tuple[torch.Tensor, ...]) -> str:
+    """sha256 of linear layers as float32 tensors (layer index, shape, bytes), whatever file holds them."""
+    import hashlib
+
+    import torch
+
+    h = hashlib.sha256()
+    for k, t in enumerate(lins):
+        t = t.detach().to("cpu", torch.float32).contiguous()
+        h.update(f"{k}|{tuple(t.shape)}|".encode())
+        h.update(t.numpy().tobytes())
+    return h.hexdigest()
+
+
+def register_lpips_layers(state: Mapping[str, torch.Tensor] | str | os.PathLike[str], net: str, version: str) -> str:
+    """Declare the lpips ``version`` of your own linear layers once (their tensors, wherever they
+    are stored later, are then recognised like lpips' own, and ``version=`` may be left out).
+
+    ``state``: an lpips-layout state dict holding ``lin<k>.model.1.weight`` (a whole
+    ``lpips.LPIPS().state_dict()`` or the layers alone) or a file holding one. Returns the
+    layers' digest (:func:`lin_digest`)."""
+    from transcreval.weights import load_state_dict
+
+    if net not in TRUNKS:
+        raise InputError(f"net must be one of {', '.join(map(repr, NETS))}, got {net!r}")
+    if version not in VERSIONS:
+        raise InputError(f"version must be '0.1' or '0.0' (lpips' releases), got {version!r}")
+    if not isinstance(state, Mapping):
+        state = load_state_dict(state)
+    digest = lin_digest(_lins_from(state, net, f"LPIPS-{net} linear layers"))
+    old = KNOWN_LINS.get(digest)
+    if old is not None and old != (net, version):
+        raise InputError(f"these linear layers are already known as lpips-{old[0]} v{old[1]}")
+    KNOWN_LINS[digest] = (net, version)
+    return digest
+
+
+def lins_version(net: str, lin: Any, lins: tuple[torch.Tensor, ...], version: str | None) -> str:
+    """The lpips version of these linear layers: recognised by the file's digest (manifest) or
+    the tensors' (:data:`KNOWN_LINS`); ``version`` must agree with it, and is required when the
+    layers are not lpips' own. WeightsFormatError otherwise."""
+    from transcreval.weights import get_entry
+
+    known = {v for v in VERSIONS if get_entry(f"lpips-{net}-lin-v{v}").sha256 == lin.sha256}
+    hit = KNOWN_LINS.get(lin_digest(lins))
+    if hit is not None and hit[0] == net:
+        known.add(hit[1])
+    found = next(iter(known), None) if len(known) == 1 else None
+    if found is not None and version not in (None, found):
+        raise WeightsFormatError(
+            f"LPIPS-{net}: {lin.path} holds lpips v{found}'s linear layers, but version={version!r} was asked for; "
+            f"pass version={found!r} to use them (lpips v{found} numbers) or leave weights unset for v{version}'s"
+        )
+    if found is None and version is None:
+        raise WeightsFormatError(
+            f"LPIPS-{net}: the linear layers in {lin.path} (sha256 {lin.sha256[:12]}...) are not lpips' own v0.1 or "
+            "v0.0 layers, and the two versions scale the input differently: say which one they were calibrated "
+            "with, version='0.1' (lpips.LPIPS' default: per-channel input scaling) or version='0.0' (none)"
+        )
+    return found or str(version)
+
+
 _NETWORKS: dict[tuple[Any, ...], LPIPSNetwork] = {}
 
 
@@ -93,6 +175,7 @@ def load_lpips_network(
     weights: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]] | None = None,
     device: Any = None,
     dtype: Any = None,
+    version: str | None = None,
 ) -> LPIPSNetwork:
     """The LPIPS network for ``net`` ("alex", "vgg" or "squeeze"), built once per process.
 
@@ -109,14 +192,22 @@ def load_lpips_network(
     * ``{manifest name: path}`` to replace single files (``"torchvision-alexnet"``,
       ``"lpips-alex-lin-v0.1"``; a path may be a directory holding the file).
 
+    ``version``: the lpips version, "0.1" or "0.0" (None: v0.1 by default, or the version of
+    lpips' own linear layers when ``weights`` holds them; required for other linear layers).
+
     Raises WeightsNotFoundError (with the places searched and the fetch command) when a file
-    is missing, WeightsFormatError when a file does not fit the network.
+    is missing, WeightsFormatError when a file does not fit the network or its version is not
+    the one asked for (or cannot be told).
     """
     from transcreval.weights import load_state_dict, resolve
 
     if net not in TRUNKS:
         raise InputError(f"net must be one of {', '.join(map(repr, NETS))}, got {net!r}")
-    trunk_entry, lin_entry = TRUNKS[net][1], f"lpips-{net}-lin-v0.1"
+    if version is not None and version not in VERSIONS:
+        raise InputError(f"version must be None, '0.1' or '0.0' (lpips' releases), got {version!r}")
+    trunk_entry, lin_entry = TRUNKS[net][1], f"lpips-{net}-lin-v{version or '0.1'}"
+    if version is None and isinstance(weights, Mapping) and f"lpips-{net}-lin-v0.0" in weights:
+        lin_entry = f"lpips-{net}-lin-v0.0"  # the file's content still decides (lins_version)
     overrides: dict[str, str | os.PathLike[str]] = {}
     if isinstance(weights, Mapping):
         unknown = sorted(set(weights) - {trunk_entry, lin_entry})
@@ -156,14 +247,18 @@ def load_lpips_network(
         overrides[lin_entry] = path
         if trunk:
             overrides[trunk_entry] = path
-    key = (net, tuple(sorted((k, str(v)) for k, v in overrides.items())), str(device), str(dtype))
-    hit = _NETWORKS.get(key)
-    trunk_weights = {trunk_entry: overrides[trunk_entry]} if trunk_entry in overrides else None
-    extractor = get_extractor(f"lpips-{net}", trunk_weights, device, dtype)
     lin = resolve(lin_entry, overrides.get(lin_entry))
-    if hit is not None and hit.extractor is extractor and hit.lin_sha256 == lin.sha256:
+    key = (net, lin.sha256, tuple(sorted((k, str(v)) for k, v in overrides.items())), str(device), str(dtype), version)
+    hit = _NETWORKS.get(key)
+    if hit is None:
+        lins = _lins_from(load_state_dict(lin.path), net, f"LPIPS-{net} linear layers from {lin.path}")
+        used = lins_version(net, lin, lins, version)
+    else:
+        lins, used = hit.lins, hit.version
+    trunk_weights = {trunk_entry: overrides[trunk_entry]} if trunk_entry in overrides else None
+    extractor = get_extractor(f"lpips-{net}{VERSION_SUFFIX[used]}", trunk_weights, device, dtype)
+    if hit is not None and hit.extractor is extractor:
         return hit
-    lins = _lins_from(load_state_dict(lin.path), net, f"LPIPS-{net} linear layers from {lin.path}")
-    network = LPIPSNetwork(net, extractor, lins, lin.sha256)
+    network = LPIPSNetwork(net, extractor, lins, lin.sha256, used)
     _NETWORKS[key] = network
     return network

@@ -135,7 +135,7 @@ def build_lpips_trunk(
     import torch
     import torchvision
 
-    net = spec.name.removeprefix("lpips-")
+    net = spec.name.removeprefix("lpips-").split("-")[0]  # lpips-alex, lpips-alex-v0.0
     arch, entry, cuts, _ = TRUNKS[net]
     resolved = weights[entry]
     state = load_state_dict(resolved.path)
@@ -154,18 +154,22 @@ def build_lpips_trunk(
     return _TRUNK_CLS(model.features, cuts).to(device=device, dtype=dtype)  # type: ignore[no-any-return,unused-ignore]
 
 
+#: lpips version -> the suffix of its trunk extractors' names (the versions differ in input scaling)
+VERSION_SUFFIX = {"0.1": "", "0.0": "-v0.0"}
+
 for _net, (_arch, _entry, _cuts, _outputs) in TRUNKS.items():
-    register_extractor(
-        ExtractorSpec(
-            name=f"lpips-{_net}",
-            backend="torchvision",
-            weights=(_entry,),
-            preprocess="lpips-v0.1",
-            outputs=_outputs,
-            build="transcreval.features.lpips_trunk:build_lpips_trunk",
-            requires=(("torchvision", "image"),),
-            channels_last=True,
-            description=f"LPIPS {_net} trunk: torchvision {_arch} features cut into lpips' slices",
+    for _ver, _suffix in VERSION_SUFFIX.items():
+        register_extractor(
+            ExtractorSpec(
+                name=f"lpips-{_net}{_suffix}",
+                backend="torchvision",
+                weights=(_entry,),
+                preprocess=f"lpips-v{_ver}",
+                outputs=_outputs,
+                build="transcreval.features.lpips_trunk:build_lpips_trunk",
+                requires=(("torchvision", "image"),),
+                channels_last=True,
+                description=f"LPIPS v{_ver} {_net} trunk: torchvision {_arch} features cut into lpips' slices",
+            )
         )
-    )
-del _net, _arch, _entry, _cuts, _outputs
+del _net, _arch, _entry, _cuts, _outputs, _ver, _suffix

@@ -72,6 +72,10 @@ def _lpips_v01(x: torch.Tensor) -> torch.Tensor:
     return ((2 * x - 1) - shift) / scale
 
 
+def _lpips_v00(x: torch.Tensor) -> torch.Tensor:
+    return 2 * x - 1
+
+
 def _identity(x: torch.Tensor) -> torch.Tensor:
     return x
 
@@ -80,3 +84,5 @@ register_preprocess(Preprocess("identity", _identity, "no change: the network ta
 register_preprocess(
     Preprocess("lpips-v0.1", _lpips_v01, "LPIPS v0.1: 2x-1, then (x - shift) / scale per channel (lpips.ScalingLayer)")
 )
+# lpips v0.0 (its "original release had a bug, where input was not scaled"): [-1, 1] as it is
+register_preprocess(Preprocess("lpips-v0.0", _lpips_v00, "LPIPS v0.0: 2x-1, no per-channel scaling"))

@@ -23,7 +23,9 @@ is first built (so registering costs nothing at import time).
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.metadata
 import importlib.util
 import threading
 from collections.abc import Callable, Iterator
@@ -34,6 +36,24 @@ from transcreval.errors import MissingDependencyError
 
 if TYPE_CHECKING:
     import torch
+
+
+#: backend -> the distributions (besides torch) whose versions can change its features
+BACKEND_PACKAGES: dict[str, tuple[str, ...]] = {
+    "torchvision": ("torchvision",),
+    "timm": ("timm",),
+    "torch-fidelity": ("torch-fidelity",),
+    "open_clip": ("open_clip_torch", "torchvision", "pillow"),
+}
+
+
+@functools.cache
+def package_version(name: str) -> str:
+    """The installed version of distribution ``name`` ("not installed" when it is not)."""
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
 
 
 @dataclass(frozen=True)
@@ -51,6 +71,9 @@ class ExtractorSpec:
         description: one line for humans.
         channels_last: run the network in channels-last memory format (faster convolutions on
             CPUs and tensor cores; outputs are returned contiguous either way).
+        packages: distributions whose installed versions can change the features (their versions
+            go into the feature-cache key); default: torch plus the backend's packages
+            (:data:`BACKEND_PACKAGES`).
     """
 
     name: str
@@ -62,12 +85,19 @@ class ExtractorSpec:
     requires: tuple[tuple[str, str], ...] = ()
     description: str = ""
     channels_last: bool = False
+    packages: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.outputs:
             raise ValueError(f"extractor {self.name!r} must name at least one output")
         if isinstance(self.weights, str) or isinstance(self.outputs, str):
             raise ValueError(f"extractor {self.name!r}: weights and outputs must be tuples of names")
+
+    @property
+    def version_packages(self) -> tuple[str, ...]:
+        """torch, then ``packages`` (or the backend's packages), without repeats."""
+        extra = self.packages or BACKEND_PACKAGES.get(self.backend, ())
+        return tuple(dict.fromkeys(("torch", *extra)))
 
     def check_requires(self) -> None:
         """Raise MissingDependencyError (naming the pip extra) for the first package of

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import torch
 
-from transcreval.errors import InputError
+from transcreval.features.options import feature_options
 from transcreval.functional.image.dinov2_distance import (
     dinov2_distance_values,
     dinov2_extractor,
@@ -27,7 +27,11 @@ class DINOv2Distance(Metric):
         model: ``"vits14"`` (default) or ``"vitb14"``.
         weights: None (the ``dinov2-<model>`` file through the weights resolver) or a checkpoint
             file in torch hub's DINOv2 layout (``dinov2_vits14_pretrain.pth``) or timm's.
-        input_range, batch_size, feature_cache: as for the other image metrics.
+        input_range, batch_size, feature_cache: as for every feature metric
+            (:mod:`transcreval.features.options`; ``feature_cache`` a FeatureCache or its path).
+
+    The weights are loaded once, when the metric is built, and kept (a checkpoint re-saved at
+    the same path later is never mixed in: see :class:`~transcreval.FID`).
     """
 
     higher_is_better: ClassVar[bool | None] = False
@@ -45,13 +49,10 @@ class DINOv2Distance(Metric):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        if batch_size is not None and (
-            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
-        ):
-            raise InputError(f"batch_size must be a positive integer or None, got {batch_size!r}")
+        self.options = feature_options(input_range, batch_size, feature_cache)
         self.model, self.weights = model, weights
-        self._run = {"input_range": input_range, "batch_size": batch_size, "cache": feature_cache}
-        self._options = dinov2_signature_options(dinov2_extractor(model, weights), model)
+        self._extractor = dinov2_extractor(model, weights)  # loaded now and kept (pinned weights)
+        self._options = dinov2_signature_options(self._extractor, model)
         self.add_state("total", Sum(torch.float64))
         self.add_state("count", Sum(torch.int64))
         self.add_state("values", Cat(torch.float64))
@@ -62,8 +63,8 @@ class DINOv2Distance(Metric):
     def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
         """``preds``: images (e.g. the system outputs or the target-market posters); ``target``:
         the image each is compared with (e.g. the source posters)."""
-        ext = dinov2_extractor(self.model, self.weights, self.device)
-        return similarity_stats(dinov2_distance_values(preds, target, ext, **self._run))
+        ext = self._extractor.on(self.device)
+        return similarity_stats(dinov2_distance_values(preds, target, ext, **self.options.run_options()))
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return embedding_mean_from_stats(stats, self.signature, self.name)

@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Literal
 import torch
 
 from transcreval.errors import InputError, SignatureMismatchError
+from transcreval.features.options import feature_options
 from transcreval.functional.image.fid import (
     FEATURES,
     FID_PREPROCESS,
@@ -57,10 +58,13 @@ class FID(Metric):
             computed once for both.
         input_range: value range of float inputs (default [0, 1]; uint8 is 0..255).
         batch_size: network batch size (default: each update's images at once).
-        feature_cache: a :class:`~transcreval.features.FeatureCache` (reuse features across runs).
+        feature_cache: a :class:`~transcreval.features.FeatureCache` or its path (reuse features
+            across runs); see :mod:`transcreval.features.options`.
 
     The network runs on the metric's device (``FID().to("cuda")``), where the states live too;
-    the distance is computed there in float64.
+    the distance is computed there in float64. The weights are loaded once, when the metric is
+    built, and kept: a file re-saved at the same path later is never mixed in (moving the metric
+    to another device then raises :class:`~transcreval.errors.WeightsChangedError`).
     """
 
     higher_is_better: ClassVar[bool | None] = False
@@ -83,17 +87,13 @@ class FID(Metric):
             raise InputError(f"preprocess must be one of {sorted(FID_PREPROCESS)}, got {preprocess!r}")
         if real_from not in ("target", "source"):
             raise InputError(f"real_from must be 'target' or 'source', got {real_from!r}")
-        if batch_size is not None and (
-            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
-        ):
-            raise InputError(f"batch_size must be a positive integer or None, got {batch_size!r}")
+        self.options = opts = feature_options(input_range, batch_size, feature_cache)
         self.preprocess = preprocess
         self.real_from = real_from
-        self.input_range = input_range
-        self.batch_size = batch_size
-        self.feature_cache = feature_cache
+        self.input_range, self.batch_size, self.feature_cache = opts.input_range, opts.batch_size, opts.feature_cache
         self._weights = fid_weights_argument(weights)
-        ext = fid_extractor(self._weights, preprocess)  # resolves (and builds) now: a missing file fails here
+        # resolved and built now (a missing file fails here), and kept: the weights are pinned
+        self._extractor = ext = fid_extractor(self._weights, preprocess)
         self._identity = ext.identity
         self._options = fid_signature_options(ext, preprocess)
         if real_from == "source":
@@ -133,7 +133,7 @@ class FID(Metric):
             raise InputError(
                 f"this FID compares against the saved reference {self.reference_path}; add generated images only"
             )
-        ext = fid_extractor(self._weights, self.preprocess, self.device)
+        ext = self._extractor.on(self.device)
         stats = fid_stats(
             preds,
             real_images,

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.features.lpips_network import load_lpips_network
+from transcreval.features.options import check_input_range
 from transcreval.functional.image.lpips import check_lpips_options, lpips_stats, lpips_values, mean_from_stats
 from transcreval.io import Range
 from transcreval.metric import Metric
@@ -39,13 +40,14 @@ class LPIPSFamily(Metric):
         feature_cache: Any = None,
         cache_preds: bool = False,
         max_pixels: int | str | None = "auto",
+        version: str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.feature_cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds, max_pixels)
         self.max_pixels = max_pixels
-        self.network = load_lpips_network(net, weights, device, dtype)
-        self.input_range = input_range
+        self.network = load_lpips_network(net, weights, device, dtype, version)
+        self.input_range = check_input_range(input_range)
         self.trunk_device = device
         self.batch_size = batch_size
         self.cache_preds = cache_preds
@@ -101,6 +103,8 @@ class LPIPS(LPIPSFamily):
             estimated memory and how to downscale in the message ("auto", the default: the size
             needing about 8 GiB per pair, ~28 Mpx for alex, 7.5 for squeeze, 2.4 for vgg in
             float32; None: no limit). See :mod:`transcreval.functional.image.lpips_memory`.
+        version: the lpips version, "0.1" or "0.0" (None: v0.1, or the version of lpips' own
+            linear layers in ``weights``; other linear layers need it said).
         **kwargs: :class:`~transcreval.metric.Metric` options.
     """
 

@@ -108,7 +108,8 @@ class MaskedLPIPS(LPIPSFamily):
         return mean_from_stats(stats, self.signature, self.name, self._extras(stats))
 
     def _signature_options(self) -> dict[str, Any]:
-        return {**super()._signature_options(), "mode": self.mode}
+        # min_coverage decides the low_coverage count: states made with other thresholds never mix
+        return {**super()._signature_options(), "mode": self.mode, "min_cov": self.min_coverage}
 
 
 class BackgroundPreservation(MaskedLPIPS):

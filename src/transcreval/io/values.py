@@ -58,6 +58,8 @@ def check_input_range(input_range: Any) -> tuple[float, float] | None:
     """``input_range`` checked to be ``None`` or a finite ``(low, high)`` pair with ``low < high``."""
     if input_range is None:
         return None
+    if isinstance(input_range, (str, bytes)):
+        raise InputError(f"input_range must be a (low, high) pair of numbers, got {input_range!r}")
     try:
         lo, hi = (float(v) for v in input_range)
     except (TypeError, ValueError):

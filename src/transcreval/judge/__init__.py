@@ -26,6 +26,7 @@ _LAZY = {
     "ImagePart": "transcreval.judge.types",
     "STATUSES": "transcreval.judge.types",
     "FAILURE_STATUSES": "transcreval.judge.types",
+    "ITEM_STATUSES": "transcreval.judge.types",
     "JudgeCache": "transcreval.judge.cache",
     "CachingJudge": "transcreval.judge.base",
     "OpenAICompatibleJudge": "transcreval.judge.openai_judge",
@@ -40,6 +41,7 @@ _LAZY = {
 
 __all__ = [
     "FAILURE_STATUSES",
+    "ITEM_STATUSES",
     "STATUSES",
     "TEMPLATES",
     "CachingJudge",
@@ -71,6 +73,7 @@ if TYPE_CHECKING:
     from transcreval.judge.templates import PromptTemplate
     from transcreval.judge.types import (
         FAILURE_STATUSES,
+        ITEM_STATUSES,
         STATUSES,
         ImagePart,
         Judge,

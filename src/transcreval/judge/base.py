@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
+import warnings
 from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Any, ClassVar
 
-from transcreval.errors import InputError, JudgeCacheMiss
+from transcreval.errors import InputError, JudgeCacheMiss, JudgeModelWarning
 from transcreval.judge.cache import JudgeCache, normalise_mode
 from transcreval.judge.images import to_image_part
 from transcreval.judge.keys import record_key, request_key, request_record
@@ -25,7 +27,20 @@ from transcreval.judge.types import ImagePart, JudgeReply, JudgeRequest, Message
 
 log = logging.getLogger("transcreval.judge")
 
-__all__ = ["CachingJudge", "open_cache"]
+__all__ = ["CachingJudge", "open_cache", "same_model"]
+
+# what an endpoint may append to the model name asked for and still serve that model: a dated
+# snapshot (gpt-4o-2024-08-06, claude-3-5-sonnet-20241022, gpt-4-0613) or a default tag (llava:latest)
+_SNAPSHOT = re.compile(r"(-\d{4}-\d{2}-\d{2}|-\d{8}|-\d{4}|:latest)")
+
+
+def same_model(asked: str, served: str | None) -> bool:
+    """Whether an answer reported as ``served`` comes from the model ``asked`` for: the same name
+    (case aside), or a dated snapshot / default tag of it. None (not reported) is not a mismatch."""
+    if served is None or not str(served).strip():
+        return True
+    a, s = asked.strip().casefold(), str(served).strip().casefold()
+    return s == a or (s.startswith(a) and _SNAPSHOT.fullmatch(s[len(a) :]) is not None)
 
 
 def open_cache(cache: Any, mode: str) -> JudgeCache | None:
@@ -78,6 +93,8 @@ class CachingJudge:
         self._pool_pid = -1
         self._count_lock = threading.Lock()
         self.calls_made = 0  # calls that reached _call in this process (cache hits excluded)
+        #: how many answers (fresh or cached) each served model name gave, as the endpoint reported it
+        self.served_models: dict[str, int] = {}
 
     # ------------------------------------------------------------------ identity
     def describe(self) -> dict[str, Any]:
@@ -191,7 +208,32 @@ class CachingJudge:
             )
         if todo:
             replies.update(self._run(todo, reqs, params, records))
-        return [replies[k] for k in keys]
+        out = [replies[k] for k in keys]
+        self._note_served(out)
+        return out
+
+    def _note_served(self, replies: Sequence[JudgeReply]) -> None:
+        """Count the served model of each answer; warn once per name that is not the model asked for."""
+        new: list[tuple[str, int]] = []
+        with self._count_lock:
+            for r in replies:
+                if r.model is None:
+                    continue
+                name = str(r.model)
+                first = name not in self.served_models
+                self.served_models[name] = self.served_models.get(name, 0) + 1
+                if first and not same_model(self.model, name):
+                    new.append((name, sum(x.model == r.model for x in replies)))
+        for name, n in new:
+            warnings.warn(
+                f"the judge answered as model {name!r} when {self.model!r} was asked ({n} answer(s) in this batch"
+                f"{', from the cache' if any(x.cached and x.model == name for x in replies) else ''}): they are "
+                f"scored and cached under {self.model!r}. Check base_url and the model name; if {name!r} is the "
+                "server's own name for that model, filter JudgeModelWarning. judge.served_models counts the served "
+                "names; the cache stores each answer's served model (`transcreval judge-cache stats`).",
+                JudgeModelWarning,
+                stacklevel=3,
+            )
 
     def _run(
         self,

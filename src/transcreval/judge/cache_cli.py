@@ -54,9 +54,12 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             print(f"{st['path']}: {st['answers']} answers, {st['bytes'] / 1e6:.2f} MB", file=stream)
             print(f"stored between {_when(st['oldest'])} and {_when(st['newest'])}", file=stream)
             for name, m in sorted(st["models"].items()):
+                asked = name.split(":", 1)[-1]
+                other = {k: v for k, v in st.get("served", {}).get(name, {}).items() if k != asked}
+                served = "; served as " + ", ".join(f"{k} ({v})" for k, v in sorted(other.items())) if other else ""
                 print(
                     f"  model {name}: {m['answers']} answers, {m['prompt_tokens']} prompt + "
-                    f"{m['completion_tokens']} completion tokens (as reported by the endpoint)",
+                    f"{m['completion_tokens']} completion tokens (as reported by the endpoint){served}",
                     file=stream,
                 )
             for name, n in sorted(st["templates"].items()):

@@ -77,16 +77,23 @@ class CacheMaintenance:
         return [out[k] for k in sorted(out)]
 
     def stats(self) -> dict[str, Any]:
-        """Counts per model and per template, token totals, size and age of the file."""
+        """Counts per model and per template, token totals, size and age of the file; ``served``: per
+        model asked for, the answers per model name the endpoint reported (another name than the
+        one asked for means another model answered, or a dated snapshot of it)."""
         with self._lock, self._sqlite_errors():
             conn = self._connect()
             n, first, last = conn.execute("SELECT count(*), min(created), max(created) FROM replies").fetchone()
             per_model: dict[str, dict[str, int]] = {}
+            served_as: dict[str, dict[str, int]] = {}
             for backend, model, meta in conn.execute("SELECT backend, model, meta FROM replies"):
-                usage = (json.loads(meta).get("usage") or {}) if meta else {}
+                info = json.loads(meta) if meta else {}
+                usage = info.get("usage") or {}
                 slot = per_model.setdefault(
                     f"{backend}:{model}", {"answers": 0, "prompt_tokens": 0, "completion_tokens": 0}
                 )
+                served = served_as.setdefault(f"{backend}:{model}", {})
+                name = str(info.get("model") or model)  # the model the endpoint said answered
+                served[name] = served.get(name, 0) + 1
                 slot["answers"] += 1
                 slot["prompt_tokens"] += int(usage.get("prompt_tokens") or 0)
                 slot["completion_tokens"] += int(usage.get("completion_tokens") or 0)
@@ -104,6 +111,7 @@ class CacheMaintenance:
             "oldest": first,
             "newest": last,
             "models": per_model,
+            "served": served_as,
             "templates": per_template,
         }
 

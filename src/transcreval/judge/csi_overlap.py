@@ -29,6 +29,12 @@ class CSIOverlap(JudgeMetric):
     """
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
+    input_roles: ClassVar[Mapping[str, str]] = {
+        "preds": "image",
+        "target": "image",
+        "country": "text",
+        "category": "text",
+    }
 
     def __init__(
         self,

@@ -32,6 +32,7 @@ from typing import Any
 
 __all__ = [
     "FakeAnswer",
+    "FakeDrop",
     "FakeHTTPError",
     "FakeHang",
     "FakeOpenAIServer",
@@ -68,6 +69,15 @@ class FakeHang:
 
 
 @dataclass
+class FakeDrop:
+    """Start a 200 answer (status line, headers, the first ``after`` bytes of the body), then drop
+    the connection: a server or proxy that died mid-response."""
+
+    content: str = '{"score": 3}'
+    after: int = 20
+
+
+@dataclass
 class FakeRaw:
     """Any bytes as the response body (for malformed JSON and the like)."""
 
@@ -76,7 +86,7 @@ class FakeRaw:
     content_type: str = "application/json"
 
 
-Action = FakeAnswer | FakeHTTPError | FakeHang | FakeRaw | str
+Action = FakeAnswer | FakeHTTPError | FakeHang | FakeDrop | FakeRaw | str
 Responder = Callable[[dict[str, Any]], Action]
 
 
@@ -139,9 +149,11 @@ class FakeOpenAIServer:
     Args:
         responder: ``fn(request_body) -> action`` used when the script is empty (default:
             :func:`synthetic_answer`). An action is a string (the answer text),
-            :class:`FakeAnswer`, :class:`FakeHTTPError`, :class:`FakeHang` or :class:`FakeRaw`.
+            :class:`FakeAnswer`, :class:`FakeHTTPError`, :class:`FakeHang`, :class:`FakeDrop` or
+            :class:`FakeRaw`.
         latency: seconds each request takes before its answer.
-        model: the model name reported back.
+        model: the model name reported back (None: the name each request asked for, as a server
+            that serves that model does; give another name to script a mismatch).
         log_path: append ``recv HASH`` when a request arrives and ``sent HASH UNIXTIME`` once its
             answer is written (HASH: the SHA-256 of the prompt text) to this file.
     """
@@ -151,7 +163,7 @@ class FakeOpenAIServer:
         responder: Responder | None = None,
         *,
         latency: float = 0.0,
-        model: str = "fake-judge",
+        model: str | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
         log_path: str | None = None,
@@ -240,7 +252,7 @@ class FakeOpenAIServer:
             "id": f"chatcmpl-fake-{n}",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": self.model,
+            "model": self.model if self.model is not None else str(body.get("model", "fake-judge")),
             "system_fingerprint": "fp_fake",
             "choices": [
                 {
@@ -299,7 +311,8 @@ class FakeOpenAIServer:
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, json.dumps({"object": "list", "data": [{"id": server.model}]}).encode())
+                    listed = server.model or "fake-judge"
+                    self._send(200, json.dumps({"object": "list", "data": [{"id": listed}]}).encode())
                 else:
                     self._send(404, b'{"error": {"message": "not found"}}')
 
@@ -346,6 +359,18 @@ class FakeOpenAIServer:
                         self.close_connection = True
                     elif isinstance(action, FakeRaw):
                         self._send(action.status, action.body, ctype=action.content_type)
+                    elif isinstance(action, FakeDrop):
+                        payload = json.dumps(server._completion(FakeAnswer(action.content), body)).encode()
+                        self._leave()
+                        self.send_response(200)
+                        self.send_header("Content-Type", "application/json")
+                        self.send_header("Content-Length", str(len(payload)))
+                        self.end_headers()
+                        self.wfile.write(payload[: action.after])
+                        self.wfile.flush()
+                        with contextlib.suppress(OSError):
+                            self.connection.shutdown(socket.SHUT_RDWR)
+                        self.close_connection = True
                     else:  # pragma: no cover - a test bug
                         raise TypeError(f"unknown fake action {action!r}")
                 except (BrokenPipeError, ConnectionResetError):
@@ -359,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--latency", type=float, default=0.0)
-    p.add_argument("--model", default="fake-judge")
+    p.add_argument("--model", default=None, help="the model name reported back (default: the one asked for)")
     p.add_argument("--log", default=None, help="log 'recv HASH' and 'sent HASH TIME' lines per request to this file")
     args = p.parse_args(argv)
     server = FakeOpenAIServer(latency=args.latency, model=args.model, host=args.host, port=args.port, log_path=args.log)

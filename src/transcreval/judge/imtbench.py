@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from transcreval.functional.judge.imtbench import (
@@ -35,6 +35,7 @@ class HarmonizationScore(JudgeMetric):
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = IMTBENCH_HARMONIZATION_REF
     template_fields = FIELDS
+    input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "translations": "text"}
 
     def __init__(self, *, judge: Any, combine: Combine = "naturalness", reference: bool = True, **kwargs: Any) -> None:
         self.combine = check_combine(combine)
@@ -76,6 +77,7 @@ class AlignmentScore(JudgeMetric):
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = IMTBENCH_ALIGNMENT
     template_fields = FIELDS
+    input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "translations": "text"}
 
     def _stats(self, preds: Any, translations: Sequence[str]) -> dict[str, Any]:
         """``preds``: translated images; ``translations``: the system's translation texts."""

@@ -1,16 +1,21 @@
 """The base of the judge-based metric classes: a judge, a template, failure bookkeeping.
 
-Every judge metric keeps the same four states: ``total`` (sum of item values), ``count``
+Every judge metric keeps the same five states: ``total`` (sum of item values), ``count``
 (items with a valid answer), ``failures`` (failed items per status, in
-:data:`~transcreval.judge.FAILURE_STATUSES` order) and ``values`` (per-item values); a metric
-adds its own where it reports more. ``compute()`` reports ``n_valid``, ``n_failed`` and
-``failures`` in ``extras``. The judge calls happen in ``update`` (and ``forward``), one batch
-at a time; every answer is cached as it arrives, so an interrupted evaluation resumes where
-it stopped. Under ``torch.distributed`` each rank judges its own items; only the counts sync.
+:data:`~transcreval.judge.FAILURE_STATUSES` order), ``values`` (one value per input item, NaN
+where the item failed or has no value) and ``item_status`` (one status code per input item);
+a metric adds its own where it reports more. ``compute()`` reports ``n_valid``, ``n_failed``,
+``failures`` and ``item_status`` (one status name per item: "ok", a failure status, or
+"undefined") in ``extras``; ``per_item`` lines up with the inputs, in update order (rank-major
+after a distributed sync, statuses too). The judge calls happen in ``update`` (and
+``forward``), one batch at a time; every answer is cached as it arrives, so an interrupted
+evaluation resumes where it stopped. Under ``torch.distributed`` each rank judges its own
+items; only the statistics sync.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import torch
@@ -45,6 +50,9 @@ class JudgeMetric(Metric):
     default_template: ClassVar[PromptTemplate | None] = None
     #: the text fields the metric fills (None: those of ``default_template``)
     template_fields: ClassVar[tuple[str, ...] | None] = None
+    #: the role of each ``update`` argument: what a value (a ``str`` above all) means there; one
+    #: of :data:`transcreval.judge.roles.ROLES` ("image", "image_or_text", "text", "ids")
+    input_roles: ClassVar[Mapping[str, str]] = {}
 
     def __init__(
         self,
@@ -66,6 +74,7 @@ class JudgeMetric(Metric):
         self.add_state("count", Sum(torch.int64))
         self.add_state("failures", Sum(torch.int64, (len(FAILURE_STATUSES),)))
         self.add_state("values", Cat(torch.float64))
+        self.add_state("item_status", Cat(torch.int64))
 
     def _template_ref(self) -> str:
         if self.default_template is None:

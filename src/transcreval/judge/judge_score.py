@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from transcreval.functional.judge.judge_score import (
@@ -28,6 +28,13 @@ class JudgeScore(JudgeMetric):
     """
 
     value_range: ClassVar[tuple[float, float]] = (1.0, 5.0)
+    input_roles: ClassVar[Mapping[str, str]] = {
+        "preds": "image",
+        "target": "image",
+        "target_market": "text",
+        "source_market": "text",
+        "genre": "text",
+    }
 
     def __init__(self, *, judge: Any, aspect: Aspect = "aesthetic", **kwargs: Any) -> None:
         self.aspect = check_aspect(aspect)

@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from transcreval.errors import InputError
 from transcreval.judge.types import JudgeRequest
 
 #: Bumped when the key layout changes; old entries then simply stop matching.
@@ -104,5 +105,15 @@ def request_key(
 
 
 def record_key(record: Mapping[str, Any]) -> str:
-    """The cache key of a :func:`request_record`."""
-    return hashlib.sha256(canonical_json(record).encode("utf-8")).hexdigest()
+    """The cache key of a :func:`request_record` (InputError when its text is not valid Unicode)."""
+    text = canonical_json(record)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        before = text[max(0, e.start - 40) : e.start]
+        raise InputError(
+            f"a judge request holds a lone surrogate ({text[e.start : e.end]!r} after ...{before!r}), "
+            "which is not text and cannot be sent: it usually comes from bytes decoded with errors='surrogateescape' "
+            "(in a template or a field); decode them properly"
+        ) from None
+    return hashlib.sha256(data).hexdigest()

@@ -38,6 +38,9 @@ __all__ = ["OpenAICompatibleJudge", "secret_header"]
 _PLACEHOLDER_KEY = "EMPTY"  # what local servers (vLLM, SGLang, Ollama) accept when they check no key
 _FILTER_CODES = {"content_filter", "content_policy_violation", "responsibleaipolicyviolation"}
 _SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie|password|signature|credential", re.I)
+# transport errors (httpx's class names) raised before any connection to the endpoint existed: only
+# these mean "unreachable"; a connection dropped after it was made is a per-item api_error
+_NEVER_CONNECTED = {"ConnectError", "ConnectTimeout", "UnsupportedProtocol", "ProxyError", "InvalidURL"}
 
 
 def secret_header(name: str) -> bool:
@@ -227,9 +230,19 @@ class OpenAICompatibleJudge(CachingJudge):
                 raise self._unreachable("the connection timed out") from None
             return JudgeReply("timeout", detail=f"no answer within {self.timeout:g} s ({self.max_retries} retries)")
         except openai.APIConnectionError as e:
-            if not self._answered:
-                raise self._unreachable(self._redact(str(e))) from None
-            return JudgeReply("api_error", detail=f"connection failed after {self.max_retries} retries")
+            cause = e.__cause__
+            kind = type(cause).__name__ if cause is not None else ""
+            if kind in _NEVER_CONNECTED or (cause is None and not self._answered):
+                if not self._answered:
+                    raise self._unreachable(self._redact(str(e))) from None
+                return JudgeReply("api_error", detail=f"connection failed after {self.max_retries} retries")
+            self._answered = True  # a connection was made: the endpoint is there, this answer was lost
+            why = self._redact(str(cause))[:200]
+            return JudgeReply(
+                "api_error",
+                detail=f"the connection was dropped before the answer was complete ({kind}: {why}; "
+                f"{self.max_retries} retries)",
+            )
         except (openai.AuthenticationError, openai.PermissionDeniedError) as e:
             self._answered = True
             raise JudgeConfigError(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import torch
@@ -22,6 +22,7 @@ from transcreval.functional.judge.posteriq import (
 from transcreval.judge.catalog import POSTERIQ_FONT, POSTERIQ_POINT_IMAGE, POSTERIQ_STYLE
 from transcreval.judge.judge_metric import JudgeMetric
 from transcreval.result import MetricResult
+from transcreval.state_checks import list_digest
 from transcreval.states import Sum
 
 
@@ -38,6 +39,7 @@ class JudgedPointScore(JudgeMetric):
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = POSTERIQ_POINT_IMAGE
     template_fields = POINT_FIELDS
+    input_roles: ClassVar[Mapping[str, str]] = {"preds": "image_or_text", "target": "text"}
 
     def __init__(self, *, judge: Any, mode: Mode = "paper", **kwargs: Any) -> None:
         if mode not in ("paper", "posteriq-code"):
@@ -71,6 +73,7 @@ class JudgedStyleScore(JudgeMetric):
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = POSTERIQ_STYLE
+    input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "target": "text"}
 
     def __init__(self, *, judge: Any, labels: Sequence[str] = POSTERIQ_STYLES, **kwargs: Any) -> None:
         if labels is None or isinstance(labels, str) or len(list(labels)) < 2:
@@ -94,7 +97,8 @@ class JudgedStyleScore(JudgeMetric):
         return judged_style_score_from_stats(stats, self.signature)
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"labels": len(self.labels), **self._judge_options()}
+        labels = "posteriq17" if tuple(self.labels) == tuple(POSTERIQ_STYLES) else list_digest(self.labels)
+        return {"labels": labels, **self._judge_options()}
 
 
 class JudgedFontRichness(JudgeMetric):
@@ -104,6 +108,7 @@ class JudgedFontRichness(JudgeMetric):
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = POSTERIQ_FONT
+    input_roles: ClassVar[Mapping[str, str]] = {"preds": "image"}
 
     def __init__(self, *, judge: Any, vocabulary: Sequence[str], **kwargs: Any) -> None:
         if vocabulary is None or isinstance(vocabulary, str) or not list(vocabulary):
@@ -128,4 +133,4 @@ class JudgedFontRichness(JudgeMetric):
         return judged_font_richness_from_stats(stats, self.signature, self.vocabulary)
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"attrs": len(self.vocabulary), **self._judge_options()}
+        return {"attrs": list_digest(self.vocabulary), **self._judge_options()}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import torch
@@ -12,6 +12,7 @@ from transcreval.functional.judge.quiz_hit_rate import quiz_hit_rate_from_stats,
 from transcreval.judge.catalog import MPTC_QUIZ, QUIZ_QUESTIONS
 from transcreval.judge.judge_metric import JudgeMetric
 from transcreval.result import MetricResult
+from transcreval.state_checks import list_digest
 from transcreval.states import Sum
 
 
@@ -28,6 +29,12 @@ class QuizHitRate(JudgeMetric):
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 100.0)
     default_template = MPTC_QUIZ
+    input_roles: ClassVar[Mapping[str, str]] = {
+        "preds": "image",
+        "target": "text",
+        "options": "text",
+        "item_ids": "ids",
+    }
 
     def __init__(
         self,
@@ -82,4 +89,9 @@ class QuizHitRate(JudgeMetric):
         return quiz_hit_rate_from_stats(stats, self.signature)
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"kind": self.kind, "k": self.n_options, "seed": self.seed, **self._judge_options()}
+        opts: dict[str, Any] = {"kind": self.kind, "k": self.n_options, "seed": self.seed}
+        if self.labels is not None:  # the pool the distractors are drawn from
+            opts["labels"] = list_digest(sorted({str(x) for x in self.labels}))
+        if self.question is not None or self.hint is not None:  # a wording of our own
+            opts["q"] = list_digest([self.question or "", self.hint or ""])
+        return {**opts, **self._judge_options()}

@@ -23,14 +23,29 @@ from transcreval.judge.types import JudgeReply, JudgeRequest
 __all__ = ["FunctionJudge", "ReplayJudge"]
 
 
+#: the default of ReplayJudge's setup arguments: "not given, read it from the cache"
+NOT_GIVEN: Any = type("NotGiven", (), {"__repr__": lambda self: "NOT_GIVEN"})()
+_ARGUMENT = {
+    "backend": "backend",
+    "model": "model",
+    "params": "params",
+    "namespace": "cache_namespace",
+    "endpoint": "endpoint",
+    "image_max_side": "image_max_side",
+}
+
+
 class ReplayJudge(CachingJudge):
     """Answers only from a judge cache; a miss raises :class:`~transcreval.errors.JudgeCacheMiss`.
 
     Args:
         cache: the cache file (opened read-only) or a :class:`JudgeCache`.
         model, backend, params, cache_namespace, endpoint, image_max_side: the recording judge's
-            settings. Those omitted are read from the setup stored with the answers; the file must
-            then hold exactly one setup that matches the ones given.
+            settings. Those not given are read from the setup stored with the answers; the file
+            must then hold exactly one setup that matches the ones given. ``None`` given for
+            ``cache_namespace``, ``endpoint`` or ``image_max_side`` means "recorded without one"
+            (a run with ``namespace=None`` is told apart from one with a namespace); ``model``,
+            ``backend`` and ``params`` given as None mean "not given".
     """
 
     replay_only: ClassVar[bool] = True
@@ -42,35 +57,23 @@ class ReplayJudge(CachingJudge):
         model: str | None = None,
         backend: str | None = None,
         params: Mapping[str, Any] | None = None,
-        cache_namespace: str | None = None,
-        endpoint: str | None = None,
-        image_max_side: int | None = None,
+        cache_namespace: str | None = NOT_GIVEN,
+        endpoint: str | None = NOT_GIVEN,
+        image_max_side: int | None = NOT_GIVEN,
     ) -> None:
         if cache is None:
             raise InputError("ReplayJudge needs a cache file: ReplayJudge(cache='judge.sqlite')")
         store = cache if isinstance(cache, JudgeCache) else JudgeCache(cache, "read-only")
         given: dict[str, Any] = {
-            "backend": backend,
-            "model": model,
-            "params": None if params is None else {k: v for k, v in params.items() if v is not None},
+            "backend": NOT_GIVEN if backend is None else backend,
+            "model": NOT_GIVEN if model is None else model,
+            "params": NOT_GIVEN if params is None else {k: v for k, v in params.items() if v is not None},
             "namespace": cache_namespace,
             "endpoint": endpoint,
             "image_max_side": image_max_side,
         }
-        if any(v is None for v in given.values()):
-            recorded = store.setups()
-            setups = [s for s in recorded if all(v is None or s[k] == v for k, v in given.items())]
-            if len(setups) != 1:
-                listing = "; ".join(
-                    ", ".join(f"{k}={v!r}" for k, v in s.items() if v not in (None, {})) for s in setups or recorded
-                )
-                which = f"{len(setups)} match" if setups else f"none matches; recorded: {listing or 'none'}"
-                raise JudgeCacheError(
-                    f"ReplayJudge cannot tell which recorded setup to replay from {store.path} ({which}"
-                    f"{': ' + listing if setups else ''}): pass model=, backend=, params=, endpoint= or "
-                    "image_max_side= to choose one (or use judge.replay() on the recording judge)"
-                )
-            given = {k: v if v is not None else setups[0][k] for k, v in given.items()}
+        if any(v is NOT_GIVEN for v in given.values()):
+            given = self._from_recorded(store, given)
         self.backend = given["backend"]  # type: ignore[misc]
         super().__init__(
             given["model"],
@@ -81,6 +84,30 @@ class ReplayJudge(CachingJudge):
             image_max_side=given["image_max_side"],
             cache_namespace=given["namespace"],
             cache_endpoint=given["endpoint"],
+        )
+
+    @staticmethod
+    def _from_recorded(store: JudgeCache, given: dict[str, Any]) -> dict[str, Any]:
+        """The one recorded setup that agrees with every setting given (JudgeCacheError otherwise)."""
+        recorded = store.setups()
+        setups = [s for s in recorded if all(v is NOT_GIVEN or s[k] == v for k, v in given.items())]
+        if len(setups) == 1:
+            return {k: setups[0][k] if v is NOT_GIVEN else v for k, v in given.items()}
+        if setups:
+            # show what tells the candidates apart, None values included: that is what to pass
+            differ = [k for k in _ARGUMENT if len({repr(s[k]) for s in setups}) > 1]
+            listing = "; ".join(", ".join(f"{k}={s[k]!r}" for k in differ) for s in setups)
+            choose = " or ".join(f"{_ARGUMENT[k]}=" for k in differ)
+            raise JudgeCacheError(
+                f"ReplayJudge cannot tell which recorded setup to replay from {store.path}: {len(setups)} match, "
+                f"differing in {listing}. Pass {choose} to choose one (None means recorded without one), or use "
+                "judge.replay() on the recording judge"
+            )
+        listing = "; ".join(", ".join(f"{k}={v!r}" for k, v in s.items() if v not in (None, {})) for s in recorded)
+        raise JudgeCacheError(
+            f"ReplayJudge cannot tell which recorded setup to replay from {store.path} (none matches; recorded: "
+            f"{listing or 'none'}): pass model=, backend=, params=, endpoint=, cache_namespace= or image_max_side= "
+            "to choose one (or use judge.replay() on the recording judge)"
         )
 
     def _call(self, request: JudgeRequest, params: Mapping[str, Any]) -> JudgeReply:  # pragma: no cover

@@ -161,9 +161,13 @@ class PromptTemplate:
         """Read a template file (see the module docstring); ``base`` gives the image slots and keys."""
         p = Path(path)
         try:
-            raw = p.read_text(encoding="utf-8")
+            # utf-8-sig: an editor's byte-order mark must not hide the front matter; Windows line
+            # ends are read as "\n" (the front matter and sections are found line by line)
+            raw = p.read_bytes().decode("utf-8-sig").replace("\r\n", "\n")
         except OSError as e:
             raise InputError(f"cannot read the prompt template file {p}: {e}") from e
+        except UnicodeDecodeError as e:
+            raise InputError(f"the prompt template file {p} is not UTF-8 text ({e.reason} at byte {e.start})") from e
         meta: dict[str, str] = {}
         text = raw
         if raw.startswith("---\n"):

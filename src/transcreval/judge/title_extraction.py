@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import torch
@@ -27,6 +27,7 @@ class TitleExtraction(JudgeMetric):
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 100.0)
     default_template = MPTC_TITLE
+    input_roles: ClassVar[Mapping[str, str]] = {"preds": "image_or_text", "target": "image_or_text"}
 
     def __init__(
         self,

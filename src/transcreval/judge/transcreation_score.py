@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import torch
@@ -33,6 +33,12 @@ class VLMTranscreationScore(JudgeMetric):
     value_range: ClassVar[tuple[float, float]] = (1.0, 5.0)
     #: depends on the aspect: an instance has True for "intent" and "cultural", None for "creativity"
     higher_is_better: ClassVar[bool | None] = None
+    input_roles: ClassVar[Mapping[str, str]] = {
+        "preds": "image",
+        "target": "image",
+        "category": "text",
+        "country": "text",
+    }
 
     def __init__(self, *, judge: Any, aspect: Aspect = "cultural", **kwargs: Any) -> None:
         self.aspect = check_aspect(aspect)

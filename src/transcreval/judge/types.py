@@ -22,9 +22,14 @@ Status = Literal["ok", "api_error", "refused", "timeout", "truncated", "unparsab
 #: Every status an answer can have, "ok" first; the others are failures and are never scored.
 STATUSES: tuple[str, ...] = ("ok", "api_error", "refused", "timeout", "truncated", "unparsable")
 FAILURE_STATUSES: tuple[str, ...] = STATUSES[1:]
+#: Every status an item of a judge metric can have (``extras["item_status"]``): the answer
+#: statuses, then "undefined" (the answers are fine but the item has no value, e.g. a source
+#: image without any culture-specific item in CSIOverlap). Only "ok" items have a value.
+ITEM_STATUSES: tuple[str, ...] = (*STATUSES, "undefined")
 
 __all__ = [
     "FAILURE_STATUSES",
+    "ITEM_STATUSES",
     "STATUSES",
     "ImagePart",
     "Judge",

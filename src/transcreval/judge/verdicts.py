@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from transcreval.errors import InputError, JudgeFailure
 from transcreval.judge.parse import Read, extract_json, looks_like_refusal
-from transcreval.judge.types import FAILURE_STATUSES, ImagePart, Judge, JudgeReply, JudgeRequest
+from transcreval.judge.types import FAILURE_STATUSES, ITEM_STATUSES, ImagePart, Judge, JudgeReply, JudgeRequest
 
 OnFailure = Literal["skip", "raise"]
 
@@ -39,6 +39,7 @@ __all__ = [
     "failures_dict",
     "item_id_list",
     "item_rng",
+    "item_statuses",
     "json_reader",
     "judge_extras",
     "judge_result",
@@ -160,7 +161,7 @@ def check_judge(judge: Any, what: str) -> Judge:
 
 def item_rng(seed: int, item_id: str, purpose: str) -> random.Random:
     """A random generator for one item and purpose, the same in every process and run."""
-    digest = hashlib.sha256(f"{seed}:{item_id}:{purpose}".encode()).digest()
+    digest = hashlib.sha256(f"{seed}:{item_id}:{purpose}".encode("utf-8", "surrogatepass")).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
@@ -173,7 +174,7 @@ def content_id(*parts: Any) -> str:
         elif isinstance(p, (list, tuple)):
             h.update(b"seq:" + content_id(*p).encode())
         else:
-            h.update(b"str:" + str(p).encode("utf-8") + b"\x00")
+            h.update(b"str:" + str(p).encode("utf-8", "surrogatepass") + b"\x00")
     return h.hexdigest()[:24]
 
 
@@ -190,7 +191,11 @@ def item_id_list(item_ids: Any, n: int) -> list[str] | None:
 
 
 def broadcast(value: Any, n: int, name: str, *, required: bool = True) -> list[Any]:
-    """A per-item list: a string (or scalar) for every item, or a sequence of length n."""
+    """A per-item list: a string (or scalar) for every item, or a sequence of length n.
+
+    Text fields (markets, genres, translations, ...) go through
+    :func:`transcreval.judge.roles.text_field` instead, which checks that each value is text.
+    """
     if value is None:
         if required:
             raise InputError(f"{name} is required: one value for all items, or a list with one per item")
@@ -206,17 +211,21 @@ def broadcast(value: Any, n: int, name: str, *, required: bool = True) -> list[A
 
 
 class JudgeTally:
-    """A batch's statistics being built: valid item values and failures per status.
+    """A batch's statistics being built, one item at a time and in input order.
 
-    ``stats()`` gives the states every judge metric declares: ``total`` (sum of item values),
-    ``count`` (valid items), ``failures`` (int64 counts in :data:`FAILURE_STATUSES` order) and
-    ``values`` (the per-item values, in order).
+    ``add(value)`` records a valid item, ``fail(status)`` a failed one (counted per status,
+    never scored), ``undefined()`` an item whose answers are fine but which has no value.
+    ``stats()`` gives the states every judge metric declares: ``total`` (sum of the valid
+    values), ``count`` (valid items), ``failures`` (int64 counts in :data:`FAILURE_STATUSES`
+    order), ``values`` (one value per item, NaN unless "ok": it lines up with the inputs) and
+    ``item_status`` (one code per item, an index into :data:`ITEM_STATUSES`).
     """
 
     def __init__(self) -> None:
         self.total = 0.0
         self.count = 0
         self.values: list[float] = []
+        self.codes: list[int] = []
         self.failed = FailureTally()
 
     def add(self, value: float) -> None:
@@ -226,9 +235,17 @@ class JudgeTally:
         self.total += v
         self.count += 1
         self.values.append(v)
+        self.codes.append(0)
 
     def fail(self, status: str, detail: str = "") -> None:
         self.failed.add(status, detail)
+        self.values.append(float("nan"))
+        self.codes.append(ITEM_STATUSES.index(status))
+
+    def undefined(self) -> None:
+        """An item with no value that is not a failure (e.g. nothing to score in it)."""
+        self.values.append(float("nan"))
+        self.codes.append(ITEM_STATUSES.index("undefined"))
 
     def stats(self) -> dict[str, Any]:
         import numpy as np
@@ -238,7 +255,14 @@ class JudgeTally:
             "count": self.count,
             "failures": list(self.failed.counts),
             "values": np.asarray(self.values, dtype=np.float64),
+            "item_status": np.asarray(self.codes, dtype=np.int64),
         }
+
+
+def item_statuses(codes: Any) -> list[str]:
+    """The ``item_status`` codes of a judge metric's states as status names."""
+    values = codes.tolist() if hasattr(codes, "tolist") else list(codes)
+    return [ITEM_STATUSES[int(c)] for c in values]
 
 
 def judge_extras(stats: Mapping[str, Any]) -> dict[str, Any]:
@@ -298,13 +322,24 @@ def render_each(
 
 
 def judge_result(value: float, stats: Mapping[str, Any], signature: Any, **extras: Any) -> Any:
-    """A :class:`~transcreval.result.MetricResult` with the per-item values and the failure extras."""
+    """A :class:`~transcreval.result.MetricResult` with the per-item values and the failure extras.
+
+    ``per_item`` lines up with the inputs (NaN where an item failed or is undefined) and
+    ``extras["item_status"]`` says why, item by item ("ok" or a status of :data:`ITEM_STATUSES`).
+    """
     import torch
 
     from transcreval.result import MetricResult
 
     values = stats["values"]
     per_item = values.clone() if isinstance(values, torch.Tensor) else torch.as_tensor(values, dtype=torch.float64)
+    status = item_statuses(stats["item_status"])
+    if len(status) != per_item.numel():
+        raise AssertionError(f"{signature.name}: {len(status)} item statuses for {per_item.numel()} item values")
     return MetricResult(
-        float(value), int(stats["count"]), signature, per_item=per_item, extras={**judge_extras(stats), **extras}
+        float(value),
+        int(stats["count"]),
+        signature,
+        per_item=per_item,
+        extras={**judge_extras(stats), "item_status": status, **extras},
     )

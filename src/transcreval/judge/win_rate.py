@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import torch
@@ -33,6 +33,14 @@ class WinRate(JudgeMetric):
 
     value_range: ClassVar[tuple[float, float]] = (0.0, 100.0)
     default_template = MPTC_PAIRWISE
+    input_roles: ClassVar[Mapping[str, str]] = {
+        "preds": "image",
+        "target": "image",
+        "target_market": "text",
+        "source_market": "text",
+        "genre": "text",
+        "item_ids": "ids",
+    }
     template_fields = PAIRWISE_FIELDS
 
     def __init__(self, *, judge: Any, seed: int = 0, both_orders: bool = False, **kwargs: Any) -> None:

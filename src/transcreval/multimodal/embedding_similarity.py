@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import torch
 
-from transcreval.errors import InputError
+from transcreval.features.options import feature_options
 from transcreval.functional.multimodal.embedding_similarity import (
     CATEGORY_TEMPLATE,
     CLIP_DEFAULT,
@@ -37,12 +37,19 @@ class EmbeddingMetric(Metric):
             named model; the default model comes with its default tag).
         tokenizer: a local Hugging Face tokenizer directory (for SigLIP without Hub access).
         preprocess: ``"open_clip"`` (the model's exact PIL transform) or ``"tensor"`` (torch ops).
+        crop: how a non-square image becomes the model's square input: None (default: the
+            model's own transform, as the papers used it: CLIP cuts the centre square, SigLIP
+            squashes), ``"center"``, ``"pad"`` (the whole image, padded) or ``"squash"``
+            (see docs/metrics/CLIPSimilarity.md for a picture of each).
         input_range: value range of float array/tensor inputs (default [0, 1]).
         batch_size: network batch size (default: each update's images at once).
-        feature_cache: a :class:`~transcreval.features.FeatureCache` (reuse image embeddings).
+        feature_cache: a :class:`~transcreval.features.FeatureCache` or its path (reuse image
+            embeddings); see :mod:`transcreval.features.options`.
 
-    The encoder is built (or found in the process-wide cache) when the metric is built, and runs
-    on the metric's device.
+    The encoder is built (or found in the process-wide cache) when the metric is built, and kept:
+    it runs on the metric's device, and its weights never change under the metric (a checkpoint
+    re-saved at the same path later raises :class:`~transcreval.errors.WeightsChangedError` when
+    the metric would have to load it again, on another device).
     """
 
     higher_is_better: ClassVar[bool | None] = True
@@ -56,6 +63,7 @@ class EmbeddingMetric(Metric):
         *,
         tokenizer: str | os.PathLike[str] | None = None,
         preprocess: str = "open_clip",
+        crop: str | None = None,
         input_range: tuple[float, float] | None = None,
         batch_size: int | None = None,
         feature_cache: Any = None,
@@ -66,23 +74,19 @@ class EmbeddingMetric(Metric):
         from transcreval.functional.multimodal.embedding_similarity import model_defaults
 
         model, pretrained = model_defaults(model, pretrained, self.default_model)
-        if batch_size is not None and (
-            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
-        ):
-            raise InputError(f"batch_size must be a positive integer or None, got {batch_size!r}")
+        self.options = feature_options(input_range, batch_size, feature_cache)
         self.model_name, self.pretrained, self.tokenizer, self.preprocess = model, pretrained, tokenizer, preprocess
-        self._run = {"input_range": input_range, "batch_size": batch_size, "cache": feature_cache}
-        self._options = dict(get_clip(model, pretrained, tokenizer=tokenizer, preprocess=preprocess).signature_options)
+        self.crop = crop
+        # built now (a missing file fails here) and kept: the weights are pinned
+        self._enc = get_clip(model, pretrained, tokenizer=tokenizer, preprocess=preprocess, crop=crop)
+        self._run = self.options.run_options()
+        self._options = dict(self._enc.signature_options)
         self.add_state("total", Sum(torch.float64))
         self.add_state("count", Sum(torch.int64))
         self.add_state("values", Cat(torch.float64))
 
     def _encoder(self) -> Any:
-        from transcreval.features.clip_models import get_clip
-
-        return get_clip(
-            self.model_name, self.pretrained, tokenizer=self.tokenizer, preprocess=self.preprocess, device=self.device
-        )
+        return self._enc.on(self.device)
 
     def _signature_options(self) -> dict[str, Any]:
         return dict(self._options)

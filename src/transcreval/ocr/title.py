@@ -194,6 +194,7 @@ def ocr_title_chrf(
         "pairs": len(ref),
         "no_title_preds": sum(not hyp[i].found for i in keep),
         "no_title_target": len(ref) - len(keep),
+        "item_status": ["ok" if r.found else "undefined" for r in ref],
     }
     sig = res.signature
     sig = dataclasses.replace(sig, options=(*sig.options, *read.signature_options().items()))

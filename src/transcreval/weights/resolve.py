@@ -11,7 +11,8 @@ Order (the first hit wins):
 4. the **user cache**: ``$TRANSCREVAL_CACHE/weights``, by default platformdirs' user cache
    directory (``~/.cache/transcreval/weights`` on Linux);
 5. torch hub's checkpoint directory (``$TORCH_HOME/hub/checkpoints``), for the torchvision files
-   that torchvision or lpips may already have downloaded there;
+   that torchvision or lpips may already have downloaded there; the Hugging Face hub cache
+   (``$HF_HUB_CACHE``), for the open_clip checkpoints open_clip may already have downloaded;
 6. a **download** into the user cache (sha256-checked, atomic, file-locked), unless
    ``TRANSCREVAL_OFFLINE=1`` or ``HF_HUB_OFFLINE=1``.
 
@@ -24,7 +25,6 @@ and modification time).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
 import logging
@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from transcreval.errors import WeightsIntegrityError, WeightsNotFoundError
-from transcreval.weights.download import DEFAULT_LOCK_TIMEOUT, DownloadFailed, download, warn_unverified
+from transcreval.weights.download import DownloadFailed, download, warn_unverified
+from transcreval.weights.hf_cache import cached_file, repo_dir
 from transcreval.weights.manifest import WeightsEntry, get_entry
 
 log = logging.getLogger("transcreval.weights")
@@ -204,6 +205,10 @@ def candidates(entry: WeightsEntry) -> list[tuple[str, Path | None, str]]:
     out.append(("cache", cache_dir() / entry.filename, ""))
     if entry.torch_hub:
         out.append(("torch hub", torch_hub_dir() / entry.filename, ""))
+    for name in entry.hf_files:
+        found = cached_file(entry.hf_repo, name)
+        note = "" if found else f"{repo_dir(entry.hf_repo) / 'snapshots' / '*' / name} (not there)"
+        out.append(("huggingface cache", found, note))
     return out
 
 
@@ -219,7 +224,7 @@ def _search(entry: WeightsEntry, searched: list[str]) -> ResolvedWeights | None:
         if problem is None:
             digest = sha256_file(path)
             if entry.sha256 is None:
-                warn_unverified(entry, f"using {path} unverified (sha256 {digest})")
+                warn_unverified(entry, f"using {path} unverified (sha256 {digest})", file=f"{path}|{digest}")
             return ResolvedWeights(entry.name, path, digest, source, entry, entry.sha256 is not None)
         searched.append(f"{source}: {path} (rejected: {problem})")
         if source == "cache":
@@ -236,7 +241,7 @@ def _search(entry: WeightsEntry, searched: list[str]) -> ResolvedWeights | None:
     return None
 
 
-def _not_found(entry: WeightsEntry, searched: list[str], why: str = "") -> WeightsNotFoundError:
+def not_found_error(entry: WeightsEntry, searched: list[str], why: str = "") -> WeightsNotFoundError:
     digest = entry.sha256 or "unknown"
     places = "\n".join(f"  {i}. {s}" for i, s in enumerate(searched, 1))
     cmd = fetch_command(entry.name)
@@ -281,13 +286,13 @@ def resolve(
         if p.is_dir():
             cand = p / entry.filename
             if not cand.is_file():
-                raise _not_found(
+                raise not_found_error(
                     entry, [f"argument: {cand} (not there)"], why="The directory you passed does not hold it."
                 )
             verify_file(cand, name)
             return ResolvedWeights(name, cand, sha256_file(cand), "argument", entry, entry.sha256 is not None)
         if not p.is_file():
-            raise _not_found(entry, [f"argument: {p} (no such file)"], why="The path you passed does not exist.")
+            raise not_found_error(entry, [f"argument: {p} (no such file)"], why="The path you passed does not exist.")
         digest = sha256_file(p)
         if entry.sha256 is not None and digest != entry.sha256:
             log.info("weights %s: using %s as given (sha256 %s is not the manifest's)", name, p, digest)
@@ -301,7 +306,7 @@ def resolve(
     if not allowed:
         reason = "offline mode (TRANSCREVAL_OFFLINE / HF_HUB_OFFLINE)" if is_offline() else "download_missing=False"
         searched.append(f"download: skipped, {reason}")
-        raise _not_found(entry, searched)
+        raise not_found_error(entry, searched)
     target = cache_dir()
     try:
         got = download(
@@ -312,10 +317,10 @@ def resolve(
         )
     except DownloadFailed as exc:
         searched.extend(f"download: {e}" for e in exc.errors)
-        raise _not_found(entry, searched) from None
+        raise not_found_error(entry, searched) from None
     except OSError as exc:
         searched.append(f"download into {target}: {exc}")
-        raise _not_found(entry, searched, why="Set TRANSCREVAL_CACHE to a writable directory.") from None
+        raise not_found_error(entry, searched, why="Set TRANSCREVAL_CACHE to a writable directory.") from None
     return ResolvedWeights(name, got, sha256_file(got), "download", entry, entry.sha256 is not None)
 
 
@@ -325,67 +330,3 @@ def resolve_file(path: str | os.PathLike[str]) -> ResolvedWeights:
     if not p.is_file():
         raise WeightsNotFoundError(f"weights file {p} does not exist", name=str(p), searched=(str(p),))
     return ResolvedWeights(p.name, p, sha256_file(p), "argument", None, False)
-
-
-def fetch(
-    name: str,
-    to: str | os.PathLike[str] | None = None,
-    *,
-    timeout: float | None = None,
-    download_missing: bool | None = None,
-) -> Path:
-    """Put a verified copy of ``name`` into ``to`` (default: the user cache) and return its path.
-
-    A good copy already there is kept; a copy found in another place (an installed package,
-    ``TRANSCREVAL_WEIGHTS_DIR``, torch hub) is copied instead of downloaded; otherwise the file
-    is downloaded, unless offline mode is on (``TRANSCREVAL_OFFLINE`` / ``HF_HUB_OFFLINE``) or
-    ``download_missing=False``; ``download_missing=True`` downloads in offline mode too.
-    A destination that cannot be written raises an ``OSError`` naming it.
-    """
-    import shutil
-    import tempfile
-
-    from filelock import FileLock
-
-    entry = get_entry(name)
-    dest_dir = Path(to).expanduser() if to is not None else cache_dir()
-    if dest_dir.exists() and not dest_dir.is_dir():
-        raise NotADirectoryError(f"{dest_dir} exists and is not a directory: pass a directory to put the files in")
-    dest_dir.mkdir(parents=True, exist_ok=True)
-    dest = dest_dir / entry.filename
-    if dest.is_file() and check_file(dest, entry) is None:
-        return dest
-    hit, searched = locate(name)
-    if hit is not None and hit.path.resolve() != dest.resolve():
-        # under the download lock: a download of the same file cleans up partial files there
-        with FileLock(str(dest_dir / f".{entry.filename}.lock"), timeout=DEFAULT_LOCK_TIMEOUT):
-            fd, tmp = tempfile.mkstemp(prefix=f".{entry.filename}.", suffix=".part", dir=dest_dir)
-            os.close(fd)
-            try:
-                shutil.copyfile(hit.path, tmp)
-                os.chmod(tmp, 0o644)
-                os.replace(tmp, dest)
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)
-        verify_file(dest, name)
-        return dest
-    allowed = (not is_offline()) if download_missing is None else download_missing
-    if not allowed:
-        why = (
-            f"Offline mode is on ({offline_reason()}): unset it to download, or fetch with "
-            "download_missing=True (`transcreval weights fetch --ignore-offline`)."
-            if is_offline()
-            else "download_missing=False."
-        )
-        searched.append("download: skipped")
-        raise _not_found(entry, searched, why=why)
-    try:
-        return download(
-            entry,
-            dest_dir,
-            is_valid=lambda f: check_file(f, entry) is None,
-            **({"timeout": timeout} if timeout is not None else {}),
-        )
-    except DownloadFailed as exc:
-        raise _not_found(entry, [f"download: {e}" for e in exc.errors]) from None

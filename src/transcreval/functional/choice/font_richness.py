@@ -28,13 +28,17 @@ def check_vocabulary(vocabulary: Sequence[str]) -> list[str]:
     return vocab
 
 
-def _attributes(item: Any, vocab: Sequence[str], mode: Mode) -> set[str]:
+def _attributes(item: Any, vocab: Sequence[str], mode: Mode, what: str = "a poster's attributes") -> set[str]:
     if isinstance(item, str):
         if mode == "posteriq-code":
             return {a for a in vocab if a in item}
         text = item.casefold()
         return {a for a in vocab if re.search(rf"(?<![\w-]){re.escape(a.casefold())}(?![\w-])", text)}
-    return {a for a in as_list(item, "a poster's attributes") if a in set(vocab)}
+    names = as_list(item, what)
+    for j, a in enumerate(names):  # a nested list or a number is no attribute name (it raised TypeError)
+        if not isinstance(a, str):
+            raise InputError(f"{what}[{j}] must be an attribute name (a string), got {type(a).__name__} {a!r}")
+    return {a for a in names if a in set(vocab)}
 
 
 def font_richness_stats(preds: Sequence[Any], *, vocabulary: Sequence[str], mode: Mode = "paper") -> dict[str, Any]:
@@ -43,10 +47,10 @@ def font_richness_stats(preds: Sequence[Any], *, vocabulary: Sequence[str], mode
     vocab = check_vocabulary(vocabulary)
     counts = [0] * len(vocab)
     items = as_list(preds, "preds")
-    for item in items:
+    for i, item in enumerate(items):
         if item is None:
-            raise InputError("a poster has no attribute list or description (None)")
-        found = _attributes(item, vocab, mode)
+            raise InputError(f"preds[{i}]: a poster has no attribute list or description (None)")
+        found = _attributes(item, vocab, mode, f"preds[{i}]")
         for k, a in enumerate(vocab):
             counts[k] += a in found
     return {"attribute_counts": counts, "posters": len(items)}

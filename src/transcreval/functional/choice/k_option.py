@@ -26,6 +26,7 @@ from transcreval.common import OnUnreadable, check_on_unreadable
 from transcreval.errors import EmptyInputError, InputError
 
 __all__ = [
+    "check_options",
     "k_option_answered",
     "k_option_correct",
     "k_option_from_table",
@@ -60,9 +61,56 @@ def _norm_answer(a: Any) -> Any:
     return a.strip().upper() if isinstance(a, str) else a
 
 
-def k_option_correct(preds: Any, target: Any | None) -> torch.Tensor:
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _option(v: Any, k: int, what: str) -> str | int:
+    """``v`` as one of ``k`` options: a letter among the first ``k`` (case and spaces aside), or an
+    index 0..k-1 / 1..k; anything else is an InputError naming ``what``."""
+    if isinstance(v, str):
+        s = v.strip().upper()
+        if len(s) == 1 and s in _LETTERS[:k]:
+            return s
+        raise InputError(
+            f"{what} is {v!r}, not one of the {k} options ({_LETTERS[0]}-{_LETTERS[min(k, 26) - 1]}, or an index): "
+            "read the answer first, and give None for an answer that names no option (it counts as wrong)"
+        )
+    i = int(v) if isinstance(v, float) and v.is_integer() and abs(v) <= 2**53 else v
+    if isinstance(i, int) and not isinstance(i, bool) and 0 <= i <= k:
+        return i
+    raise InputError(
+        f"{what} is {v!r}, not one of the {k} options (a letter, or an index 0..{k - 1} or 1..{k}); give None for "
+        "an answer that names no option (it counts as wrong)"
+    )
+
+
+def check_options(preds: Sequence[Any], target: Sequence[Any], k: Any) -> None:
+    """Every correct option (``target``) and every answer (``preds``, None aside) is one of its item's
+    ``k`` options; integer options use one convention in a batch (0..k-1 or 1..k, not both)."""
+    ks = [int(k)] * len(target) if isinstance(k, int) else [int(x) for x in _as_vector(k, "k").tolist()]
+    if len(ks) != len(target):
+        raise InputError(f"mismatched lengths: {len(target)} answers but {len(ks)} values of k")
+    zero = top = None
+    for name, values in (("target", target), ("preds", preds)):
+        for i, (v, kk) in enumerate(zip(values, ks)):
+            if v is None and name == "preds":
+                continue
+            o = _option(v, kk, f"{name}[{i}]")
+            if isinstance(o, int):
+                zero = zero or (f"{name}[{i}]" if o == 0 else None)
+                top = top or (f"{name}[{i}]" if o == kk else None)
+    if zero and top:
+        raise InputError(
+            f"integer options mix 0-based and 1-based numbering ({zero} is 0, {top} equals its k): use one of "
+            "0..k-1 or 1..k"
+        )
+
+
+def k_option_correct(preds: Any, target: Any | None, k: Any = None) -> torch.Tensor:
     """Per-item correctness: ``preds == target`` (letters compared after strip/upper-case; an
-    answer of None is wrong), or ``preds`` itself (bools / 0-1) when ``target`` is None."""
+    answer of None is wrong), or ``preds`` itself (bools / 0-1) when ``target`` is None. With
+    ``k`` (one int, or one per item), every answer and correct option must be one of the k
+    options (:func:`check_options`)."""
     if target is None:
         if isinstance(preds, (list, tuple)) and any(v is None or isinstance(v, str) for v in preds):
             raise InputError(
@@ -78,6 +126,8 @@ def k_option_correct(preds: Any, target: Any | None) -> torch.Tensor:
         raise InputError(f"mismatched lengths: {len(p)} answers (preds) but {len(t)} correct options (target)")
     if any(v is None for v in t):
         raise InputError("target (the correct options) contains None")
+    if k is not None:
+        check_options(p, t, k)
     return torch.tensor([a is not None and _norm_answer(a) == _norm_answer(b) for a, b in zip(p, t)], dtype=torch.bool)
 
 
@@ -87,7 +137,7 @@ def k_option_answered(
     """Per-item correctness and ``k`` for the items that count, and the number of unanswered
     items (None in ``preds``): wrong with ``on_unreadable="zero"``, left out with ``"drop"``."""
     check_on_unreadable(on_unreadable)
-    correct = k_option_correct(preds, target)
+    correct = k_option_correct(preds, target, k)
     if target is None:
         return correct, k, 0
     answered = [a is not None for a in (preds.tolist() if hasattr(preds, "tolist") else list(preds))]
@@ -172,8 +222,9 @@ def k_option_score(
 
     Args:
         preds: the chosen options (letters or indices; None = no readable answer), or per-item
-            correctness (bools / 0-1) when ``target`` is None.
-        target: the correct options, one per item.
+            correctness (bools / 0-1) when ``target`` is None. An answer that is not one of its
+            item's k options is an InputError.
+        target: the correct options, one per item (each one of its item's k options).
         k: the number of options, one int for all items or one per item.
         clamp: ``False`` reproduces PosterIQ's code (negative below chance).
         max_k: the largest ``k`` accepted (the size of the class's state table).

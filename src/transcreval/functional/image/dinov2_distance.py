@@ -68,11 +68,15 @@ def dinov2_distance(
     device: Any = None,
     input_range: Any = None,
     batch_size: int | None = None,
-    cache: Any = None,
+    feature_cache: Any = None,
 ) -> MetricResult:
     """Mean DINOv2 cosine distance ``1 - cos`` between each image of ``preds`` and its pair in
-    ``target`` (MPTc-Bench App. B.2), in [0, 2], lower is more similar."""
+    ``target`` (MPTc-Bench App. B.2), in [0, 2], lower is more similar. Options as
+    :class:`~transcreval.DINOv2Distance` (``feature_cache``: a FeatureCache or its path)."""
+    from transcreval.features.options import feature_options
+
+    opts = feature_options(input_range, batch_size, feature_cache)
     ext = dinov2_extractor(model, weights, device)
-    vals = dinov2_distance_values(preds, target, ext, input_range=input_range, batch_size=batch_size, cache=cache)
+    vals = dinov2_distance_values(preds, target, ext, **opts.run_options())
     sig = Signature.make("DINOv2Distance", dinov2_signature_options(ext, model), ("timm", "torch"))
     return embedding_mean_from_stats(similarity_stats(vals), sig, "DINOv2Distance")

@@ -158,7 +158,7 @@ def fid(
     device: Any = None,
     input_range: Any = None,
     batch_size: int | None = None,
-    cache: FeatureCache | None = None,
+    feature_cache: Any = None,
 ) -> MetricResult:
     """FID between generated images (``preds``) and real images (``target``); symmetric, >= 0,
     lower is better. Each set needs at least 2 images (any number of them: fewer than 2048 is
@@ -170,12 +170,16 @@ def fid(
             weights name.
         preprocess: ``"torch-fidelity"`` (default) or ``"clean"`` (clean-fid's resize).
         device: where the network and the statistics live (default CPU).
+        input_range: value range of float inputs (default [0, 1]).
         batch_size: network batch size (default: each input batch at once).
-        cache: a :class:`~transcreval.features.FeatureCache` to reuse features across runs.
+        feature_cache: a :class:`~transcreval.features.FeatureCache` or its path, to reuse
+            features across runs (the same options as :class:`~transcreval.FID`).
     """
+    from transcreval.features.options import feature_options
+
+    opts = feature_options(input_range, batch_size, feature_cache)
     ext = fid_extractor(weights, preprocess, device)
-    opts: dict[str, Any] = {"input_range": input_range, "batch_size": batch_size, "cache": cache}
-    stats = fid_stats(preds, target, extractor=ext, **opts)
+    stats = fid_stats(preds, target, extractor=ext, **opts.run_options())
     for side in SIDES:
         if f"{side}_n" not in stats:
             raise InputError(f"fid(preds, target) needs both sets; the {side} images are missing")

@@ -110,8 +110,19 @@ def load_fid_reference(path: str | os.PathLike[str]) -> tuple[dict[str, torch.Te
 
 
 def check_reference_identity(saved: Mapping[str, Any], current: Mapping[str, Any], path: Any) -> None:
-    """Raise SignatureMismatchError unless the saved identity equals the current extractor's."""
-    keys = sorted((set(saved) | set(current)) - {"_saved_with"})
+    """Raise SignatureMismatchError unless the saved identity equals the current extractor's.
+
+    The versions of the packages that computed the features (recorded since they key the
+    feature cache) are compared too, but only warned about: an upgrade changes Inception features
+    in the last bits at most, and a reference stays usable."""
+    keys = sorted((set(saved) | set(current)) - {"_saved_with", "versions"})
+    if "versions" in saved and saved.get("versions") != current.get("versions"):
+        from transcreval.warn import warn_user
+
+        warn_user(
+            f"the FID reference {path} was computed with package versions {saved['versions']}, this FID runs "
+            f"with {current.get('versions')}: numbers may differ in the last digits"
+        )
     diffs = [
         f"{k}: reference {saved.get(k)!r}, this metric {current.get(k)!r}"
         for k in keys

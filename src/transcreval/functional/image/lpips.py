@@ -29,7 +29,6 @@ The head runs in float32 (float64 when the trunk does).
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -249,30 +248,17 @@ def check_lpips_options(
     max_pixels: Any = "auto",
 ) -> FeatureCache | None:
     """Validate options (InputError naming the option); returns the feature cache object, opened
-    (a FeatureCacheError names a file that cannot be used)."""
-    from transcreval.features import FeatureCache
+    (a FeatureCacheError names a file that cannot be used). ``input_range``, ``batch_size`` and
+    ``feature_cache`` follow the convention of every feature metric
+    (:func:`transcreval.features.options.feature_options`)."""
+    from transcreval.features.options import feature_options
 
     check_max_pixels(max_pixels)
     if net not in TRUNKS:
         raise InputError(f"net must be one of {', '.join(map(repr, NETS))}, got {net!r}")
-    if input_range is not None:
-        try:
-            lo, hi = (float(v) for v in input_range)
-        except (TypeError, ValueError):
-            raise InputError(f"input_range must be a (low, high) pair of numbers, got {input_range!r}") from None
-        if not lo < hi:
-            raise InputError(f"input_range must have low < high, got {input_range!r}")
-    if batch_size is not None and (not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1):
-        raise InputError(f"batch_size must be a positive integer or None, got {batch_size!r}")
     if not isinstance(cache_preds, bool):
         raise InputError(f"cache_preds must be True or False, got {cache_preds!r}")
-    if feature_cache is None:
-        return None
-    if isinstance(feature_cache, (str, os.PathLike)):
-        feature_cache = FeatureCache(feature_cache)
-    if not isinstance(feature_cache, FeatureCache):
-        raise InputError(f"feature_cache must be a FeatureCache, a path or None, got {type(feature_cache).__name__}")
-    return feature_cache.check()
+    return feature_options(input_range, batch_size, feature_cache).feature_cache
 
 
 # --------------------------------------------------------------------------- LPIPS
@@ -349,6 +335,7 @@ def lpips(
     cache_preds: bool = False,
     return_map: bool = False,
     max_pixels: int | str | None = "auto",
+    version: str | None = None,
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
     """LPIPS distance per pair, float ``(N,)``, lower means more similar (Zhang et al. 2018).
 
@@ -372,9 +359,11 @@ def lpips(
         max_pixels: refuse images larger than this many pixels before running, with the
             estimated memory in the message ("auto": about 8 GiB per pair; None: no limit; see
             :mod:`~transcreval.functional.image.lpips_memory`).
+        version: the lpips version, "0.1" or "0.0" (see :func:`load_lpips_network`; None: v0.1,
+            or the version of lpips' own linear layers in ``weights``).
     """
     cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds, max_pixels)
-    network = load_lpips_network(net, weights, device, dtype)
+    network = load_lpips_network(net, weights, device, dtype, version)
     return lpips_values(
         preds,
         target,

@@ -240,10 +240,11 @@ def _twin(
     return_map: bool = False,
     resize_mask: bool = False,
     max_pixels: int | str | None = "auto",
+    version: str | None = None,
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
     check_masked_options(mode, 0.0, resize_mask)
     cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds, max_pixels)
-    network = load_lpips_network(net, weights, device, dtype)
+    network = load_lpips_network(net, weights, device, dtype, version)
     maps: list[tuple[list[int], torch.Tensor]] | None = [] if return_map else None
     values, _ = masked_values(
         preds,
@@ -280,6 +281,7 @@ def masked_lpips(
     return_map: bool = False,
     resize_mask: bool = False,
     max_pixels: int | str | None = "auto",
+    version: str | None = None,
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
     """Masked LPIPS per pair, float ``(N,)``, lower means more similar (IMTBench Eq. 3 without
     the ``1 -``). ``mask``: 1 = pixels that count (see the module docstring for the rules);
@@ -304,6 +306,7 @@ def masked_lpips(
         return_map=return_map,
         resize_mask=resize_mask,
         max_pixels=max_pixels,
+        version=version,
     )
 
 
@@ -341,6 +344,7 @@ def background_preservation(
     ocr_options: dict[str, Any] | None = None,
     resize_mask: bool = False,
     max_pixels: int | str | None = "auto",
+    version: str | None = None,
 ) -> torch.Tensor:
     """IMTBench's background score per pair, ``S_bg = 1 - masked LPIPS``, float ``(N,)``, higher
     is better (IMTBench §4, Eq. 3). ``mask`` is the background (1 = background pixels), or
@@ -367,6 +371,7 @@ def background_preservation(
         cache_preds=cache_preds,
         resize_mask=resize_mask,
         max_pixels=max_pixels,
+        version=version,
     )
     assert not isinstance(values, tuple)
     return 1 - values

@@ -29,15 +29,14 @@ from typing import Any, Literal
 
 from transcreval.errors import InputError
 from transcreval.judge.catalog import KHANUJA_CSI_MATCH, KHANUJA_CSI_OBJECTS, KHANUJA_CSI_REPLACEMENTS
-from transcreval.judge.images import to_image_parts
 from transcreval.judge.parse import Read, extract_json, looks_like_refusal, read_str_list
+from transcreval.judge.roles import image_parts, text_field
 from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.judge.types import Judge
 from transcreval.judge.verdicts import (
     JudgeTally,
     Verdict,
     ask,
-    broadcast,
     check_judge,
     check_on_failure,
     check_valid_count,
@@ -190,14 +189,12 @@ def csi_overlap_stats(
     if unknown:
         raise InputError(f"templates may replace the steps {sorted(STEPS)}, not {sorted(unknown)}")
     tpl = {k: resolve_template((templates or {}).get(k), v, what="CSIOverlap") for k, v in STEPS.items()}
-    outs, srcs = (
-        to_image_parts(preds, input_range=input_range, what="preds"),
-        to_image_parts(target, input_range=input_range, what="target"),
-    )
+    outs, srcs = image_parts(preds, "preds", input_range), image_parts(target, "target", input_range)
     if len(outs) != len(srcs):
         raise InputError(f"CSIOverlap: {len(outs)} outputs (preds) but {len(srcs)} sources (target)")
     n = len(outs)
-    countries, categories = broadcast(country, n, "country"), broadcast(category, n, "category")
+    countries = text_field(country, n, "country", required=True)
+    categories = text_field(category, n, "category", required=True)
 
     # step 1: objects in every source and every output (one batch; repeated sources cost one call)
     obj_reqs = render_each(tpl["objects"], [({"image": im}, {}) for im in [*srcs, *outs]], what="CSIOverlap")
@@ -255,6 +252,7 @@ def csi_overlap_stats(
         total, done = csi_score(reps[i], matched.get(i, set()))
         if total == 0:
             no_csi += 1
+            tally.undefined()
             continue
         n_csi += total
         n_replaced += done

@@ -34,9 +34,9 @@ from typing import Any, Literal
 
 from transcreval.errors import InputError
 from transcreval.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION, IMTBENCH_HARMONIZATION_REF
-from transcreval.judge.images import to_image_parts
 from transcreval.judge.parse import Read, read_int
-from transcreval.judge.templates import PromptTemplate, is_missing, resolve_template
+from transcreval.judge.roles import image_parts, text_field
+from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.judge.types import Judge
 from transcreval.judge.verdicts import (
     JudgeTally,
@@ -101,13 +101,9 @@ read_alignment = json_reader(lambda obj: read_int(obj, ("alignment", "alignment_
 
 
 def _texts(translations: Any, n: int) -> list[str | None]:
-    if translations is None:
-        return [None] * n
-    if isinstance(translations, str) or not isinstance(translations, Sequence):
-        raise InputError("translations must be a list with the system's translation text per image")
-    if len(translations) != n:
-        raise InputError(f"{len(translations)} translations for {n} images")
-    return [None if is_missing(t) else str(t) for t in translations]
+    if isinstance(translations, str):
+        raise InputError("translations must be a list with the system's translation text per image, got one string")
+    return text_field(translations, n, "translations")
 
 
 def harmonization_template(template: PromptTemplate | str | None, reference: bool) -> PromptTemplate:
@@ -142,12 +138,12 @@ def _score(
     check_judge(judge, what)
     on_failure = check_on_failure(on_failure)
     tpl = resolve_template(template, default, fields=FIELDS, what=what)
-    images = to_image_parts(preds, input_range=input_range, what="preds")
+    images = image_parts(preds, "preds", input_range)
     texts = _texts(translations, len(images))
     if references is None:
         rows = [({"image": im}, {"translation": t}) for im, t in zip(images, texts)]
     else:
-        refs = to_image_parts(references, input_range=input_range, what="target")
+        refs = image_parts(references, "target", input_range)
         if len(refs) != len(images):
             raise InputError(f"{len(refs)} reference images (target) for {len(images)} translated images (preds)")
         rows = [({"image": im, "reference": r}, {"translation": t}) for im, r, t in zip(images, refs, texts)]

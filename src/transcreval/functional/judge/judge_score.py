@@ -22,14 +22,13 @@ from typing import Any, Literal
 
 from transcreval.errors import InputError
 from transcreval.judge.catalog import MPTC_ADAPTATION, MPTC_AESTHETIC
-from transcreval.judge.images import to_image_parts
 from transcreval.judge.parse import read_int
+from transcreval.judge.roles import image_parts, text_field
 from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.judge.types import Judge
 from transcreval.judge.verdicts import (
     JudgeTally,
     ask,
-    broadcast,
     check_judge,
     check_on_failure,
     check_valid_count,
@@ -76,17 +75,14 @@ def judge_score_stats(
     aspect = check_aspect(aspect)
     on_failure = check_on_failure(on_failure)
     tpl = resolve_template(template, ASPECTS[aspect], fields=FIELDS, what="JudgeScore")
-    outs, srcs = (
-        to_image_parts(preds, input_range=input_range, what="preds"),
-        to_image_parts(target, input_range=input_range, what="target"),
-    )
+    outs, srcs = image_parts(preds, "preds", input_range), image_parts(target, "target", input_range)
     if len(outs) != len(srcs):
         raise InputError(f"JudgeScore: {len(outs)} outputs (preds) but {len(srcs)} source posters (target)")
     n = len(outs)
     fields = {
-        "target_market": broadcast(target_market, n, "target_market", required=False),
-        "source_market": broadcast(source_market, n, "source_market", required=False),
-        "genre": broadcast(genre, n, "genre", required=False),
+        "target_market": text_field(target_market, n, "target_market"),
+        "source_market": text_field(source_market, n, "source_market"),
+        "genre": text_field(genre, n, "genre"),
     }
     rows = [
         ({"source": s, "output": o}, {k: v[i] for k, v in fields.items()}) for i, (o, s) in enumerate(zip(outs, srcs))

@@ -32,11 +32,12 @@ from typing import Any, Literal
 
 import torch
 
+from transcreval.common import check_text
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.choice.style_score import POSTERIQ_STYLES
 from transcreval.judge.catalog import POSTERIQ_FONT, POSTERIQ_POINT_IMAGE, POSTERIQ_POINT_TEXT, POSTERIQ_STYLE
-from transcreval.judge.images import to_image_part
 from transcreval.judge.parse import Read, extract_json, read_bare, read_bool, read_str, read_str_list
+from transcreval.judge.roles import image_or_text, image_part, text_list
 from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.judge.types import Judge
 from transcreval.judge.verdicts import (
@@ -149,7 +150,8 @@ def judge_point_verdicts(
     items, points = _list(preds, "preds"), _list(target, "target")
     if len(items) != len(points):
         raise InputError(f"JudgedPointScore: {len(items)} posters (preds) but {len(points)} key-point lists (target)")
-    text_mode = {isinstance(x, str) for x in items}
+    read = [image_or_text(x, f"preds[{i}]", input_range) for i, x in enumerate(items)]  # the "image_or_text" role
+    text_mode = {isinstance(x, str) for x in read}
     if len(text_mode) > 1:
         raise InputError("preds mixes descriptions (strings) and images: judge them in separate updates")
     as_text = text_mode == {True}
@@ -160,13 +162,12 @@ def judge_point_verdicts(
         what="JudgedPointScore",
     )
     rows, owner = [], []
-    for i, (x, pts) in enumerate(zip(items, points)):
-        pts = _list(pts, f"target[{i}]")
-        if not pts or not all(isinstance(p, str) and p.strip() for p in pts):
-            raise InputError(f"target[{i}] must be a non-empty list of key points (strings)")
-        part = None if as_text else to_image_part(x, input_range=input_range, what=f"preds[{i}]")
+    for i, (x, pts) in enumerate(zip(read, points)):
+        pts = text_list(pts, f"target[{i}]")
+        if not all(p.strip() for p in pts):
+            raise InputError(f"target[{i}] must be a non-empty list of key points (non-empty strings)")
         for p in pts:
-            rows.append(({} if as_text else {"poster": part}, {"point": p, "description": x if as_text else None}))
+            rows.append(({} if as_text else {"poster": x}, {"point": p, "description": x if as_text else None}))
             owner.append(i)
     verdicts = ask(judge, render_each(tpl, rows, what="JudgedPointScore"), read_covered)
     out: list[list[Verdict]] = [[] for _ in items]
@@ -246,7 +247,7 @@ def judge_styles(
     tpl = resolve_template(template, POSTERIQ_STYLE, what="JudgedStyleScore")
     items = _list(preds, "preds")
     rows = [
-        ({"poster": to_image_part(x, input_range=input_range, what=f"preds[{i}]")}, {"styles": ", ".join(labs)})
+        ({"poster": image_part(x, f"preds[{i}]", input_range)}, {"styles": ", ".join(labs)})
         for i, x in enumerate(items)
     ]
     return ask(judge, render_each(tpl, rows, what="JudgedStyleScore"), json_reader(read))
@@ -269,9 +270,9 @@ def judged_style_score_stats(
     items = _list(preds, "preds")
     if len(items) != len(targets):
         raise InputError(f"JudgedStyleScore: {len(items)} posters but {len(targets)} target styles")
-    for t in targets:
-        if t not in labs:
-            raise InputError(f"target style {t!r} is not one of the labels")
+    for i, t in enumerate(targets):
+        if check_text(t, f"target[{i}]") not in labs:
+            raise InputError(f"target[{i}]: style {t!r} is not one of the labels")
     tally = JudgeTally()
     for v, t in zip(judge_styles(items, judge=judge, labels=labs, template=template, input_range=input_range), targets):
         if v.ok:
@@ -320,7 +321,7 @@ def judge_font_attributes(
     tpl = resolve_template(template, POSTERIQ_FONT, what="JudgedFontRichness")
     items = _list(preds, "preds")
     rows = [
-        ({"poster": to_image_part(x, input_range=input_range, what=f"preds[{i}]")}, {"vocabulary": ", ".join(vocab)})
+        ({"poster": image_part(x, f"preds[{i}]", input_range)}, {"vocabulary": ", ".join(vocab)})
         for i, x in enumerate(items)
     ]
     return ask(judge, render_each(tpl, rows, what="JudgedFontRichness"), json_reader(read))

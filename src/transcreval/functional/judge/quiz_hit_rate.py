@@ -19,16 +19,16 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from transcreval.common import check_text
 from transcreval.errors import InputError
 from transcreval.judge.catalog import MPTC_QUIZ, QUIZ_QUESTIONS
-from transcreval.judge.images import to_image_parts
 from transcreval.judge.parse import Read, extract_json, read_bare, read_choice
+from transcreval.judge.roles import image_parts, text_list
 from transcreval.judge.templates import PromptTemplate, format_options, resolve_template
 from transcreval.judge.types import Judge
 from transcreval.judge.verdicts import (
     JudgeTally,
     ask,
-    broadcast,
     check_judge,
     check_on_failure,
     check_valid_count,
@@ -133,14 +133,20 @@ def quiz_hit_rate_stats(
     if not isinstance(n_options, int) or not 2 <= n_options <= len(LETTERS):
         raise InputError(f"n_options must be an integer from 2 to 26, got {n_options!r}")
     tpl = resolve_template(template, MPTC_QUIZ, what="QuizHitRate")
-    posters = to_image_parts(preds, input_range=input_range, what="preds")
+    posters = image_parts(preds, "preds", input_range)
     if isinstance(target, str) or not isinstance(target, Sequence):
         raise InputError("target must be a list with the correct answer of each item")
-    answers = [str(t) for t in target]
+    answers = [check_text(t, f"target[{i}]") for i, t in enumerate(target)]
     n = len(posters)
     if len(answers) != n:
         raise InputError(f"QuizHitRate: {n} posters but {len(answers)} answers")
-    per_item_options = broadcast(options, n, "options", required=False) if options is not None else [None] * n
+    if options is not None and (isinstance(options, (str, bytes)) or not isinstance(options, Sequence)):
+        raise InputError("options must be a list with the choices (a list of strings) of each item")
+    if options is not None and len(options) != n:
+        raise InputError(f"options has {len(options)} lists of choices for {n} items")
+    per_item_options = (
+        [text_list(o, f"options[{i}]") for i, o in enumerate(options)] if options is not None else [None] * n
+    )
     ids = item_id_list(item_ids, n) or [content_id(p, a) for p, a in zip(posters, answers)]
     shown = [quiz_options(answers[i], per_item_options[i], labels, n_options, seed, ids[i]) for i in range(n)]
     rows = [

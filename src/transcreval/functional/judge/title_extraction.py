@@ -7,7 +7,9 @@ posters (``preds``) and from the human target-market posters (``target``) are co
 sacrebleu's sentence chrF (:func:`transcreval.functional.sentence_chrf`, the same statistics as
 ``TitleChrF``), averaged over items, 0-100. Either side may be given as text instead of an
 image (a known reference title, or the planner's proposed title for MPTc's "Plan" column):
-text is used as it is, with no call. An item counts when both titles were read.
+text is used as it is, with no call. A string is a title unless it is the path of an existing
+image file (then it is read as the poster); one that ends like an image file name but names no
+file is an error (:mod:`transcreval.judge.roles`). An item counts when both titles were read.
 
 An empty title is a valid answer ("no title visible") and scores as sacrebleu scores it (0).
 Titles are only stripped of surrounding whitespace; ``lowercase=True`` passes to chrF.
@@ -16,7 +18,6 @@ Titles are only stripped of surrounding whitespace; ``lowercase=True`` passes to
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,8 +25,8 @@ import torch
 
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.judge.catalog import MPTC_TITLE
-from transcreval.judge.images import to_image_part
 from transcreval.judge.parse import read_str
+from transcreval.judge.roles import image_or_text
 from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.judge.types import ImagePart, Judge
 from transcreval.judge.verdicts import (
@@ -52,18 +53,6 @@ __all__ = [
 read_title = json_reader(lambda obj: read_str(obj, ("title", "main_title")))
 
 
-_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif", ".tif", ".tiff")
-
-
-def _is_text(x: Any) -> bool:
-    """A title given as text: a string that is not an image file (a missing image path is an error)."""
-    if not isinstance(x, str) or os.path.isfile(x):
-        return False
-    if x.lower().endswith(_IMAGE_SUFFIXES) and ("/" in x or os.sep in x or " " not in x):
-        raise InputError(f"{x}: no such file (strings are read as titles, except paths to existing image files)")
-    return True
-
-
 def _items(x: Any, what: str) -> list[Any]:
     if isinstance(x, torch.Tensor) and x.ndim == 4:
         items = list(x)
@@ -76,27 +65,33 @@ def _items(x: Any, what: str) -> list[Any]:
     return items
 
 
+def _read_titles(
+    items: Sequence[Any],
+    names: Sequence[str],
+    judge: Judge,
+    template: PromptTemplate | str | None,
+    input_range: Any = None,
+) -> list[Verdict]:
+    check_judge(judge, "TitleExtraction")
+    tpl = resolve_template(template, MPTC_TITLE, what="TitleExtraction")
+    read = [image_or_text(x, what, input_range) for x, what in zip(items, names)]  # the "image_or_text" role
+    order = [i for i, x in enumerate(read) if isinstance(x, ImagePart)]
+    asked = ask(judge, render_each(tpl, [({"poster": read[i]}, {}) for i in order], what="TitleExtraction"), read_title)
+    out: list[Verdict] = [Verdict("ok", x.strip()) if isinstance(x, str) else Verdict("api_error") for x in read]
+    for i, v in zip(order, asked):
+        out[i] = v
+    return out
+
+
 def extract_titles(
     posters: Sequence[Any], *, judge: Judge, template: PromptTemplate | str | None = None, input_range: Any = None
 ) -> list[Verdict]:
     """The judge's reading of each poster's main title (a :class:`Verdict` each; ``value`` the
-    title when ``status == "ok"``). Strings in ``posters`` are taken as titles already read;
-    ``input_range``: the value range of float images (default (0, 1))."""
-    check_judge(judge, "extract_titles")
-    tpl = resolve_template(template, MPTC_TITLE, what="TitleExtraction")
+    title when ``status == "ok"``). Strings in ``posters`` are taken as titles already read,
+    except paths of existing image files (see :mod:`transcreval.judge.roles`); ``input_range``:
+    the value range of float images (default (0, 1))."""
     items = _items(posters, "posters")
-    parts: dict[int, ImagePart] = {}
-    for i, x in enumerate(items):
-        if not _is_text(x):
-            parts[i] = to_image_part(x, input_range=input_range, what=f"posters[{i}]")
-    order = sorted(parts)
-    asked = ask(
-        judge, render_each(tpl, [({"poster": parts[i]}, {}) for i in order], what="TitleExtraction"), read_title
-    )
-    out: list[Verdict] = [Verdict("ok", str(x).strip()) if _is_text(x) else Verdict("api_error") for x in items]
-    for i, v in zip(order, asked):
-        out[i] = v
-    return out
+    return _read_titles(items, [f"posters[{i}]" for i in range(len(items))], judge, template, input_range)
 
 
 def title_extraction_stats(
@@ -120,25 +115,30 @@ def title_extraction_stats(
     if len(p_items) != len(t_items):
         raise InputError(f"TitleExtraction: {len(p_items)} system posters (preds) but {len(t_items)} references")
     n = len(p_items)
-    titles = extract_titles([*p_items, *t_items], judge=judge, template=template, input_range=input_range)
-    tally = JudgeTally()
-    hyps, refs = [], []
-    for i in range(n):
-        bad = next((v for v in (titles[i], titles[n + i]) if not v.ok), None)
-        if bad is not None:
-            tally.fail(bad.status, bad.detail)
-            continue
-        hyps.append(titles[i].value)
-        refs.append(titles[n + i].value)
+    names = [f"preds[{i}]" for i in range(n)] + [f"target[{i}]" for i in range(n)]
+    titles = _read_titles([*p_items, *t_items], names, judge, template, input_range)
+    read = [i for i in range(n) if titles[i].ok and titles[n + i].ok]
     width = 3 * (char_order + word_order)
     ngrams = torch.zeros(width, dtype=torch.int64)
-    if hyps:
-        stats, scores = chrf_statistics(
-            hyps, refs, char_order=char_order, word_order=word_order, beta=beta, lowercase=lowercase
+    scores: dict[int, float] = {}
+    if read:
+        stats, sentence = chrf_statistics(
+            [titles[i].value for i in read],
+            [titles[n + i].value for i in read],
+            char_order=char_order,
+            word_order=word_order,
+            beta=beta,
+            lowercase=lowercase,
         )
         ngrams = stats.sum(0)
-        for s in scores.tolist():
-            tally.add(s)
+        scores = dict(zip(read, sentence.tolist()))
+    tally = JudgeTally()
+    for i in range(n):
+        if i in scores:
+            tally.add(scores[i])
+        else:
+            bad = next(v for v in (titles[i], titles[n + i]) if not v.ok)
+            tally.fail(bad.status, bad.detail)
     tally.failed.raise_if_any("TitleExtraction", on_failure)
     return {**tally.stats(), "ngram_stats": ngrams}
 

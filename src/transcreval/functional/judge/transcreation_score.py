@@ -22,14 +22,13 @@ from typing import Any, Literal
 
 from transcreval.errors import InputError
 from transcreval.judge.catalog import KHANUJA_CREATIVITY, KHANUJA_CULTURAL, KHANUJA_INTENT
-from transcreval.judge.images import to_image_parts
 from transcreval.judge.parse import Read, read_int
+from transcreval.judge.roles import image_parts, text_field
 from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.judge.types import Judge
 from transcreval.judge.verdicts import (
     JudgeTally,
     ask,
-    broadcast,
     check_judge,
     check_on_failure,
     check_valid_count,
@@ -100,16 +99,13 @@ def transcreation_score_stats(
     aspect = check_aspect(aspect)
     on_failure = check_on_failure(on_failure)
     tpl = resolve_template(template, ASPECTS[aspect], fields=FIELDS, what="VLMTranscreationScore")
-    outs, srcs = (
-        to_image_parts(preds, input_range=input_range, what="preds"),
-        to_image_parts(target, input_range=input_range, what="target"),
-    )
+    outs, srcs = image_parts(preds, "preds", input_range), image_parts(target, "target", input_range)
     if len(outs) != len(srcs):
         raise InputError(f"VLMTranscreationScore: {len(outs)} outputs (preds) but {len(srcs)} sources (target)")
     n = len(outs)
     fields = {
-        "category": broadcast(category, n, "category", required=False),
-        "country": broadcast(country, n, "country", required=False),
+        "category": text_field(category, n, "category"),
+        "country": text_field(country, n, "country"),
     }
     rows = [
         ({"source": s, "output": o}, {k: v[i] for k, v in fields.items()}) for i, (o, s) in enumerate(zip(outs, srcs))

@@ -26,14 +26,13 @@ from typing import Any
 
 from transcreval.errors import InputError
 from transcreval.judge.catalog import MPTC_MARKET, MPTC_PAIRWISE
-from transcreval.judge.images import to_image_parts
 from transcreval.judge.parse import read_choice
+from transcreval.judge.roles import image_parts, text_field
 from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.judge.types import Judge
 from transcreval.judge.verdicts import (
     JudgeTally,
     ask,
-    broadcast,
     check_judge,
     check_on_failure,
     check_valid_count,
@@ -96,18 +95,15 @@ def pairwise_stats(
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise InputError(f"{what}: seed must be an integer, got {seed!r}")
     tpl = resolve_template(template, default_template, fields=PAIRWISE_FIELDS, what=what)
-    a_parts, b_parts = (
-        to_image_parts(preds, input_range=input_range, what="preds"),
-        to_image_parts(target, input_range=input_range, what="target"),
-    )
+    a_parts, b_parts = image_parts(preds, "preds", input_range), image_parts(target, "target", input_range)
     if len(a_parts) != len(b_parts):
         raise InputError(f"{what}: {len(a_parts)} posters in preds but {len(b_parts)} in target")
     n = len(a_parts)
     ids = item_id_list(item_ids, n) or [content_id(p, t) for p, t in zip(a_parts, b_parts)]
     fields = {
-        "target_market": broadcast(target_market, n, "target_market", required=False),
-        "source_market": broadcast(source_market, n, "source_market", required=False),
-        "genre": broadcast(genre, n, "genre", required=False),
+        "target_market": text_field(target_market, n, "target_market"),
+        "source_market": text_field(source_market, n, "source_market"),
+        "genre": text_field(genre, n, "genre"),
     }
     orders = pairwise_orders(n, ids, seed, both_orders)
     rows, owner = [], []

@@ -42,7 +42,8 @@ def read_patch_ids(pred: Any, mode: Mode = "paper", n_patches: int = 49) -> list
         return parsed.value if parsed.ok else None
     ids = []
     for v in as_list(pred, "a predicted id list"):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or int(v) != v:
+        # NaN / inf / 2.5 are no ids (int(NaN) used to raise a raw ValueError)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not v.is_integer()):
             raise InputError(f"patch ids must be integers, got {v!r}")
         ids.append(int(v))
     if mode == "paper" and any(i < 0 or i >= n_patches for i in ids):

@@ -125,38 +125,62 @@ def embedding_mean_from_stats(stats: dict[str, Any], signature: Signature, what:
     return MetricResult(float(stats["total"]) / count, count, signature, per_item=stats["values"])
 
 
-def _opts(encoder: CLIPEncoder, kw: dict[str, Any]) -> dict[str, Any]:
-    return {k: kw[k] for k in ("input_range", "batch_size", "cache") if k in kw}
+def _embed(encoder: CLIPEncoder, images: Any, what: str, run: dict[str, Any]) -> torch.Tensor:
+    return encoder.image_embeddings(images, what=what, **run)
 
 
-def clip_similarity_values(preds: Any, target: Any, encoder: CLIPEncoder, **kw: Any) -> torch.Tensor:
-    a = encoder.image_embeddings(preds, what="preds", **_opts(encoder, kw))
-    b = encoder.image_embeddings(target, what="target", **_opts(encoder, kw))
+def clip_similarity_values(
+    preds: Any, target: Any, encoder: CLIPEncoder, *, input_range: Any = None, batch_size: Any = None, cache: Any = None
+) -> torch.Tensor:
+    """Per-pair ``100 * cos(V_preds, V_target)``."""
+    run = {"input_range": input_range, "batch_size": batch_size, "cache": cache}
+    a, b = _embed(encoder, preds, "preds", run), _embed(encoder, target, "target", run)
     _pairs(a, b, ("outputs (preds)", "reference images (target)"))
     return 100.0 * (a * b).sum(dim=1)
 
 
-def visual_similarity_values(preds: Any, source: Any, encoder: CLIPEncoder, **kw: Any) -> torch.Tensor:
-    a = encoder.image_embeddings(preds, what="preds", **_opts(encoder, kw))
-    b = encoder.image_embeddings(source, what="source", **_opts(encoder, kw))
+def visual_similarity_values(
+    preds: Any, source: Any, encoder: CLIPEncoder, *, input_range: Any = None, batch_size: Any = None, cache: Any = None
+) -> torch.Tensor:
+    """Per-pair ``cos(V_source, V_preds)``."""
+    run = {"input_range": input_range, "batch_size": batch_size, "cache": cache}
+    a, b = _embed(encoder, preds, "preds", run), _embed(encoder, source, "source", run)
     _pairs(a, b, ("outputs (preds)", "source images"))
     return (a * b).sum(dim=1)
 
 
 def cultural_relevance_values(
-    preds: Any, source: Any, country: Any, encoder: CLIPEncoder, template: str, **kw: Any
+    preds: Any,
+    source: Any,
+    country: Any,
+    encoder: CLIPEncoder,
+    template: str,
+    *,
+    input_range: Any = None,
+    batch_size: Any = None,
+    cache: Any = None,
 ) -> torch.Tensor:
-    tgt = encoder.image_embeddings(preds, what="preds", **_opts(encoder, kw))
-    src = encoder.image_embeddings(source, what="source", **_opts(encoder, kw))
+    """Per-item ``cos(V_preds, T_cul) - cos(V_source, T_cul)``."""
+    run = {"input_range": input_range, "batch_size": batch_size, "cache": cache}
+    tgt, src = _embed(encoder, preds, "preds", run), _embed(encoder, source, "source", run)
     _pairs(tgt, src, ("outputs (preds)", "source images"))
     text = encoder.text_embeddings(fill_template(template, "country", country, tgt.shape[0])).to(tgt)
     return (tgt * text).sum(dim=1) - (src * text).sum(dim=1)
 
 
 def semantic_equivalence_values(
-    preds: Any, category: Any, encoder: CLIPEncoder, template: str, **kw: Any
+    preds: Any,
+    category: Any,
+    encoder: CLIPEncoder,
+    template: str,
+    *,
+    input_range: Any = None,
+    batch_size: Any = None,
+    cache: Any = None,
 ) -> torch.Tensor:
-    tgt = encoder.image_embeddings(preds, what="preds", **_opts(encoder, kw))
+    """Per-item ``cos(V_preds, T_int)``."""
+    run = {"input_range": input_range, "batch_size": batch_size, "cache": cache}
+    tgt = _embed(encoder, preds, "preds", run)
     text = encoder.text_embeddings(fill_template(template, "category", category, tgt.shape[0])).to(tgt)
     return (tgt * text).sum(dim=1)
 
@@ -169,12 +193,27 @@ def model_defaults(model: Any, pretrained: Any, default: tuple[str, str]) -> tup
 
 
 def _encoder(
-    model: Any, pretrained: Any, tokenizer: Any, preprocess: str, device: Any, default: tuple[str, str] = SIGLIP_DEFAULT
+    model: Any,
+    pretrained: Any,
+    tokenizer: Any,
+    preprocess: str,
+    crop: Any,
+    device: Any,
+    default: tuple[str, str] = SIGLIP_DEFAULT,
 ) -> CLIPEncoder:
     from transcreval.features.clip_models import get_clip
 
     model, pretrained = model_defaults(model, pretrained, default)
-    return get_clip(model, pretrained, tokenizer=tokenizer, preprocess=preprocess, device=device)
+    return get_clip(model, pretrained, tokenizer=tokenizer, preprocess=preprocess, crop=crop, device=device)
+
+
+def _run(input_range: Any, batch_size: Any, feature_cache: Any) -> dict[str, Any]:
+    from transcreval.features.options import feature_options
+
+    return feature_options(input_range, batch_size, feature_cache).run_options()
+
+
+_PACKAGES = ("open_clip_torch", "torch", "pillow")
 
 
 def clip_similarity(
@@ -183,18 +222,24 @@ def clip_similarity(
     *,
     model: str | None = None,
     pretrained: Any = None,
+    tokenizer: Any = None,
     preprocess: str = "open_clip",
+    crop: str | None = None,
     device: Any = None,
-    **kw: Any,
+    input_range: Any = None,
+    batch_size: int | None = None,
+    feature_cache: Any = None,
 ) -> MetricResult:
     """CLIP similarity (MPTc-Bench §5.3): ``100 * mean cos(V_preds, V_target)`` over pairs, in
     [-100, 100], higher is more similar; ``per_item`` holds each pair's value. Default encoder:
     open_clip ViT-B-32 with OpenAI's weights; ``model``/``pretrained`` as open_clip takes them
-    (``pretrained``: a tag or a checkpoint file; required when ``model`` is named)."""
-    enc = _encoder(model, pretrained, kw.pop("tokenizer", None), preprocess, device, CLIP_DEFAULT)
-    sig = Signature.make("CLIPSimilarity", enc.signature_options, ("open_clip_torch", "torch", "pillow"))
+    (``pretrained``: a tag or a checkpoint file; required when ``model`` is named). The other
+    options are :class:`~transcreval.CLIPSimilarity`'s, under the same names."""
+    run = _run(input_range, batch_size, feature_cache)
+    enc = _encoder(model, pretrained, tokenizer, preprocess, crop, device, CLIP_DEFAULT)
+    sig = Signature.make("CLIPSimilarity", enc.signature_options, _PACKAGES)
     return embedding_mean_from_stats(
-        similarity_stats(clip_similarity_values(preds, target, enc, **kw)), sig, "CLIPSimilarity"
+        similarity_stats(clip_similarity_values(preds, target, enc, **run)), sig, "CLIPSimilarity"
     )
 
 
@@ -206,14 +251,19 @@ def visual_similarity(
     pretrained: Any = None,
     tokenizer: Any = None,
     preprocess: str = "open_clip",
+    crop: str | None = None,
     device: Any = None,
-    **kw: Any,
+    input_range: Any = None,
+    batch_size: int | None = None,
+    feature_cache: Any = None,
 ) -> MetricResult:
-    """Visual similarity S_v-s (Khanuja et al. §5.2): mean ``cos(V_source, V_preds)``, in [-1, 1]."""
-    enc = _encoder(model, pretrained, tokenizer, preprocess, device)
-    sig = Signature.make("VisualSimilarity", enc.signature_options, ("open_clip_torch", "torch", "pillow"))
+    """Visual similarity S_v-s (Khanuja et al. §5.2): mean ``cos(V_source, V_preds)``, in [-1, 1].
+    Options as :class:`~transcreval.VisualSimilarity`."""
+    run = _run(input_range, batch_size, feature_cache)
+    enc = _encoder(model, pretrained, tokenizer, preprocess, crop, device)
+    sig = Signature.make("VisualSimilarity", enc.signature_options, _PACKAGES)
     return embedding_mean_from_stats(
-        similarity_stats(visual_similarity_values(preds, source, enc, **kw)), sig, "VisualSimilarity"
+        similarity_stats(visual_similarity_values(preds, source, enc, **run)), sig, "VisualSimilarity"
     )
 
 
@@ -228,18 +278,20 @@ def cultural_relevance_delta(
     template: str | None = None,
     template_file: Any = None,
     preprocess: str = "open_clip",
+    crop: str | None = None,
     device: Any = None,
-    **kw: Any,
+    input_range: Any = None,
+    batch_size: int | None = None,
+    feature_cache: Any = None,
 ) -> MetricResult:
     """Cultural-relevance delta (Khanuja et al. §5.2): mean of ``cos(V_preds, T_cul) -
     cos(V_source, T_cul)``, in [-2, 2]; ``country`` names the target culture (one string for
-    all items or one per item)."""
+    all items or one per item). Options as :class:`~transcreval.CulturalRelevanceDelta`."""
     tpl = load_template(template, template_file, "country", CULTURE_TEMPLATE)
-    enc = _encoder(model, pretrained, tokenizer, preprocess, device)
-    sig = Signature.make(
-        "CulturalRelevanceDelta", {**enc.signature_options, "tpl": tpl}, ("open_clip_torch", "torch", "pillow")
-    )
-    vals = cultural_relevance_values(preds, source, country, enc, tpl, **kw)
+    run = _run(input_range, batch_size, feature_cache)
+    enc = _encoder(model, pretrained, tokenizer, preprocess, crop, device)
+    sig = Signature.make("CulturalRelevanceDelta", {**enc.signature_options, "tpl": tpl}, _PACKAGES)
+    vals = cultural_relevance_values(preds, source, country, enc, tpl, **run)
     return embedding_mean_from_stats(similarity_stats(vals), sig, "CulturalRelevanceDelta")
 
 
@@ -253,15 +305,18 @@ def semantic_equivalence(
     template: str | None = None,
     template_file: Any = None,
     preprocess: str = "open_clip",
+    crop: str | None = None,
     device: Any = None,
-    **kw: Any,
+    input_range: Any = None,
+    batch_size: int | None = None,
+    feature_cache: Any = None,
 ) -> MetricResult:
     """Semantic equivalence S_s-e (Khanuja et al. §5.2): mean ``cos(V_preds, T_int)``, in [-1, 1];
-    ``category`` is the intended semantic category (one string or one per item)."""
+    ``category`` is the intended semantic category (one string or one per item). Options as
+    :class:`~transcreval.SemanticEquivalence`."""
     tpl = load_template(template, template_file, "category", CATEGORY_TEMPLATE)
-    enc = _encoder(model, pretrained, tokenizer, preprocess, device)
-    sig = Signature.make(
-        "SemanticEquivalence", {**enc.signature_options, "tpl": tpl}, ("open_clip_torch", "torch", "pillow")
-    )
-    vals = semantic_equivalence_values(preds, category, enc, tpl, **kw)
+    run = _run(input_range, batch_size, feature_cache)
+    enc = _encoder(model, pretrained, tokenizer, preprocess, crop, device)
+    sig = Signature.make("SemanticEquivalence", {**enc.signature_options, "tpl": tpl}, _PACKAGES)
+    vals = semantic_equivalence_values(preds, category, enc, tpl, **run)
     return embedding_mean_from_stats(similarity_stats(vals), sig, "SemanticEquivalence")

@@ -149,8 +149,9 @@ def ocr_mask_iou_from_stats(stats: dict[str, Any], signature: Signature) -> Metr
     """Mean IoU over the pairs where it is defined.
 
     ``per_item``: every pair's IoU in order (NaN for pairs with no text on either side);
-    ``extras``: ``pairs``, ``both_empty`` (left out of the mean), ``one_empty`` (IoU 0) and
-    ``pooled`` (summed intersections over summed unions). Raises :class:`EmptyInputError`
+    ``extras``: ``pairs``, ``both_empty`` (left out of the mean), ``one_empty`` (IoU 0),
+    ``pooled`` (summed intersections over summed unions) and ``item_status`` (per pair "ok", or
+    "undefined" where both sides have no text). Raises :class:`EmptyInputError`
     with no pairs and :class:`UndefinedValueError` when no pair has any detected text.
     """
     pairs, defined = int(stats["pairs"]), int(stats["defined"])
@@ -171,6 +172,7 @@ def ocr_mask_iou_from_stats(stats: dict[str, Any], signature: Signature) -> Metr
             "both_empty": int(stats["both_empty"]),
             "one_empty": int(stats["one_empty"]),
             "pooled": float(stats["intersection"]) / float(stats["union"]),
+            "item_status": ["ok" if v == v else "undefined" for v in stats["iou"].tolist()],
         },
     )
 

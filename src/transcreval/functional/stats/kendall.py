@@ -97,7 +97,7 @@ def segment_kendall_tau_stats(
     group_ids: Sequence[Hashable] | None = None,
 ) -> dict[str, Any]:
     """The rows, validated: metric scores (NaN = unparsable), human ratings, segment and group ids."""
-    m = np.array([math.nan if v is None else v for v in as_list(preds, "preds")], dtype=np.float64)
+    m = float_vector([math.nan if v is None else v for v in as_list(preds, "preds")], "preds")  # None = unparsable
     h = float_vector(target, "target")
     segs = as_list(segment_ids, "segment_ids")
     groups = as_list(group_ids, "group_ids") if group_ids is not None else [None] * len(segs)

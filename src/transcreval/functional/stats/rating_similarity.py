@@ -65,8 +65,13 @@ def overall_rating_similarity_stats(
 
 
 def rating_cosine(hs: Sequence[float], ms: Sequence[float], mode: Mode = "paper") -> tuple[float, bool]:
-    """Cosine of the zero-mean vectors, and whether a vector had zero spread."""
+    """Cosine of the zero-mean vectors, and whether a vector had zero spread.
+
+    The cosine does not change when a vector is scaled, so vectors whose squares would overflow
+    or underflow (scores near 1e308 or 1e-308) are scaled by their largest magnitude first.
+    """
     n = len(hs)
+    hs, ms = _well_scaled(hs), _well_scaled(ms)
     mh, mm = sum(hs) / n, sum(ms) / n
     ch, cm = [v - mh for v in hs], [v - mm for v in ms]
     flat = not any(ch) or not any(cm)
@@ -77,6 +82,13 @@ def rating_cosine(hs: Sequence[float], ms: Sequence[float], mode: Mode = "paper"
     if nh == 0 or nm == 0:
         return 0.0, True
     return sum(a * b for a, b in zip(ch, cm)) / (nh * nm), flat
+
+
+def _well_scaled(v: Sequence[float]) -> list[float]:
+    top = max((abs(x) for x in v), default=0.0)
+    if top == 0.0 or 1e-100 <= top <= 1e100:
+        return list(v)
+    return [x / top for x in v]
 
 
 def overall_rating_similarity_from_stats(

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 import torch
 
+from transcreval.common import check_text
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.text.chrf_ngrams import fscore, segment_statistics
 from transcreval.result import MetricResult, Signature
@@ -57,11 +58,7 @@ def _check_texts(texts: Any, what: str) -> list[str]:
         raise InputError(f"{what} must be a list of strings, got a bare string: wrap it in a list")
     if not isinstance(texts, Sequence):
         raise InputError(f"{what} must be a list of strings, got {type(texts).__name__}")
-    out = list(texts)
-    for i, t in enumerate(out):
-        if not isinstance(t, str):
-            raise InputError(f"{what}[{i}] must be a string, got {type(t).__name__} ({t!r})")
-    return out
+    return [check_text(t, f"{what}[{i}]") for i, t in enumerate(texts)]
 
 
 def normalize_references(refs: Any, n_hyps: int, ref_layout: RefLayout = None) -> list[list[str]]:
@@ -83,7 +80,7 @@ def normalize_references(refs: Any, n_hyps: int, ref_layout: RefLayout = None) -
     if all(isinstance(r, str) for r in refs) and ref_layout != "stream":
         if len(refs) != n_hyps:
             raise InputError(f"mismatched lengths: {n_hyps} hypotheses but {len(refs)} references")
-        return [[r] for r in refs]
+        return [[check_text(r, f"target[{i}]")] for i, r in enumerate(refs)]
     nested = []
     for i, r in enumerate(refs):
         if isinstance(r, str) or not isinstance(r, Sequence):
@@ -123,9 +120,7 @@ def normalize_references(refs: Any, n_hyps: int, ref_layout: RefLayout = None) -
         for k, r in enumerate(rs):
             if r is None:
                 continue
-            if not isinstance(r, str):
-                raise InputError(f"reference {k} of hypothesis {i} must be a string, got {type(r).__name__}")
-            kept.append(r)
+            kept.append(check_text(r, f"reference {k} of hypothesis {i}"))
         if not kept:
             raise InputError(f"hypothesis {i} has no reference")
         out.append(kept)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
+from numbers import Real
 from typing import Any
 
 from transcreval.common import (
@@ -31,6 +32,7 @@ from transcreval.common import (
     check_mode,
     check_on_unreadable,
     check_positive_int,
+    check_text,
     mean_from_stats,
     same_length,
 )
@@ -74,6 +76,10 @@ def word_recall_item(pred: str | None, target: str, unit: int = 5, mode: Mode = 
 def _pairs(preds: Sequence[str | None], target: Sequence[str], what: str) -> tuple[list[Any], list[Any]]:
     p, t = as_list(preds, "preds"), as_list(target, "target")
     same_length(p, t, f"{what} (preds vs target)")
+    for name, items in (("preds", p), ("target", t)):
+        for i, x in enumerate(items):
+            if isinstance(x, str):  # texts, never an image's path or file name
+                check_text(x, f"{name}[{i}]")
     return p, t
 
 
@@ -198,10 +204,12 @@ def font_size_stability_stats(
     sizes = as_list(font_sizes, "font_sizes")
     same_length(p, sizes, "font_size_stability (preds vs font_sizes)")
     wrs, kept, bad = [], [], 0
-    for a, b, size in zip(p, t, sizes):
+    for i, (a, b, size) in enumerate(zip(p, t, sizes)):
+        if isinstance(size, (bool, str, bytes)) or not isinstance(size, Real):
+            raise InputError(f"font_sizes[{i}] must be a positive number (a point size), got {size!r}")
         fs = float(size)
         if not math.isfinite(fs) or fs <= 0:
-            raise InputError(f"font sizes must be positive numbers, got {size!r}")
+            raise InputError(f"font_sizes[{i}] must be a positive number, got {size!r}")
         v = word_recall_item(a, b, unit, mode)
         if v is None:
             bad += 1

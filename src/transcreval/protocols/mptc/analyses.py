@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from transcreval.errors import InputError, UndefinedValueError
 from transcreval.protocols.mptc.globe import DIRECTIONS, globe_cluster, transfer_direction
-from transcreval.protocols.mptc.inputs import ERROR_TYPES, SPLITS, MPTcSet, as_set, system_name
+from transcreval.protocols.mptc.inputs import ERROR_TYPES, SPLITS, MPTcItem, MPTcOutput, MPTcSet, as_set, system_name
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table, cell_mean
 
 __all__ = ["cross_cluster_tables", "error_type_table", "temporal_table"]
@@ -83,6 +83,7 @@ def temporal_table(
     min_per_year: int = 5,
     systems: Sequence[tuple[str, str]] | None = None,
     fid_options: Mapping[str, Any] | None = None,
+    fid_values: Callable[[Sequence[tuple[MPTcItem, MPTcOutput]]], float] | None = None,
 ) -> ProtocolResult:
     """Table 9 (App. B.4). ``judged``: the result of :func:`~transcreval.protocols.mptc.judge_tables`
     (its ``title_chrf`` records); ``systems``: the ``(planner, editor)`` pairs to report (default
@@ -91,7 +92,8 @@ def temporal_table(
 
     Columns: ``n`` (samples with a year and a title chrF), ``years used`` (years with at least
     ``min_per_year`` outputs), the two rhos. Also returns ``table9_fid_by_year`` (each run's
-    per-year FID_GT).
+    per-year FID_GT). ``fid_values(pairs) -> float``, when given, computes a year's FID_GT from its
+    ``(item, output)`` pairs instead (the runner passes FID from stored features).
     """
     from transcreval.functional.image.fid import fid
 
@@ -129,7 +131,10 @@ def temporal_table(
                 fids = []
                 for y in years:
                     g = groups[y]
-                    val = fid([o.output for _, o in g], [i.gt for i, _ in g], **dict(fid_options or {})).value
+                    if fid_values is not None:
+                        val = fid_values(g)
+                    else:
+                        val = fid([o.output for _, o in g], [i.gt for i, _ in g], **dict(fid_options or {})).value
                     fids.append(val)
                     by_year[((*row, y), "n")] = Cell(float(len(g)), len(g))
                     by_year[((*row, y), "FID_GT")] = Cell(val, len(g))

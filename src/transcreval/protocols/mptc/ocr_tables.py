@@ -28,7 +28,7 @@ from transcreval.protocols.mptc.inputs import MPTcSet, as_set, system_name
 from transcreval.protocols.mptc.ocr_iou import OCRIoURow, ocr_row, triplet_ious
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table, cell_mean
 
-__all__ = ["exact_match", "ocr_tables"]
+__all__ = ["exact_match", "ocr_tables", "table10", "table10_cells"]
 
 _COLS = ("n", "SRC-MTc IoU", "SRC-GT IoU (ref)", "Δ (MTc-GT)", "Empty MTc", "Empty GT")
 
@@ -54,6 +54,29 @@ def _row_cells(r: OCRIoURow) -> dict[str, Cell]:
         "Empty MTc": Cell(float(r.empty_mtc), r.n),
         "Empty GT": Cell(float(r.empty_gt), r.n),
     }
+
+
+def table10_cells(rows: Sequence[OCRIoURow]) -> tuple[list[Any], dict[tuple[Any, str], Cell]]:
+    """Table 10's row labels and cells from its rows (:func:`~transcreval.protocols.mptc.ocr_iou.ocr_row`)."""
+    labels: list[Any] = []
+    cells: dict[tuple[Any, str], Cell] = {}
+    for r in rows:
+        labels.append(r.system)
+        for col, cell in _row_cells(r).items():
+            cells[(r.system, col)] = cell
+    return labels, cells
+
+
+def table10(
+    rows: Sequence[Any], cells: dict[tuple[Any, str], Cell], splits: Sequence[str], ocr: str, resample: str
+) -> Table:
+    """Table 10 around its rows and cells (used by :func:`ocr_tables` and the runner adapter)."""
+    notes = (
+        f"Splits: {', '.join(splits)}; OCR {ocr}; outputs resized to SRC's size ({resample}).",
+        "Means over the triplets where both IoUs are defined; Empty: pairs with no text on either side.",
+    )
+    dec = {"n": 0, "Empty MTc": 0, "Empty GT": 0, **dict.fromkeys(_COLS[1:4], 3)}
+    return Table("MPTc-Bench Table 10", _COLS, tuple(rows), cells, dec, "IoU 0-1", notes)
 
 
 def ocr_tables(
@@ -126,19 +149,7 @@ def ocr_tables(
         for col, cell in _row_cells(overall).items():
             cells[("Overall", col)] = cell
     info = det.info_for(False).signature_options()
-    notes = (
-        f"Splits: {', '.join(splits)}; OCR {info['ocr']} ({info['pkg']}); outputs resized to SRC's size ({resample}).",
-        "Means over the triplets where both IoUs are defined; Empty: pairs with no text on either side.",
-    )
-    t10 = Table(
-        "MPTc-Bench Table 10",
-        _COLS,
-        tuple(rows),
-        cells,
-        {"n": 0, "Empty MTc": 0, "Empty GT": 0, **dict.fromkeys(_COLS[1:4], 3)},
-        "IoU 0-1",
-        notes,
-    )
+    t10 = table10(rows, cells, splits, f"{info['ocr']} ({info['pkg']})", resample)
 
     items = [i for s in splits for i in data.split_items(s)]
     reader = OCRTitleExtractor(det, rule=title_rule)

@@ -206,16 +206,26 @@ def similarity_metrics(
     **kwargs: Any,
 ) -> Any:
     """MPTc Table 5's metrics as one collection: ``CLIP`` (CLIPSimilarity), ``FID_GT`` and
-    ``FID_SRC``. Update with ``(outputs, gt_posters, source=src_posters)``."""
+    ``FID_SRC``. Update with ``(outputs, gt_posters, source=src_posters)``.
+
+    ``kwargs`` reach every member that takes them: the options of every feature metric
+    (``input_range``, ``batch_size``, ``feature_cache``) and the Metric options
+    (``process_group``, ``sync_on_compute``...) go to all three; CLIP's own options
+    (``tokenizer``, ``preprocess``, ``crop``) to CLIP; a keyword no member takes is a TypeError."""
+    import inspect
+
     from transcreval.collection import MetricCollection
     from transcreval.image.fid import FID
+    from transcreval.metric import Metric
     from transcreval.multimodal.embedding_similarity import CLIPSimilarity
 
+    shared = {"input_range", "batch_size", "feature_cache", *inspect.signature(Metric.__init__).parameters}
+    fid_kw = {k: v for k, v in kwargs.items() if k in shared}
     return MetricCollection(
         {
             "CLIP": CLIPSimilarity(clip_model, clip_pretrained, **kwargs),
-            "FID_GT": FID(fid_weights, fid_preprocess),
-            "FID_SRC": FID(fid_weights, fid_preprocess, real_from="source"),
+            "FID_GT": FID(fid_weights, fid_preprocess, **fid_kw),
+            "FID_SRC": FID(fid_weights, fid_preprocess, real_from="source", **fid_kw),
         }
     )
 

@@ -20,14 +20,14 @@ are counted in ``n_missing``), except FID, which is one number per set.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from transcreval.errors import UndefinedValueError
 from transcreval.protocols.mptc.inputs import SPLITS, MPTcSet, as_set, system_name
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table, cell_mean
 
-__all__ = ["RecordIndex", "judge_tables", "merge_results", "similarity_table"]
+__all__ = ["RecordIndex", "fig6", "judge_tables", "merge_results", "similarity_table", "table3", "table4", "table5"]
 
 
 class RecordIndex:
@@ -190,17 +190,9 @@ def similarity_table(data: MPTcSet, *, batch_size: int = 32, **similarity_option
         raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
 
     data = as_set(data, "similarity_table")
-    cols = [
-        f"{SPLITS[s]} / {p} / {h}"
-        for s in data.present_splits()
-        for p in data.planners
-        for h in ("CLIP", "FID_GT", "FID_SRC")
-    ]
     cells: dict[tuple[Any, str], Cell] = {}
     records: list[ItemRecord] = []
-    notes: list[str] = [
-        "CLIP: 100 x mean cosine of GT and MTc; FID_GT / FID_SRC: set-level distances (lower is closer)."
-    ]
+    notes: list[str] = [TABLE5_NOTE]
     signatures: dict[str, str] = {}
     for s, p, e in data.runs():
         outs = data.run_outputs(s, p, e) or {}
@@ -233,8 +225,26 @@ def similarity_table(data: MPTcSet, *, batch_size: int = 32, **similarity_option
             v = clip.get(i.item_id, math.nan)
             status = "ok" if not math.isnan(v) else ("missing_output" if i.item_id not in have else "undefined")
             records.append(ItemRecord(i.item_id, system_name(p, e), "clip", v, status, i.item_id, {**i.meta, **meta}))
-    table = Table("MPTc-Bench Table 5", tuple(cols), tuple(data.editors), cells, 1, "CLIP x100 / FID", tuple(notes))
-    return ProtocolResult("mptc", tuple(records), {"table5": table}, signatures, dict(data.options))
+    return ProtocolResult(
+        "mptc", tuple(records), {"table5": table5(data, cells, notes)}, signatures, dict(data.options)
+    )
+
+
+TABLE5_NOTE = "CLIP: 100 x mean cosine of GT and MTc; FID_GT / FID_SRC: set-level distances (lower is closer)."
+
+
+def table5(data: MPTcSet, cells: Mapping[tuple[Any, str], Cell], notes: Sequence[str] = (TABLE5_NOTE,)) -> Table:
+    """Table 5's layout around its cells: rows = editors, columns ``"<Task> / <planner> / CLIP"``,
+    ``"FID_GT"``, ``"FID_SRC"`` (used by :func:`similarity_table` and the runner adapter)."""
+    cols = [
+        f"{SPLITS[s]} / {p} / {h}"
+        for s in data.present_splits()
+        for p in data.planners
+        for h in ("CLIP", "FID_GT", "FID_SRC")
+    ]
+    return Table(
+        "MPTc-Bench Table 5", tuple(cols), tuple(data.editors), dict(cells), 1, "CLIP x100 / FID", tuple(notes)
+    )
 
 
 def merge_results(results: Sequence[ProtocolResult]) -> ProtocolResult:

@@ -32,8 +32,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from transcreval.errors import InputError, UndefinedValueError
-from transcreval.protocols.khanuja_inputs import (
+from transcreval.errors import InputError
+from transcreval.protocols.khanuja.inputs import (
     COLUMNS,
     RATING_FILES,
     ImageKey,
@@ -44,7 +44,8 @@ from transcreval.protocols.khanuja_inputs import (
     read_human_ratings,
     read_rating_sheet,
 )
-from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
+from transcreval.protocols.khanuja.tables import ASPECT_COLUMNS, EMBEDDING_COLUMNS, KINDS, VISUAL_SIGNS, table3_result
+from transcreval.protocols.records import ProtocolResult
 
 __all__ = [
     "COLUMNS",
@@ -53,20 +54,19 @@ __all__ = [
     "ImageKey",
     "KhanujaItem",
     "RatingSheet",
+    "check_options",
+    "csi_scorer",
+    "embedding_scorer",
     "khanuja_table3",
     "parse_image_key",
     "read_human_ratings",
     "read_rating_sheet",
+    "vlm_scorer",
 ]
 
-#: the sign of each row's metric against the human visual-change ratings (5 = high change)
-VISUAL_SIGNS = {"object": 1, "embedding": -1, "vlm": 1}
-_KINDS = {"object": "Object-based", "embedding": "Embedding-based", "vlm": "VLM-based"}
-_EMBEDDING = {"cult-rel": "cultural_relevance_delta", "sem-eq": "semantic_equivalence", "vis-sim": "visual_similarity"}
-_ASPECTS = {"cult-rel": "cultural", "sem-eq": "intent", "vis-sim": "creativity"}
 
-
-def _check_options(o: dict[str, Any]) -> dict[str, int]:
+def check_options(o: dict[str, Any]) -> dict[str, int]:
+    """Check Table 3's options (those of :func:`khanuja_table3`); the visual-change signs."""
     if o["vlm_cultural"] not in ("output", "delta"):
         raise InputError(f"vlm_cultural must be 'output' or 'delta', got {o['vlm_cultural']!r}")
     if o["average"] not in ("countries", "segments"):
@@ -92,7 +92,7 @@ def _chunks(n: int, size: int) -> list[range]:
     return [range(i, min(i + size, n)) for i in range(0, n, size)]
 
 
-def _embedding(items: list[KhanujaItem], cats: list[str], names: dict[str, str], o: dict[str, Any]) -> Any:
+def embedding_scorer(items: list[KhanujaItem], cats: list[str], names: dict[str, str], o: dict[str, Any]) -> Any:
     from transcreval.features.extractor import feature_scope
     from transcreval.multimodal.embedding_similarity import (
         CulturalRelevanceDelta,
@@ -109,6 +109,9 @@ def _embedding(items: list[KhanujaItem], cats: list[str], names: dict[str, str],
         "semantic_equivalence": SemanticEquivalence(model, pretrained, template=o["category_template"], **opts),
         "visual_similarity": VisualSimilarity(model, pretrained, **opts),
     }
+    if o.get("device"):  # the runner's --device
+        for m in metrics.values():
+            m.to(o["device"])
 
     def run() -> dict[str, tuple[list[float], list[str]]]:
         vals: dict[str, list[float]] = {k: [] for k in metrics}
@@ -126,7 +129,9 @@ def _embedding(items: list[KhanujaItem], cats: list[str], names: dict[str, str],
     return run, {k: str(m.signature) for k, m in metrics.items()}
 
 
-def _vlm(judge: Any, label: str, items: list[KhanujaItem], cats: list[str], names: dict[str, str], o: dict) -> Any:
+def vlm_scorer(
+    judge: Any, label: str, items: list[KhanujaItem], cats: list[str], names: dict[str, str], o: dict
+) -> Any:
     from transcreval.functional.judge.transcreation_score import ASPECTS, FIELDS, Aspect, read_transcreation_score
     from transcreval.judge.images import to_image_parts
     from transcreval.judge.templates import resolve_template
@@ -167,7 +172,7 @@ def _vlm(judge: Any, label: str, items: list[KhanujaItem], cats: list[str], name
     return run, {**sigs, f"vlm_cultural_source[{label}]": sigs[f"vlm_cultural[{label}]"]}
 
 
-def _csi(judge: Any, items: list[KhanujaItem], cats: list[str], names: dict[str, str], o: dict[str, Any]) -> Any:
+def csi_scorer(judge: Any, items: list[KhanujaItem], cats: list[str], names: dict[str, str], o: dict[str, Any]) -> Any:
     from transcreval.functional.judge.csi_overlap import csi_overlap_stats
     from transcreval.judge.csi_overlap import CSIOverlap
     from transcreval.judge.types import FAILURE_STATUSES
@@ -208,26 +213,6 @@ def _csi(judge: Any, items: list[KhanujaItem], cats: list[str], names: dict[str,
         return {"csi_overlap": (vals, status)}
 
     return run, {"csi_overlap": sig}
-
-
-def _tau(rows: list[tuple[float, float, str, str]], o: dict[str, Any], by_country: bool) -> tuple[Cell, str]:
-    from transcreval.functional.stats.kendall import segment_kendall_tau
-
-    segs = {r[2] for r in rows}
-    try:
-        res = segment_kendall_tau(
-            [r[0] for r in rows],
-            [r[1] for r in rows],
-            [r[2] for r in rows],
-            [r[3] for r in rows] if by_country else None,
-            bootstrap=o["bootstrap"],
-            seed=o["seed"],
-        )
-    except UndefinedValueError:
-        return Cell(math.nan, 0, len(segs)), ""
-    ci = res.extras.get("ci")
-    used, skipped = int(res.extras["used"]), sum(res.extras["skipped"].values())
-    return Cell(res.value, used, skipped, tuple(ci) if ci else None), str(res.signature)
 
 
 def khanuja_table3(
@@ -281,7 +266,7 @@ def khanuja_table3(
         and ``table1`` (images per country).
     """
     o = dict(locals())
-    signs = _check_options(o)
+    signs = check_options(o)
     items = list(items)
     cats = check_items(items)
     countries = sorted({it.country for it in items})
@@ -301,88 +286,18 @@ def khanuja_table3(
     table_rows: list[tuple[tuple[str, str], str, dict[str, str]]] = []
     runs = []
     if object_judge is not None:
-        runs.append(_csi(object_judge, items, cats, names, o))
-        table_rows.append(((_KINDS["object"], object_label), "object", dict.fromkeys(COLUMNS, "csi_overlap")))
+        runs.append(csi_scorer(object_judge, items, cats, names, o))
+        table_rows.append(((KINDS["object"], object_label), "object", dict.fromkeys(COLUMNS, "csi_overlap")))
     if embedding is not False:
-        runs.append(_embedding(items, cats, names, o))
-        table_rows.append(((_KINDS["embedding"], embedding_label), "embedding", _EMBEDDING))
+        runs.append(embedding_scorer(items, cats, names, o))
+        table_rows.append(((KINDS["embedding"], embedding_label), "embedding", EMBEDDING_COLUMNS))
     for label, judge in vlm.items():
-        runs.append(_vlm(judge, label, items, cats, names, o))
-        table_rows.append(((_KINDS["vlm"], label), "vlm", {c: f"vlm_{a}[{label}]" for c, a in _ASPECTS.items()}))
+        runs.append(vlm_scorer(judge, label, items, cats, names, o))
+        table_rows.append(((KINDS["vlm"], label), "vlm", {c: f"vlm_{a}[{label}]" for c, a in ASPECT_COLUMNS.items()}))
     scores: dict[str, tuple[list[float], list[str]]] = {}
     signatures: dict[str, str] = {}
     for run, sigs in runs:
         scores.update(run())
         signatures.update(sigs)
 
-    records = []
-    for i, it in enumerate(items):
-        key = parse_image_key(it.image)
-        meta = {
-            "country": it.country,
-            "image": it.image,
-            "source": key.source,
-            "category": cats[i],
-            "object": key.object,
-        }
-        for m, (vals, st) in scores.items():
-            records.append(ItemRecord(it.item_id, it.system, m, vals[i], st[i], it.item_id, meta))
-        for col in COLUMNS:
-            h = human[col][i]
-            records.append(
-                ItemRecord(
-                    it.item_id,
-                    it.system,
-                    f"human_{RATING_FILES[col]}",
-                    h,
-                    "ok" if h == h else "missing",
-                    it.item_id,
-                    meta,
-                )
-            )
-
-    def metric_values(kind: str, col: str, m: str) -> list[float]:
-        vals = scores[m][0]
-        if kind == "vlm" and col == "cult-rel" and vlm_cultural == "delta":
-            vals = [a - b for a, b in zip(vals, scores[m.replace("vlm_cultural", "vlm_cultural_source")][0])]
-        sign = signs[kind] if col == "vis-sim" else 1
-        return [sign * v for v in vals]
-
-    cells: dict[str, dict[tuple[Any, str], Cell]] = {c: {} for c in [*countries, "all"]}
-    for row, kind, cols in table_rows:
-        for col, m in cols.items():
-            vals = metric_values(kind, col, m)
-            rows = [(v, h, it.item_id, it.country) for v, h, it in zip(vals, human[col], items) if h == h]
-            for c in countries:
-                cells[c][(row, col)] = _tau([r for r in rows if r[3] == c], o, False)[0]
-            cells["all"][(row, col)], sig = _tau(rows, o, average == "countries")
-            signatures.update({"segment_kendall_tau": sig} if sig else {})
-    labels = tuple(r for r, _, _ in table_rows)
-    notes = (
-        "segment-level Kendall tau-b per image across systems; images with a missing metric value, one metric "
-        "value for all systems or one human rating for all systems are skipped (n = images used, missing = skipped)",
-        "vis-sim: human visual-change ratings (5 = high change) against each metric oriented as change "
-        f"(signs {dict(signs)}: S_v-s negated by default)",
-        f"cult-rel of VLM rows: the {'output minus source' if vlm_cultural == 'delta' else 'output'} cultural score",
-    )
-    avg = "mean over countries of the per-country means" if average == "countries" else "mean over all images"
-    tables = {
-        "table3": Table(f"Khanuja et al. Table 3 ({avg})", COLUMNS, labels, cells["all"], 2, "Kendall tau-b", notes),
-        **{
-            f"table3_{c}": Table(f"Khanuja et al. Table 3 ({c})", COLUMNS, labels, cells[c], 2, "Kendall tau-b", notes)
-            for c in countries
-        },
-    }
-    counts = {c: len({it.image for it in items if it.country == c}) for c in countries}
-    t1 = {(c, "Images"): Cell(float(n), n) for c, n in counts.items()}
-    t1[("Total", "Images")] = Cell(float(sum(counts.values())), sum(counts.values()))
-    tables["table1"] = Table(
-        "Khanuja et al. Table 1 (images per target country)", ("Images",), (*countries, "Total"), t1, 0
-    )
-    options = {
-        k: v
-        for k, v in o.items()
-        if k not in ("items", "ratings", "vlm_judges", "object_judge", "embedding", "vlm_templates", "csi_templates")
-    }
-    options.update(visual_signs=signs, country_names=names, rows=[list(r) for r in labels])
-    return ProtocolResult("khanuja", tuple(records), tables, signatures, options)
+    return table3_result(items, cats, human, scores, signatures, table_rows, o, signs)

@@ -1,0 +1,92 @@
+"""``compare`` and ``report`` on a run directory, built on :mod:`transcreval.significance` and
+:mod:`transcreval.report` with the protocol's own settings (set-level statistics, figures)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from transcreval.errors import InputError
+from transcreval.runs.store import write_json
+
+if TYPE_CHECKING:
+    from transcreval.runs.api import Run
+
+__all__ = ["compare_run", "item_images", "report_run"]
+
+_SETTINGS = ("test", "n_resamples", "seed", "confidence", "alpha", "compat")
+
+
+def compare_run(run: Run, baseline: str, **options: Any) -> Any:
+    """:func:`~transcreval.significance.compare_systems` on the run's result with the
+    protocol's ``statistics`` / ``rows_from`` (FID and other set-level metrics); writes
+    ``comparisons.json`` (the settings with the rows, so ``report`` can redo them)."""
+    from transcreval.significance import compare_systems
+
+    result = run.results
+    extra = run.adapter.compare_options(result)
+    for k in ("statistics", "rows_from", "metrics"):
+        if k in options and options[k] is not None:
+            extra[k] = options.pop(k)
+    opts = {k: v for k, v in options.items() if v is not None}
+    comp = compare_systems(result, baseline, **extra, **opts)
+    write_json(run.store.comparisons, comp.to_dict())
+    return comp
+
+
+def _stored_comparisons(run: Run) -> tuple[str, dict[str, Any]] | None:
+    try:
+        data = json.loads(run.store.comparisons.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    settings = {k: v for k, v in data.get("settings", {}).items() if k in _SETTINGS}
+    return data["baseline"], settings
+
+
+def item_images(run: Run) -> Any:
+    """The galleries' pictures from manifest.lock.jsonl (sources, references, every output)."""
+    from transcreval.report import ItemImages
+
+    source: dict[str, Any] = {}
+    reference: dict[str, Any] = {}
+    outputs: dict[str, dict[str, Any]] = {}
+    for line in run.store.read_lock():
+        if line.get("source_image"):
+            source[line["id"]] = line["source_image"]
+        if line.get("reference_image"):
+            reference[line["id"]] = line["reference_image"]
+        for system, o in line.get("outputs", {}).items():
+            if o.get("image") and o.get("status") == "ok":
+                outputs.setdefault(system, {})[line["id"]] = o["image"]
+    return ItemImages(source=source, reference=reference, outputs=outputs)
+
+
+def report_run(run: Run, baseline: str | None = None, **options: Any) -> dict[str, Path]:
+    """``report.md``, ``report.html`` and ``figures/`` in the run directory: the summaries with
+    intervals, the paper tables, the protocol's figures and the galleries. Comparisons against
+    ``baseline`` (default: the one of comparisons.json, with its settings) when there is one."""
+    from transcreval.report import write_report
+
+    result = run.results
+    comp = None
+    stored = _stored_comparisons(run)
+    if baseline is not None:
+        comp = compare_run(run, baseline, **(stored[1] if stored and stored[0] == baseline else {}))
+    elif stored is not None:
+        comp = compare_run(run, stored[0], **stored[1])
+    opts: dict[str, Any] = {"images": item_images(run), "title": f"transcreval report: {run.info['protocol']}"}
+    opts.update(run.adapter.report_options(result))
+    opts.update({k: v for k, v in options.items() if v is not None})
+    try:
+        import matplotlib  # noqa: F401
+
+        drawable = bool(opts.get("plots", True))
+    except ImportError:  # the report extra is not installed: tables and galleries only
+        drawable = opts["plots"] = False
+    # a protocol's figures come as (title, draw) pairs: drawn only where matplotlib is
+    opts["figures"] = [(t, f() if callable(f) else f) for t, f in opts.get("figures", ())] if drawable else []
+    try:
+        return write_report(run.path, result, comp, **opts)
+    except KeyError as e:
+        raise InputError(f"report: {e}") from None

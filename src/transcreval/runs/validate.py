@@ -1,0 +1,131 @@
+"""``transcreval validate``: check a manifest and the systems' outputs before scoring anything.
+
+Every problem is collected (not only the first): lines that are not JSON objects, unknown keys,
+fields the protocol requires, duplicate ids, files that do not exist or do not decode (through
+:mod:`transcreval.io`), outputs missing or undecodable per system, ids the manifest lacks,
+lossy formats, ``meta`` keys the protocol does not document; and the counts per group and per
+target locale. Errors make ``ok`` False; warnings do not.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from transcreval.errors import ImageDecodeError, InputError
+from transcreval.runs.manifest import lossy_outputs, parse_item, read_jsonl, read_outputs
+from transcreval.runs.spec import Item, ProtocolAdapter
+
+__all__ = ["validate"]
+
+
+def _decodes(path: str | None) -> str:
+    if path is None:
+        return ""
+    from transcreval.io import open_image
+
+    try:
+        open_image(path).close()
+    except ImageDecodeError as e:
+        return str(e)
+    return ""
+
+
+def _meta_keys(adapter: ProtocolAdapter, kind: str) -> set[str] | None:
+    keys = {k.split(":", 1)[1] for k in adapter.meta_fields if k.startswith(f"{kind}:")}
+    return keys if adapter.meta_fields else None
+
+
+def validate(
+    protocol: str | ProtocolAdapter,
+    manifest: str | os.PathLike[str],
+    systems: Mapping[str, str] | None = None,
+    *,
+    root: str | os.PathLike[str] | None = None,
+    decode: bool = True,
+) -> dict[str, Any]:
+    """Check everything (see the module docstring); returns ``{"ok", "errors", "warnings",
+    "items", "groups", "locales", "systems"}``."""
+    from transcreval.runs.api import load_adapter
+
+    adapter = load_adapter(protocol)
+    errors: list[str] = []
+    warnings: list[str] = []
+    base = Path(root) if root is not None else Path(manifest).resolve().parent
+    items: list[Item] = []
+    seen: dict[str, str] = {}
+    item_keys = _meta_keys(adapter, "item")
+    for where, raw in read_jsonl(manifest, "manifest"):
+        try:
+            it = parse_item(where, raw, base, adapter.item_fields)
+            adapter.check_item(it)
+        except InputError as e:
+            errors.append(str(e))
+            continue
+        if it.id in seen:
+            errors.append(f"{where}: id {it.id!r} repeats {seen[it.id]}")
+            continue
+        seen[it.id] = where
+        items.append(it)
+        if item_keys is not None and set(it.meta) - item_keys:
+            warnings.append(f"{where}: meta key(s) {sorted(set(it.meta) - item_keys)} are not used by {adapter.name}")
+        if decode:
+            for role in ("source_image", "reference_image"):
+                bad = _decodes(getattr(it, role))
+                if bad:
+                    errors.append(f"{where}: {role} does not decode: {bad}")
+    if not items and not errors:
+        errors.append(f"{manifest}: the manifest has no items")
+    report_systems: dict[str, dict[str, Any]] = {}
+    out_keys = _meta_keys(adapter, "output")
+    for name, spec in (systems or {}).items():
+        try:
+            got, notes = read_outputs(name, spec, items, root=root)
+        except InputError as e:
+            errors.append(str(e))
+            continue
+        warnings += notes
+        status = Counter(o.status for o in got.values())
+        for o in got.values():
+            if not o.ok:
+                continue
+            try:
+                adapter.check_output(o)
+            except InputError as e:
+                errors.append(str(e))
+            if out_keys is not None and set(o.meta) - out_keys:
+                warnings.append(
+                    f"{o.where}: meta key(s) {sorted(set(o.meta) - out_keys)} are not used by {adapter.name}"
+                )
+            if decode and o.image is not None:
+                bad = _decodes(o.image)
+                if bad:
+                    status["ok"] -= 1
+                    status["undecodable_output"] += 1
+                    warnings.append(
+                        f"{name}, item {o.item_id!r}: the output does not decode ({bad}); it will count as failed"
+                    )
+            if "image" in adapter.output_fields and "text" not in adapter.output_fields and o.image is None:
+                warnings.append(f"{name}, item {o.item_id!r}: no image")
+            if adapter.output_fields == ("text",) and o.text is None:
+                warnings.append(f"{name}, item {o.item_id!r}: no text")
+        lossy = lossy_outputs(got)
+        if lossy:
+            warnings.append(f"{name}: {len(lossy)} output(s) in a lossy format (JPEG/WebP), first {lossy[:3]}")
+        failed = len(items) - status.get("ok", 0)
+        if failed:
+            warnings.append(f"{name}: {failed} of {len(items)} item(s) have no usable output ({dict(status)})")
+        report_systems[name] = {"of": len(items), **dict(status), "lossy": len(lossy)}
+    return {
+        "ok": not errors,
+        "protocol": adapter.name,
+        "errors": errors,
+        "warnings": warnings,
+        "items": len(items),
+        "groups": dict(Counter(it.group for it in items)),
+        "locales": dict(Counter(it.target_locale or "-" for it in items)),
+        "systems": report_systems,
+    }

@@ -1,0 +1,130 @@
+"""Judge cost control in the runner (issue 19 item 9): dry runs, budgets, token totals, and a
+judge that is never asked the same thing twice across an interrupted and resumed run.
+
+The MPTc-Bench adapter's judge unit on the embedded demo set, against the fake OpenAI-compatible
+server over HTTP (its request log is the ground truth of what was sent).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from transcreval.cli import main
+from transcreval.demo.run_set import write_demo_set
+from transcreval.judge.fake_server import FakeOpenAIServer, prompt_text, synthetic_answer
+
+pytest.importorskip("openai")
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("demo-set")
+    manifest, systems = write_demo_set(root)
+    return manifest, systems
+
+
+@pytest.fixture
+def server():
+    with FakeOpenAIServer() as s:
+        yield s
+
+
+def _args(demo, out, server, *extra):
+    manifest, systems = demo
+    judge = json.dumps({"model": "fake-judge", "base_url": server.base_url, "max_retries": 0})
+    args = ["evaluate", "-p", "mptc", "-m", str(manifest), "-o", str(out), "--judge", judge, "--metrics", "judge"]
+    for name, path in systems.items():
+        args += ["-s", f"{name}={path}"]
+    return [*args, "--progress", "none", *extra]
+
+
+def _bodies(server) -> Counter:
+    return Counter(json.dumps(b, sort_keys=True) for b in server.requests)
+
+
+def test_dry_run_counts_calls_and_sends_nothing_then_counts_them_cached(demo, server, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(_args(demo, out, server, "--dry-run", "--format", "json")) == 0
+    dry = json.loads(capsys.readouterr().out)
+    assert server.request_count == 0 and not out.exists()  # nothing sent, nothing written
+    planned = dry["judge"]["judge"]
+    assert planned["calls"] > 0 and planned["cached"] == 0 and planned["est_prompt_tokens"] > 85 * planned["calls"]
+    assert {r["system"] for r in dry["rows"]} == {"text-edit", "redesign", "GT"}
+    assert main(_args(demo, out, server)) == 0
+    capsys.readouterr()
+    assert server.request_count == planned["calls"]  # the dry run's count is what the run sent
+    assert set(_bodies(server).values()) == {1}
+    assert main(_args(demo, out, server, "--dry-run", "--format", "json")) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["judge"].get("judge", {}).get("calls", 0) == 0  # every item is done: nothing to ask
+    assert all(r["done"] == r["items"] for r in again["rows"])
+
+
+def test_text_dry_run_prints_a_table(demo, server, tmp_path, capsys):
+    assert main(_args(demo, tmp_path / "run", server, "--dry-run")) == 0
+    out = capsys.readouterr().out
+    assert "judge calls" in out and "est. prompt tokens" in out and "to compute" in out
+
+
+def test_a_call_budget_stops_cleanly_and_the_rerun_never_asks_twice(demo, server, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(_args(demo, out, server, "--max-judge-calls", "20", "--batch-size", "1")) == 3
+    err = capsys.readouterr().err
+    assert "stopped early" in err and "--max-judge-calls 20" in err
+    first = server.request_count
+    assert 0 < first <= 20
+    data = json.loads((out / "results.json").read_text())  # the work done so far is aggregated and kept
+    assert data["judge_usage"]["per_unit"]["judge"]["calls"] == first
+    assert main(_args(demo, out, server)) == 0
+    assert set(_bodies(server).values()) == {1}  # no request was sent twice over the two runs
+    data = json.loads((out / "results.json").read_text())
+    usage = data["judge_usage"]["per_unit"]["judge"]
+    assert usage["calls"] == server.request_count
+    # the fake server reports (prompt + answer characters) // 4 + 2 tokens per call: the totals add them up
+    want = sum((len(prompt_text(b)) + len(synthetic_answer(b))) // 4 + 2 for b in server.requests)
+    assert usage["total_tokens"] == want
+    assert data["judge_usage"]["total"]["calls"] == server.request_count
+    assert {c["n"] for c in data["counts"]["redesign"].values() if c["of"]} >= {4}
+
+
+def test_a_token_budget_stops_before_spending(demo, server, tmp_path, capsys):
+    assert main(_args(demo, tmp_path / "run", server, "--max-tokens", "10")) == 3
+    assert "--max-tokens 10" in capsys.readouterr().err
+    assert server.request_count == 0
+
+
+def test_an_unreachable_judge_is_exit_code_4(demo, tmp_path, capsys):
+    manifest, systems = demo
+    judge = json.dumps({"model": "m", "base_url": "http://127.0.0.1:9/v1", "max_retries": 0, "timeout": 5})
+    args = ["evaluate", "-p", "mptc", "-m", str(manifest), "-o", str(tmp_path / "r"), "--judge", judge]
+    args += ["-s", f"text-edit={systems['text-edit']}", "--metrics", "judge", "--progress", "none"]
+    assert main(args) == 4
+    assert "the judge cannot be used" in capsys.readouterr().err
+
+
+def test_api_keys_never_come_from_the_judge_config(demo, tmp_path, capsys):
+    manifest, systems = demo
+    args = ["evaluate", "-p", "mptc", "-m", str(manifest), "-o", str(tmp_path / "r"), "-s", f"a={systems['redesign']}"]
+    assert main([*args, "--judge", '{"model": "m", "api_key": "sk-secret"}']) == 2
+    err = capsys.readouterr().err
+    assert "OPENAI_API_KEY" in err and "sk-secret" not in err
+
+
+def test_validate_decodes_images_and_checks_protocol_fields(tmp_path, capsys):
+    manifest, systems = write_demo_set(tmp_path)
+    (tmp_path / "images" / "rrr_redesign.png").write_bytes(b"\x89PNG broken")
+    rows = [json.loads(x) for x in systems["text-edit"].read_text().splitlines()]
+    rows[0]["meta"] = {"error_labels": [["no_such_error"]]}
+    systems["text-edit"].write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = ["validate", "-p", "mptc", "-m", str(manifest), "--format", "json"]
+    assert main([*args, "-s", f"redesign={systems['redesign']}", "-s", f"text-edit={systems['text-edit']}"]) == 2
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["systems"]["redesign"]["undecodable_output"] == 1 and rep["systems"]["redesign"]["ok"] == 3
+    assert any("rrr" in w and "does not decode" in w for w in rep["warnings"])
+    assert (
+        len(rep["errors"]) == 1 and "unknown error type" in rep["errors"][0] and "text-edit.jsonl:1" in rep["errors"][0]
+    )
+    assert rep["groups"] == {"spirited": 1, "parasite": 1, "amelie": 1, "rrr": 1}
