@@ -104,17 +104,14 @@ class ReducedState(State):
         a running Python total between updates and turn it into the tensor when a state is read:
         cheaper per update than creating and merging tensors, and bit for bit the same state.
         """
-        ok = _PY_TYPES.get(self.dtype) if self.dtype in self.python_dtypes else None
-        if ok is None or len(self.shape) > 1:
+        if self.dtype not in self.python_dtypes or len(self.shape) > 1:
             return None
-        try:
-            if not self.shape:
-                return (float(value) if self.dtype == torch.float64 else value) if type(value) in ok else None
-            if type(value) not in (list, tuple) or len(value) != self.shape[0] or not ok.issuperset(map(type, value)):
-                return None
-            return list(map(float, value)) if self.dtype == torch.float64 else list(value)
-        except OverflowError:  # an int too large for a float: the tensor path names the problem
+        if not self.shape:
+            one = python_values(self.dtype, (value,))
+            return None if one is None else one[0]
+        if type(value) not in (list, tuple) or len(value) != self.shape[0]:
             return None
+        return python_values(self.dtype, value)
 
     def add_python(self, total: Any, value: Any) -> Any:
         """``merge`` of Python forms (``total`` from :meth:`python_total`)."""
@@ -145,6 +142,23 @@ class Sum(ReducedState):
 
 #: Python types a state of this dtype takes as is (no conversion that could round or wrap)
 _PY_TYPES: dict[torch.dtype, frozenset[type]] = {torch.int64: frozenset({int}), torch.float64: frozenset({float, int})}
+
+
+def python_values(dtype: torch.dtype, values: list[Any] | tuple[Any, ...]) -> list[Any] | None:
+    """``values`` as a list of Python numbers a ``dtype`` state holds exactly (``int`` within
+    int64's range; ``float``/``int`` as floats for float64), or None: anything else (other
+    types, ints out of range, another dtype) takes the tensor path, which names the problem."""
+    ok = _PY_TYPES.get(dtype)
+    if ok is None or not ok.issuperset(map(type, values)):
+        return None
+    if dtype == torch.float64:
+        try:
+            return list(map(float, values))
+        except OverflowError:  # an int too large for a float
+            return None
+    if values and (min(values) < -(1 << 63) or max(values) >= 1 << 63):
+        return None
+    return list(values)
 
 
 def python_tensor(spec: State, value: Any, device: torch.device | str | None) -> torch.Tensor:
@@ -215,13 +229,9 @@ class Cat(State):
         """A list of Python ``int`` (int64) or ``float``/``int`` (float64) rows of shape ``()``,
         or None (see :meth:`ReducedState.python_form`): rows that a metric may collect in a list and
         turn into one tensor part when the state is read."""
-        ok = _PY_TYPES.get(self.dtype)
-        if ok is None or self.shape or type(value) not in (list, tuple) or not ok.issuperset(map(type, value)):
+        if self.shape or type(value) not in (list, tuple):
             return None
-        try:
-            return list(map(float, value)) if self.dtype == torch.float64 else list(value)
-        except OverflowError:
-            return None
+        return python_values(self.dtype, value)
 
     def empty(self, device: torch.device | str | None = None) -> torch.Tensor:
         return torch.empty((0, *self.shape), dtype=self.dtype, device=device)

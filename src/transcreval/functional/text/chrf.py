@@ -16,7 +16,7 @@ statistics of the reference with the best sentence score (first one on ties). Th
     chrF = 100 * (1 + beta^2) P R / (beta^2 P + R)
 
 and the corpus score applies the same formula to the element-wise sum of segment statistics.
-Numbers equal ``sacrebleu.metrics.CHRF(...).sentence_score / corpus_score`` to 1e-9.
+Numbers equal ``sacrebleu.metrics.CHRF(...).sentence_score / corpus_score`` exactly (the same floats).
 """
 
 from __future__ import annotations

@@ -223,7 +223,7 @@ def fscore(stats: list[int], beta: float, eps_smoothing: bool) -> float:
     prec_avg, rec_avg = prec_sum / effective, rec_sum / effective
     if prec_avg + rec_avg == 0:
         return 0.0
-    return 100 * ((1 + factor) * prec_avg * rec_avg) / (factor * prec_avg + rec_avg)
+    return 100 * ((1 + factor) * prec_avg * rec_avg / (factor * prec_avg + rec_avg))
 
 
 def segment_statistics(
