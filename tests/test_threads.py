@@ -4,7 +4,7 @@ choose, and the caller's setting is restored afterwards, on every path."""
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -71,7 +71,7 @@ def test_num_threads_is_checked(bad):
 
 def _spy(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[int]:
     """Record torch's intra-op count each time ``module.name`` runs."""
-    seen: list[int] = []
+    seen: ClassVar[list[int]] = []
     real = getattr(module, name)
 
     def spy(*args: Any, **kwargs: Any) -> Any:
@@ -113,7 +113,7 @@ class _Probe(Metric):
     """Records torch's count inside ``_stats`` and ``_from_stats``."""
 
     higher_is_better = None
-    seen: list[int] = []
+    seen: ClassVar[list[int]] = []
 
     def __init__(self) -> None:
         super().__init__()

@@ -107,8 +107,12 @@ class ReducedState(State):
         if self.dtype not in self.python_dtypes or len(self.shape) > 1:
             return None
         if not self.shape:
-            one = python_values(self.dtype, (value,))
-            return None if one is None else one[0]
+            kind = type(value)
+            if kind is float and self.dtype == torch.float64:  # the usual scalars, checked directly
+                return value
+            if kind is int and -(1 << 63) <= value < 1 << 63:
+                return float(value) if self.dtype == torch.float64 else value
+            return None
         if type(value) not in (list, tuple) or len(value) != self.shape[0]:
             return None
         return python_values(self.dtype, value)
