@@ -103,8 +103,12 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff format --check src tests benchmarks examples
 	$(BIN)/mypy
 
+# `make bench`: every suite, then benchmarks/README.md's table from the JSON; fails when a ratio is below 1x
+BENCH_JSON ?= .benchmarks/bench.json
 bench: $(VENV)/.installed
-	$(BIN)/python -m pytest benchmarks -o python_files="bench_*.py" --benchmark-only --benchmark-group-by=group --benchmark-columns=median,iqr,rounds
+	mkdir -p $(dir $(BENCH_JSON))
+	$(BIN)/python -m pytest benchmarks -o python_files="bench_*.py" --benchmark-only --benchmark-group-by=group --benchmark-columns=median,iqr,rounds --benchmark-json=$(BENCH_JSON)
+	$(BIN)/python benchmarks/table.py $(BENCH_JSON) benchmarks/README.md
 
 clean:
 	rm -rf $(VENV) $(COMET_VENV) .mypy_cache .ruff_cache .benchmarks dist build

@@ -7,6 +7,7 @@ import random
 import pytest
 from sacrebleu.metrics import CHRF
 
+from transcreval import TitleChrF
 from transcreval.functional import corpus_chrf, sentence_chrf
 
 WORDS = [
@@ -58,3 +59,23 @@ def test_paired_ratio_sentences(paired, pairs):
         sentence_chrf,
         *pairs,
     )
+
+
+def test_paired_ratio_title_chrf_per_sentence(paired, pairs):
+    """``TitleChrF.update`` once per sentence (issue 20 item 2) vs sacrebleu ``sentence_score``
+    per sentence; the same scores checked first."""
+    m = CHRF()
+    n = 500
+    hyps, refs = pairs[0][:n], pairs[1][:n]
+
+    def reference(h: list[str], r: list[str]) -> list[float]:
+        return [m.sentence_score(a, [b]).score for a, b in zip(h, r)]
+
+    def ours(h: list[str], r: list[str]) -> list[float]:
+        metric = TitleChrF()
+        for a, b in zip(h, r):
+            metric.update([a], [b])
+        return metric.compute().per_item.tolist()
+
+    assert ours(hyps, refs) == reference(hyps, refs)
+    paired(f"TitleChrF.update per sentence, {n} sentences", reference, ours, hyps, refs)

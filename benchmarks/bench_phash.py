@@ -11,6 +11,7 @@ import pytest
 import torch
 from PIL import Image, ImageDraw
 
+from transcreval import PHashDistance
 from transcreval.functional import phash, phash_hex
 
 N = 64
@@ -74,3 +75,30 @@ def test_ours_tensor(timed, poster_tensor):
 def test_paired_ratio_pil(paired, posters):
     """Reference and ours alternate; the suite reports the median per-pair throughput ratio."""
     paired(GROUP, lambda imgs: [imagehash.phash(im) for im in imgs], phash, posters)
+
+
+def test_paired_ratio_pil_one_thread(paired, posters):
+    """``num_threads=1`` (issue 20 item 1): one worker and torch on one thread, never slower."""
+    paired(f"{GROUP}, num_threads=1", lambda imgs: [imagehash.phash(im) for im in imgs], partial_one_thread, posters)
+
+
+def partial_one_thread(imgs: list[Image.Image]) -> torch.Tensor:
+    return phash(imgs, num_threads=1)
+
+
+def test_paired_ratio_update_per_pair(paired, posters):
+    """``PHashDistance.update`` once per pair, as evaluation loops call it (issue 20 item 2),
+    vs imagehash's per-pair ``phash(a) - phash(b)``; equal distances checked first."""
+    pairs_ = list(zip(posters, posters[1:] + posters[:1]))
+
+    def reference(ps: list[tuple[Image.Image, Image.Image]]) -> list[int]:
+        return [imagehash.phash(a) - imagehash.phash(b) for a, b in ps]
+
+    def ours(ps: list[tuple[Image.Image, Image.Image]]) -> list[float]:
+        m = PHashDistance()
+        for a, b in ps:
+            m.update([a], [b])
+        return m.compute().per_item.tolist()
+
+    assert ours(pairs_) == [float(d) for d in reference(pairs_)]
+    paired(f"PHashDistance.update per pair, {len(pairs_)} pairs of 512x768", reference, ours, pairs_)

@@ -3,7 +3,15 @@ and the terminal summary prints the throughput ratio (reference time / our time)
 
 from __future__ import annotations
 
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -27,23 +35,77 @@ def timed(benchmark: Any, request: pytest.FixtureRequest) -> Any:
 
 _PAIRED: dict[str, list[float]] = {}
 
+#: the competing load a paired workload runs under: none, or busy processes on about half the
+#: CPUs this process may use (at least one), started by the benchmark and stopped after it
+LOADS = ("quiet", "loaded")
+_BUSY = "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
+
+
+@pytest.fixture(params=LOADS)
+def cpu_load(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Run the test quiet, or with a bounded competing CPU load (busy Python processes that
+    also end by themselves after 10 minutes, so an interrupted run leaves nothing behind)."""
+    if request.param == "quiet":
+        yield "quiet"
+        return
+    from transcreval.threads import available_cpus
+
+    n = max(1, available_cpus() // 2)
+    procs = [subprocess.Popen([sys.executable, "-c", _BUSY.format(seconds=600)]) for _ in range(n)]
+    try:
+        yield f"{n} busy process{'es' if n > 1 else ''}"
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.wait(timeout=30)
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@contextmanager
+def _peak_rss() -> Iterator[list[int]]:
+    """The process's peak resident memory while the block runs (sampled every 5 ms), in bytes."""
+    peak = [_rss_bytes()]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.005):
+            peak[0] = max(peak[0], _rss_bytes())
+
+    t = threading.Thread(target=sample, daemon=True)
+    t.start()
+    try:
+        yield peak
+    finally:
+        done.set()
+        t.join()
+        peak[0] = max(peak[0], _rss_bytes())
+
 
 @pytest.fixture
-def paired(benchmark: Any) -> Any:
+def paired(benchmark: Any, cpu_load: str) -> Any:
     """``paired(group, reference_fn, our_fn, *args)``: alternate the two, ``pairs`` times
     (after ``warmup`` untimed rounds; 0 where one call is long and its result already checked).
 
     The machines we measure on change speed over seconds (shared virtual CPUs), which can tilt
     a ratio taken from two separate timing runs; the median of per-pair ratios is immune to it.
+    Every paired workload runs twice, quiet and under a competing load (:func:`cpu_load`); the
+    medians, the ratio, the load and the peak resident memory go into the benchmark JSON
+    (``extra_info``), from which ``benchmarks/table.py`` writes the README's table.
     """
 
     def run(group: str, reference: Any, ours: Any, *args: Any, pairs: int = 12, warmup: int = 1) -> float:
-        import time
-
         ratios: list[float] = []
+        times: tuple[list[float], list[float]] = ([], [])
 
         def alternate() -> None:
             ratios.clear()  # keep the timed round only, not the warm-up
+            times[0].clear()
+            times[1].clear()
             for _ in range(pairs):
                 t0 = time.perf_counter()
                 reference(*args)
@@ -51,12 +113,29 @@ def paired(benchmark: Any) -> Any:
                 ours(*args)
                 t2 = time.perf_counter()
                 ratios.append((t1 - t0) / (t2 - t1))
+                times[0].append(t1 - t0)
+                times[1].append(t2 - t1)
 
-        benchmark.group = f"paired: {group}"
-        benchmark.pedantic(alternate, rounds=1, warmup_rounds=warmup, iterations=1)
+        benchmark.group = f"paired: {group} [{cpu_load}]"
+        with _peak_rss() as peak:
+            benchmark.pedantic(alternate, rounds=1, warmup_rounds=warmup, iterations=1)
         ratios.sort()
-        _PAIRED[group] = ratios
-        return ratios[len(ratios) // 2]
+        _PAIRED[f"{group} [{cpu_load}]"] = ratios
+        med = ratios[len(ratios) // 2]
+        benchmark.extra_info.update(
+            {
+                "workload": group,
+                "load": cpu_load,
+                "peer_s": statistics.median(times[0]),
+                "ours_s": statistics.median(times[1]),
+                "ratio": med,
+                "ratio_q1": ratios[len(ratios) // 4],
+                "ratio_q3": ratios[3 * len(ratios) // 4],
+                "pairs": pairs,
+                "peak_rss_bytes": peak[0],
+            }
+        )
+        return med
 
     return run
 

@@ -310,3 +310,48 @@ def test_signature_records_the_versions_that_define_the_bits():
 
     sig = str(PHashDistance().signature)
     assert f"pillow:{PIL.__version__}" in sig and f"scipy:{scipy.__version__}" in sig
+
+
+def _poster_jpegs(n: int) -> list[bytes]:
+    """Poster-like 512x768 JPEGs: a vertical gradient, a few discs, mild noise."""
+    from PIL import ImageDraw
+
+    rng = _rng(22)
+    out = []
+    for _ in range(n):
+        t = np.linspace(0, 1, 768)[:, None, None]
+        base = rng.integers(0, 256, 3) * (1 - t) + rng.integers(0, 256, 3) * t + rng.normal(0, 6, (768, 512, 3))
+        im = Image.fromarray(np.clip(base, 0, 255).astype(np.uint8))
+        d = ImageDraw.Draw(im)
+        for _ in range(6):
+            x, y, r = (int(v) for v in (rng.integers(0, 512), rng.integers(0, 768), rng.integers(20, 120)))
+            d.ellipse((x - r, y - r, x + r, y + r), fill=tuple(int(v) for v in rng.integers(0, 256, 3)))
+        b = io.BytesIO()
+        im.save(b, "JPEG", quality=90)
+        out.append(b.getvalue())
+    return out
+
+
+def test_fast_decode_is_close_on_jpeg_and_exact_elsewhere(monkeypatch):
+    jpegs = _poster_jpegs(12)
+    asked: list[tuple[object, ...]] = []
+    from PIL import JpegImagePlugin
+
+    real = JpegImagePlugin.JpegImageFile.draft
+    monkeypatch.setattr(JpegImagePlugin.JpegImageFile, "draft", lambda self, *a: asked.append(a) or real(self, *a))
+    phash(jpegs[:2], fast_decode=True, num_threads=1)
+    assert asked == [("L", (128, 128))] * 2  # the decoder was asked for a reduced grayscale image
+    monkeypatch.undo()
+    d = phash_distance(phash(jpegs), phash(jpegs, fast_decode=True))
+    assert int(d.max()) <= 4 and float(d.float().mean()) <= 1  # close (docs: 192/200 identical), not promised
+    imgs = _images(10, seed=21)
+    pngs = []
+    for im in imgs:
+        b = io.BytesIO()
+        im.save(b, "PNG")
+        pngs.append(b.getvalue())
+    assert torch.equal(phash(pngs, fast_decode=True), phash(pngs))  # other formats: exact
+    assert torch.equal(phash(imgs, fast_decode=True), phash(imgs))  # decoded images: exact
+    assert dict(PHashDistance(fast_decode=True).signature.options).get("decode") == "draft"
+    with pytest.raises(InputError, match="fast_decode"):
+        PHashDistance(fast_decode="yes")

@@ -65,8 +65,33 @@ def _stats_params(cls: Any) -> inspect.Signature:
     return inspect.signature(cls._stats)
 
 
+@functools.cache
+def _plain_params(cls: Any) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]] | None:
+    """(positional names, required names, all names) of ``_stats`` after ``self`` when it takes
+    only plain named parameters (no ``*args``/``**kwargs``, no positional-only); else None."""
+    params = list(_stats_params(cls).parameters.values())[1:]
+    plain = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    if any(p.kind not in plain for p in params):
+        return None
+    positional = tuple(p.name for p in params if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = frozenset(p.name for p in params if p.default is inspect.Parameter.empty)
+    return positional, required, frozenset(p.name for p in params)
+
+
 def check_arguments(metric: Any, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    """Check the arguments against ``_stats``'s signature, naming the public method on error."""
+    """Check the arguments against ``_stats``'s signature, naming the public method on error.
+
+    The usual call (plain parameters, every required one given, no name twice) is recognised
+    without ``Signature.bind``; anything else is bound, which names the problem.
+    """
+    plain = _plain_params(cast(Any, type(metric)))
+    if plain is not None and len(args) <= len(plain[0]):
+        given = plain[0][: len(args)]
+        if not kwargs:
+            if plain[1].issubset(given):
+                return
+        elif all(k in plain[2] and k not in given for k in kwargs) and plain[1].issubset((*given, *kwargs)):
+            return
     sig = _stats_params(cast(Any, type(metric)))
     params = sig.parameters
     try:

@@ -40,6 +40,7 @@ from transcreval.distributed import DistSyncFn
 from transcreval.errors import StateMismatchError, UndefinedValueError, UndefinedValueWarning
 from transcreval.guards import byte_ranges, check_arguments, check_picklable, public_methods, shares_memory
 from transcreval.metric_sync import DistributedStates
+from transcreval.metric_totals import PythonTotals
 from transcreval.result import MetricResult, Signature
 from transcreval.state_checks import (
     SIGNATURE_STATE,
@@ -49,10 +50,11 @@ from transcreval.state_checks import (
     signature_spec,
     signature_value,
 )
-from transcreval.states import Cat, Objects, ReducedState, State
+from transcreval.states import Cat, Objects, PythonValue, ReducedState, State
+from transcreval.threads import torch_threads
 
 
-class Metric(DistributedStates):
+class Metric(DistributedStates, PythonTotals):
     """Base class of every transcreval metric.
 
     Args:
@@ -99,7 +101,7 @@ class Metric(DistributedStates):
         self.sync_on_compute = bool(sync_on_compute)
         self.sync_objects = bool(sync_objects)
         self._specs: dict[str, State] = {}
-        self._state: dict[str, Any] = {}
+        self._state = {}
         self._device = torch.device("cpu")
         self._computed: tuple[str, MetricResult] | None = None
         self._unsynced: dict[str, Any] | None = None
@@ -186,8 +188,9 @@ class Metric(DistributedStates):
         # collective, and one rank's cache may be valid where another's is not
         if key != "sync" and self._computed is not None and self._computed[0] == key:
             return self._computed[1].copy()
-        states = self.synced_state() if do_sync else self._materialise(self._state)
-        result = self._from_stats(states)
+        with torch_threads():  # the thread budget (transcreval.threads), restored afterwards
+            states = self.synced_state() if do_sync else self._materialise(self._state)
+            result = self._from_stats(states)
         self._computed = (key, result)
         return result.copy()
 
@@ -280,8 +283,11 @@ class Metric(DistributedStates):
         """The canonical statistics of one batch (arguments checked, inputs never aliased)."""
         self._refuse_if_synced(method)
         check_arguments(self, method, args, kwargs)
-        batch = self._canonical(self._stats(*args, **kwargs), inputs=(*args, *kwargs.values()))
-        batch[SIGNATURE_STATE] = signature_value(self._options_id(), self._device)
+        with torch_threads():  # every torch op of the batch on the thread budget (transcreval.threads)
+            batch = self._canonical(self._stats(*args, **kwargs), inputs=(*args, *kwargs.values()))
+        own = self._options_id()  # [id, -id]; in Python form on the CPU (transcreval.metric_totals)
+        cpu = self._device.type == "cpu"
+        batch[SIGNATURE_STATE] = PythonValue([own, -own]) if cpu else signature_value(own, self._device)
         return batch
 
     def _batch_result(self, batch: dict[str, Any]) -> MetricResult:
@@ -308,18 +314,24 @@ class Metric(DistributedStates):
     def _canonical(self, stats: dict[str, Any], inputs: tuple[Any, ...] = ()) -> dict[str, Any]:
         if not isinstance(stats, dict):
             raise TypeError(f"{self.name}._stats must return a dict of state values, got {type(stats).__name__}")
-        unknown = set(stats) - set(self._specs)
-        if unknown:
+        if not self._specs.keys() >= stats.keys():
+            unknown = set(stats) - set(self._specs)
             raise KeyError(f"{self.name}._stats returned undeclared states {sorted(unknown)}")
-        ranges = byte_ranges(inputs)
+        ranges: list[Any] = []  # the inputs' memory, found when a tensor statistic needs it
 
         def own(t: torch.Tensor) -> torch.Tensor:
-            return t.clone() if shares_memory(t, ranges) else t
+            if not ranges:
+                ranges.append(byte_ranges(inputs))
+            return t.clone() if shares_memory(t, ranges[0]) else t
 
         out: dict[str, Any] = {}
+        cpu = self._device.type == "cpu"
         for n, v in stats.items():
             spec = self._specs[n]
-            if isinstance(spec, Cat):
+            py = spec.python_form(v) if cpu and not isinstance(v, torch.Tensor) else None
+            if py is not None:
+                out[n] = PythonValue(py)
+            elif isinstance(spec, Cat):
                 parts = v if isinstance(v, list) else [v]
                 out[n] = [own(spec.coerce(t, self._device)) for t in parts]
             elif isinstance(spec, Objects):
@@ -331,12 +343,15 @@ class Metric(DistributedStates):
         return out
 
     def _merge(self, stats: dict[str, Any], count: bool = True) -> None:
+        store = self._store
         for n, v in stats.items():
+            if self._add_python(n, v):  # running Python totals (transcreval.metric_totals)
+                continue
             spec = self._specs[n]
             if isinstance(spec, (ReducedState, Objects)):
-                self._state[n] = spec.merge(self._state[n], v)
+                store[n] = spec.merge(store[n], v)
             else:
-                self._state[n] = [*self._state[n], *v]
+                store[n] = [*store[n], *v]
         if count:
             self._update_count += 1
         self._computed = None
@@ -345,7 +360,7 @@ class Metric(DistributedStates):
         """New objects for every state (the stored ones are never handed out)."""
         out: dict[str, Any] = {}
         for n, spec in self._specs.items():
-            v = state.get(n, spec.initial(self._device))
+            v = self._batch_tensor(spec, state.get(n, spec.initial(self._device)))
             if isinstance(spec, Cat):
                 out[n] = spec.join(v if isinstance(v, list) else [v], self._device)
             elif isinstance(spec, Objects):
@@ -366,7 +381,7 @@ class Metric(DistributedStates):
         return out
 
     def __getstate__(self) -> dict[str, Any]:
-        d = self.__dict__.copy()
+        d = self._plain_dict()
         # process groups and sync callables are process-local: they do not travel.
         d["process_group"] = None
         d["dist_sync_fn"] = None
@@ -375,7 +390,7 @@ class Metric(DistributedStates):
         return d
 
     def __setstate__(self, d: dict[str, Any]) -> None:
-        self.__dict__.update(d)
+        self.__dict__.update(self._upgrade_dict(d))
 
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self._signature_options().items())

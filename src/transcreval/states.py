@@ -20,6 +20,7 @@ counter is an error, never a silent truncation to 2.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -70,6 +71,11 @@ class State:
             raise InputError(f"state value has shape {tuple(t.shape)}, expected {self.shape}")
         return t
 
+    def python_form(self, value: Any) -> Any:
+        """``value`` as plain Python numbers when it already is exactly that (see :class:`Sum`
+        and :class:`Cat`), else None: the metric then takes the tensor path (``coerce``)."""
+        return None
+
 
 @dataclass(frozen=True)
 class ReducedState(State):
@@ -84,12 +90,51 @@ class ReducedState(State):
     def merge(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
 
+    #: dtypes whose Python form this state takes, and the Python operation that is ``merge``
+    python_dtypes: ClassVar[frozenset[torch.dtype]] = frozenset()
+    python_op: ClassVar[Any] = None
+
+    def python_form(self, value: Any) -> Any:
+        """A Python ``int`` (int64 states) or ``float``/``int`` (float64 states), or a list of
+        them of this state's length (1-D states), for the dtypes in ``python_dtypes``; None for
+        anything else.
+
+        Combining such values in Python (``python_op``) is the very arithmetic ``merge`` does on
+        the tensors (exact integers; one IEEE double addition per element), so a metric may keep
+        a running Python total between updates and turn it into the tensor when a state is read:
+        cheaper per update than creating and merging tensors, and bit for bit the same state.
+        """
+        if self.dtype not in self.python_dtypes or len(self.shape) > 1:
+            return None
+        if not self.shape:
+            kind = type(value)
+            if kind is float and self.dtype == torch.float64:  # the usual scalars, checked directly
+                return value
+            if kind is int and -(1 << 63) <= value < 1 << 63:
+                return float(value) if self.dtype == torch.float64 else value
+            return None
+        if type(value) not in (list, tuple) or len(value) != self.shape[0]:
+            return None
+        return python_values(self.dtype, value)
+
+    def add_python(self, total: Any, value: Any) -> Any:
+        """``merge`` of Python forms (``total`` from :meth:`python_total`)."""
+        if self.shape:
+            return list(map(self.python_op, total, value))
+        return self.python_op(total, value)
+
+    def python_total(self, state: torch.Tensor) -> Any:
+        """The current state as a Python number or list (exact for int64 and float64)."""
+        return state.tolist()
+
 
 @dataclass(frozen=True)
 class Sum(ReducedState):
     """A tensor that adds up (counts, sums of scores, n-gram statistics)."""
 
     kind: ClassVar[str] = "sum"
+    python_dtypes: ClassVar[frozenset[torch.dtype]] = frozenset({torch.int64, torch.float64})
+    python_op: ClassVar[Any] = operator.add
 
     def __post_init__(self) -> None:
         if self.dtype == torch.bool:
@@ -97,6 +142,36 @@ class Sum(ReducedState):
 
     def merge(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         return a + b
+
+
+#: Python types a state of this dtype takes as is (no conversion that could round or wrap)
+_PY_TYPES: dict[torch.dtype, frozenset[type]] = {torch.int64: frozenset({int}), torch.float64: frozenset({float, int})}
+
+
+def python_values(dtype: torch.dtype, values: list[Any] | tuple[Any, ...]) -> list[Any] | None:
+    """``values`` as a list of Python numbers a ``dtype`` state holds exactly (``int`` within
+    int64's range; ``float``/``int`` as floats for float64), or None: anything else (other
+    types, ints out of range, another dtype) takes the tensor path, which names the problem."""
+    ok = _PY_TYPES.get(dtype)
+    if ok is None or not ok.issuperset(map(type, values)):
+        return None
+    if dtype == torch.float64:
+        try:
+            return list(map(float, values))
+        except OverflowError:  # an int too large for a float
+            return None
+    if values and (min(values) < -(1 << 63) or max(values) >= 1 << 63):
+        return None
+    return list(values)
+
+
+def python_tensor(spec: State, value: Any, device: torch.device | str | None) -> torch.Tensor:
+    """The tensor of a Python form (:meth:`ReducedState.python_form` / :meth:`Cat.python_form`) value."""
+    try:
+        t = torch.tensor(value, dtype=spec.dtype, device=device)
+    except (RuntimeError, OverflowError) as e:
+        raise InputError(f"{spec.kind} state: values outside the range of {spec.dtype} ({e})") from None
+    return t.reshape(-1, *spec.shape) if isinstance(spec, Cat) else t
 
 
 def _extreme(dtype: torch.dtype, low: bool) -> int | float | bool:
@@ -113,6 +188,8 @@ class Max(ReducedState):
     """A tensor holding a running element-wise maximum (``any`` for bool)."""
 
     kind: ClassVar[str] = "max"
+    python_dtypes: ClassVar[frozenset[torch.dtype]] = frozenset({torch.int64})  # floats: NaN rules differ
+    python_op: ClassVar[Any] = max
 
     def fill_value(self) -> int | float | bool:
         return _extreme(self.dtype, low=True)
@@ -126,6 +203,8 @@ class Min(ReducedState):
     """A tensor holding a running element-wise minimum (``all`` for bool)."""
 
     kind: ClassVar[str] = "min"
+    python_dtypes: ClassVar[frozenset[torch.dtype]] = frozenset({torch.int64})  # floats: NaN rules differ
+    python_op: ClassVar[Any] = min
 
     def fill_value(self) -> int | float | bool:
         return _extreme(self.dtype, low=False)
@@ -149,6 +228,14 @@ class Cat(State):
         if t.ndim not in (k, k + 1) or tuple(t.shape[t.ndim - k :]) != self.shape:
             raise InputError(f"cat state rows have shape {self.shape}, got a value of shape {tuple(t.shape)}")
         return t.reshape(-1, *self.shape)
+
+    def python_form(self, value: Any) -> Any:
+        """A list of Python ``int`` (int64) or ``float``/``int`` (float64) rows of shape ``()``,
+        or None (see :meth:`ReducedState.python_form`): rows that a metric may collect in a list and
+        turn into one tensor part when the state is read."""
+        if self.shape or type(value) not in (list, tuple):
+            return None
+        return python_values(self.dtype, value)
 
     def empty(self, device: torch.device | str | None = None) -> torch.Tensor:
         return torch.empty((0, *self.shape), dtype=self.dtype, device=device)
@@ -186,3 +273,33 @@ class Objects(State):
         if isinstance(value, (str, bytes)):
             raise InputError("an Objects state takes a list of objects, got a single string")
         return list(value)
+
+
+class PythonValue:
+    """A batch statistic in Python form (:meth:`State.python_form`), as a metric's ``_canonical``
+    hands it to ``_merge``."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def merge_python(spec: State, state: Any, pending: Any, value: Any) -> Any:
+    """The running Python form after adding ``value``: a total that starts from the ``state``
+    tensor (Sum, Max, Min), or the rows collected since the state's last part (Cat)."""
+    if isinstance(spec, Cat):
+        if pending is None:
+            return list(value)
+        pending.extend(value)
+        return pending
+    if not isinstance(spec, ReducedState):
+        raise TypeError(f"a {spec.kind} state has no Python form")
+    return spec.add_python(spec.python_total(state) if pending is None else pending, value)
+
+
+def fold_python(spec: State, state: Any, pending: Any, device: torch.device | str | None) -> Any:
+    """The state with its running Python form turned back into tensors."""
+    if isinstance(spec, Cat):
+        return [*state, python_tensor(spec, pending, device)] if pending else state
+    return python_tensor(spec, pending, device)

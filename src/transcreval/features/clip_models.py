@@ -55,6 +55,7 @@ from transcreval.features.clip_weights import CLIPWeights, check_model_options, 
 from transcreval.features.extractor import FeatureExtractor, get_extractor, shared_input
 from transcreval.features.preprocess import Preprocess, register_preprocess
 from transcreval.features.registry import ExtractorSpec, get_extractor_spec, register_extractor
+from transcreval.threads import torch_threads
 
 if TYPE_CHECKING:
     import torch
@@ -286,7 +287,8 @@ class CLIPEncoder:
 
         def convert(r: Any) -> list[tuple[Any, torch.Tensor]]:
             pils = pil_images(r, input_range, what)
-            x = torch.stack([self.transform(p) for p in pils])
+            with torch_threads(1):  # a per-image loop: one intra-op thread (transcreval.threads)
+                x = torch.stack([self.transform(p) for p in pils])
             return [(torch.arange(len(pils)), x)]
 
         return shared_input(raw, ("open_clip-pil", id(self.transform), input_range), convert)

@@ -36,6 +36,7 @@ from transcreval.features.preprocess import get_preprocess
 from transcreval.features.registry import ExtractorSpec, get_extractor_spec, package_version
 from transcreval.features.sanity import warn_if_constant
 from transcreval.features.scope import current_scope, feature_scope, shared_input
+from transcreval.threads import torch_threads
 from transcreval.warn import warn_user
 from transcreval.weights.pin import check_unchanged
 from transcreval.weights.resolve import ResolvedWeights, resolve, resolve_file
@@ -284,7 +285,8 @@ class FeatureExtractor:
                 self.stats.scope_hits += 1
                 return dict(hit[1])
         grad = torch.is_grad_enabled() and images.requires_grad
-        with contextlib.nullcontext() if grad else torch.inference_mode():
+        # preprocessing and the network on the thread budget (transcreval.threads), restored after
+        with torch_threads(), contextlib.nullcontext() if grad else torch.inference_mode():
             if cache is not None and not grad:
                 result = self._cached(images, batch_size, cache)
             else:

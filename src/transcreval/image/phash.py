@@ -27,7 +27,10 @@ class PHashDistance(Metric):
 
     Args:
         hash_size, highfreq_factor, input_range, channels, exif_transpose, num_threads,
-            max_pixels: passed to :func:`transcreval.functional.phash`.
+            max_pixels, fast_decode: passed to :func:`transcreval.functional.phash`
+            (``fast_decode=True``: JPEG draft-mode decoding, faster and not bit-identical with
+            imagehash; ``num_threads``: worker threads, default the thread budget of
+            :mod:`transcreval.threads`).
         surface_max, deep_min, inclusive: the band thresholds (12, 30, inclusive).
         **kwargs: :class:`~transcreval.metric.Metric` options.
     """
@@ -49,6 +52,7 @@ class PHashDistance(Metric):
         exif_transpose: bool = False,
         num_threads: int | None = None,
         max_pixels: int = DEFAULT_MAX_PIXELS,
+        fast_decode: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -60,6 +64,7 @@ class PHashDistance(Metric):
             "exif_transpose": exif_transpose,
             "num_threads": num_threads,
             "max_pixels": max_pixels,
+            "fast_decode": fast_decode,
         }
         check_phash_options(**self.hash_options)
         if hash_size > 8:
@@ -100,9 +105,11 @@ class PHashDistance(Metric):
         )
 
     def _signature_options(self) -> dict[str, Any]:
+        draft = {"decode": "draft"} if self.hash_options["fast_decode"] else {}
         return {
             "hs": self.hash_options["hash_size"],
             "hf": self.hash_options["highfreq_factor"],
+            **draft,
             "surface": f"{'<=' if self.inclusive else '<'}{self.surface_max:g}",
             "deep": f"{'>=' if self.inclusive else '>'}{self.deep_min:g}",
         }

@@ -16,6 +16,7 @@ import torch
 from transcreval.io.decode import DEFAULT_MAX_PIXELS, is_encoded, is_pil, open_image
 from transcreval.io.layout import Channels, split_batch, to_hwc
 from transcreval.io.values import HIGH_DEPTH_MODES, Range, pil_rgb8, pil_unit_float, quantize, unit_float
+from transcreval.threads import torch_threads
 
 if TYPE_CHECKING:
     from PIL import Image as PILImage
@@ -59,11 +60,12 @@ def to_rgb_float(
     float data (see :mod:`transcreval.io` for the whole rule).
     """
     out: list[torch.Tensor] = []
-    for i, item in enumerate(_items(images, channels, max_pixels, exif_transpose)):
-        out.append(_float_hwc(item, input_range, channels, f"image {i}").permute(2, 0, 1))
-    if all(t.shape == out[0].shape for t in out):
-        return torch.stack(out)  # one contiguous copy
-    return [t.contiguous() for t in out]
+    with torch_threads(1):  # a per-image loop: one intra-op thread (transcreval.threads)
+        for i, item in enumerate(_items(images, channels, max_pixels, exif_transpose)):
+            out.append(_float_hwc(item, input_range, channels, f"image {i}").permute(2, 0, 1))
+        if all(t.shape == out[0].shape for t in out):
+            return torch.stack(out)  # one contiguous copy
+        return [t.contiguous() for t in out]
 
 
 def _uint8_hwc(item: Any, input_range: Range, channels: Channels, what: str) -> np.ndarray | PILImage.Image:
@@ -97,9 +99,10 @@ def to_rgb_uint8(
     and float images, other dtypes) is read by the value rule and quantised as ``round(x * 255)``.
     """
     out = []
-    for i, item in enumerate(_items(images, channels, max_pixels, exif_transpose)):
-        rgb = _uint8_hwc(item, input_range, channels, f"image {i}")
-        out.append(rgb if isinstance(rgb, np.ndarray) else np.asarray(rgb))
+    with torch_threads(1):  # a per-image loop: one intra-op thread (transcreval.threads)
+        for i, item in enumerate(_items(images, channels, max_pixels, exif_transpose)):
+            rgb = _uint8_hwc(item, input_range, channels, f"image {i}")
+            out.append(rgb if isinstance(rgb, np.ndarray) else np.asarray(rgb))
     return out
 
 
@@ -116,7 +119,8 @@ def to_rgb_pil(
     from PIL import Image
 
     out = []
-    for i, item in enumerate(_items(images, channels, max_pixels, exif_transpose)):
-        rgb = _uint8_hwc(item, input_range, channels, f"image {i}")
-        out.append(Image.fromarray(rgb, "RGB") if isinstance(rgb, np.ndarray) else rgb)
+    with torch_threads(1):  # a per-image loop: one intra-op thread (transcreval.threads)
+        for i, item in enumerate(_items(images, channels, max_pixels, exif_transpose)):
+            rgb = _uint8_hwc(item, input_range, channels, f"image {i}")
+            out.append(Image.fromarray(rgb, "RGB") if isinstance(rgb, np.ndarray) else rgb)
     return out

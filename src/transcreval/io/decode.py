@@ -33,11 +33,16 @@ def open_image(
     *,
     max_pixels: int = DEFAULT_MAX_PIXELS,
     exif_transpose: bool = False,
+    draft: tuple[str, tuple[int, int]] | None = None,
 ) -> PILImage.Image:
     """Decode a file path or encoded bytes into a fully loaded PIL image, safely.
 
     16-bit PGM/PPM files (which PIL opens as mode ``I``, scaled to 0..65535) are returned as
     ``I;16``, like 16-bit PNG and TIFF files, so the value rule reads them as 16-bit.
+
+    ``draft=(mode, (w, h))`` lets a JPEG decoder produce ``mode`` at a size reduced by 2, 4 or 8
+    but at least ``w x h`` (PIL's ``Image.draft``): faster, and *not* the pixels of a full
+    decode. Other formats ignore it. ``max_pixels`` applies to the stored size.
     """
     from PIL import Image, ImageOps, UnidentifiedImageError
 
@@ -66,6 +71,8 @@ def open_image(
                 )
             if w == 0 or h == 0:
                 raise ImageDecodeError(f"{name}: zero-size image ({w}x{h})")
+            if draft is not None and im.format in ("JPEG", "MPO"):
+                im.draft(*draft)
             im.load()
     except BaseException as e:
         if im is not None:

@@ -9,6 +9,7 @@ rule and quantised as ``round(x * 255)`` first, so a 16-bit PNG hashes like its 
 
 from __future__ import annotations
 
+import ctypes
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from transcreval.errors import InputError
 from transcreval.io.decode import DEFAULT_MAX_PIXELS, is_encoded, is_pil, open_image
 from transcreval.io.layout import Channels, split_batch, to_hwc
 from transcreval.io.values import HIGH_DEPTH_MODES, Range, pil_unit_float, quantize, unit_float
+from transcreval.threads import torch_threads
 
 if TYPE_CHECKING:
     from PIL import Image as PILImage
@@ -47,6 +49,24 @@ def _gray_from_uint8_hwc(x: Any) -> Any:
     return gray if isinstance(x, torch.Tensor) else gray.numpy()
 
 
+class _ArrowArray(ctypes.Structure):
+    """The head of an Arrow C data interface ``ArrowArray`` (enough to find its buffers)."""
+
+    _fields_ = [
+        ("length", ctypes.c_int64),
+        ("null_count", ctypes.c_int64),
+        ("offset", ctypes.c_int64),
+        ("n_buffers", ctypes.c_int64),
+        ("n_children", ctypes.c_int64),
+        ("buffers", ctypes.POINTER(ctypes.c_void_p)),
+    ]
+
+
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
 def _arrow_view(im: PILImage.Image) -> np.ndarray | None:
     """Zero-copy uint8 view of a single-band 8-bit PIL image via the Arrow C data interface.
 
@@ -54,28 +74,12 @@ def _arrow_view(im: PILImage.Image) -> np.ndarray | None:
     images); Pillow >= 11.2 exports its buffer instead. The view keeps the export capsule alive.
     Returns None where the export is unavailable (older Pillow, images split across blocks).
     """
-    import ctypes
-
     try:
         _schema, array_capsule = im.__arrow_c_array__()
     except (AttributeError, ValueError, TypeError, NotImplementedError):
         return None
-
-    class _ArrowArray(ctypes.Structure):
-        _fields_ = [
-            ("length", ctypes.c_int64),
-            ("null_count", ctypes.c_int64),
-            ("offset", ctypes.c_int64),
-            ("n_buffers", ctypes.c_int64),
-            ("n_children", ctypes.c_int64),
-            ("buffers", ctypes.POINTER(ctypes.c_void_p)),
-        ]
-
-    get = ctypes.pythonapi.PyCapsule_GetPointer
-    get.restype = ctypes.c_void_p
-    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
     try:
-        arr = _ArrowArray.from_address(get(array_capsule, b"arrow_array"))
+        arr = _ArrowArray.from_address(_capsule_pointer(array_capsule, b"arrow_array"))
     except (ValueError, TypeError):
         return None
     w, h = im.size
@@ -107,17 +111,31 @@ def to_gray_uint8(
     channels: Channels = None,
     exif_transpose: bool = False,
     max_pixels: int = DEFAULT_MAX_PIXELS,
+    draft: int | None = None,
 ) -> list[Any]:
     """Each image as a 2-D uint8 grayscale array, exactly as ``PIL.Image.convert('L')`` gives
     for 8-bit images (see the module docstring for the others).
 
     Returns numpy arrays, or torch tensors on the input's device for tensor inputs.
+    ``draft``: decode JPEG files in grayscale, reduced in the decoder to at least
+    ``draft x draft`` pixels (faster; not the pixels of a full decode, see
+    :func:`~transcreval.io.open_image`).
     """
+    with torch_threads(1):  # a per-image loop: one intra-op thread (transcreval.threads)
+        return _gray_items(
+            split_batch(images, channels=channels), input_range, channels, exif_transpose, max_pixels, draft
+        )
+
+
+def _gray_items(
+    items: list[Any], input_range: Range, channels: Channels, exif_transpose: bool, max_pixels: int, draft: int | None
+) -> list[Any]:
     out: list[Any] = []
-    for i, item in enumerate(split_batch(images, channels=channels)):
+    hint = None if draft is None else ("L", (draft, draft))
+    for i, item in enumerate(items):
         what = f"image {i}"
         if is_encoded(item):
-            item = open_image(item, max_pixels=max_pixels, exif_transpose=exif_transpose)
+            item = open_image(item, max_pixels=max_pixels, exif_transpose=exif_transpose, draft=hint)
         if is_pil(item):
             if item.width == 0 or item.height == 0:
                 raise InputError(f"{what}: zero-size PIL image {item.size}")

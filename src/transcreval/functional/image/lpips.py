@@ -38,6 +38,7 @@ from transcreval.features.lpips_network import NETS, LPIPSNetwork, load_lpips_ne
 from transcreval.features.lpips_trunk import TRUNKS
 from transcreval.functional.image.lpips_memory import check_max_pixels, check_pair_memory
 from transcreval.result import MetricResult, Signature
+from transcreval.threads import torch_threads
 
 if TYPE_CHECKING:
     import torch
@@ -279,13 +280,14 @@ def lpips_values(
     """LPIPS per pair (N), and with ``return_map`` lpips' spatial maps (see :func:`pair_maps`)."""
     values, maps = [], []
     n = 0
-    for idx, layers, size, _ in iter_pair_layers(preds, target, network, **options):
-        values.append((idx, lpips_from_layers(layers)))
-        n += len(idx)
-        if return_map:
-            maps.append((idx, spatial_map(layers, size)))
-    out = per_pair(values, n)
-    return (out, pair_maps(maps, n)) if return_map else out
+    with torch_threads():  # the thread budget (transcreval.threads), restored afterwards
+        for idx, layers, size, _ in iter_pair_layers(preds, target, network, **options):
+            values.append((idx, lpips_from_layers(layers)))
+            n += len(idx)
+            if return_map:
+                maps.append((idx, spatial_map(layers, size)))
+        out = per_pair(values, n)
+        return (out, pair_maps(maps, n)) if return_map else out
 
 
 def mean_stats(values: torch.Tensor) -> dict[str, Any]:

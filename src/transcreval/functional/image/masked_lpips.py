@@ -39,6 +39,7 @@ from transcreval.functional.image.lpips import (
     per_pair,
     spatial_map,
 )
+from transcreval.threads import torch_threads
 from transcreval.warn import warn_user
 
 if TYPE_CHECKING:
@@ -188,16 +189,17 @@ def masked_values(
     values, coverage = [], []
     masks: list[torch.Tensor] | None = None
     n = 0
-    for idx, layers, size, total in iter_pair_layers(preds, target, network, **options):
-        if masks is None:
-            masks = pair_masks(mask, total)
-        m = fit_masks(masks, idx, size, layers[0].device, resize_mask)
-        values.append((idx, masked_from_layers(layers, m, mode)))
-        coverage.append((idx, m.mean(dim=(1, 2, 3))))
-        if maps is not None:
-            maps.append((idx, spatial_map(layers, size) * m.to(layers[0].dtype)))
-        n += len(idx)
-    return per_pair(values, n), per_pair(coverage, n)
+    with torch_threads():  # the thread budget (transcreval.threads), restored afterwards
+        for idx, layers, size, total in iter_pair_layers(preds, target, network, **options):
+            if masks is None:
+                masks = pair_masks(mask, total)
+            m = fit_masks(masks, idx, size, layers[0].device, resize_mask)
+            values.append((idx, masked_from_layers(layers, m, mode)))
+            coverage.append((idx, m.mean(dim=(1, 2, 3))))
+            if maps is not None:
+                maps.append((idx, spatial_map(layers, size) * m.to(layers[0].dtype)))
+            n += len(idx)
+        return per_pair(values, n), per_pair(coverage, n)
 
 
 def masked_lpips_stats(

@@ -21,8 +21,8 @@ similar images. MPTc-Bench calls a pair "surface" (text-level edit) when the dis
 
 from __future__ import annotations
 
+import functools
 import math
-import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
@@ -33,8 +33,11 @@ import torch
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.image.pil_resample import resize_square
 from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range, split_batch, to_gray_uint8
+from transcreval.threads import check_num_threads, torch_threads, worker_count
 
 _CHUNK_PIXELS = 1_600_000  # pixels per worker chunk: ~4 posters of 512x768 (cache friendly)
+#: ``fast_decode`` asks the JPEG decoder for at least this many times the resize target a side
+DRAFT_FACTOR = 4
 
 __all__ = [
     "check_phash_options",
@@ -56,6 +59,7 @@ def check_phash_options(
     exif_transpose: Any = False,
     num_threads: Any = None,
     max_pixels: Any = DEFAULT_MAX_PIXELS,
+    fast_decode: Any = False,
 ) -> None:
     """Validate pHash options (raises InputError naming the option)."""
     if not isinstance(hash_size, int) or isinstance(hash_size, bool) or hash_size < 2:
@@ -73,37 +77,41 @@ def check_phash_options(
         raise InputError(f"channels must be None, 'first' or 'last', got {channels!r}")
     if not isinstance(exif_transpose, bool):
         raise InputError(f"exif_transpose must be True or False, got {exif_transpose!r}")
-    if num_threads is not None and (
-        not isinstance(num_threads, int) or isinstance(num_threads, bool) or num_threads < 1
-    ):
-        raise InputError(f"num_threads must be a positive integer or None, got {num_threads!r}")
+    check_num_threads(num_threads)
     if not isinstance(max_pixels, int) or isinstance(max_pixels, bool) or max_pixels < 1:
         raise InputError(f"max_pixels must be a positive integer, got {max_pixels!r}")
+    if not isinstance(fast_decode, bool):
+        raise InputError(f"fast_decode must be True or False, got {fast_decode!r}")
 
 
 def _resize_chunk(items: list[Any], size: int, kw: dict[str, Any]) -> np.ndarray:
-    """Grayscale + exact resize of a few images -> ``(n, size, size)`` uint8 numpy."""
-    grays = to_gray_uint8(items, **kw)
-    out = np.empty((len(grays), size, size), dtype=np.uint8)
-    groups: dict[tuple[Any, ...], list[int]] = {}
-    for i, g in enumerate(grays):
-        kind = str(g.device) if isinstance(g, torch.Tensor) else "numpy"
-        groups.setdefault((tuple(g.shape), kind), []).append(i)
-    for (_, kind), idx in groups.items():
-        if kind == "numpy":
-            out[idx] = resize_square(np.stack([grays[i] for i in idx]), size)
-        else:
-            out[idx] = resize_square(torch.stack([grays[i] for i in idx]), size).cpu().numpy()
-    return out
+    """Grayscale + exact resize of a few images -> ``(n, size, size)`` uint8 numpy.
+
+    Runs torch on one intra-op thread (parallelism comes from the workers that take chunks).
+    """
+    with torch_threads(1):
+        grays = to_gray_uint8(items, **kw)
+        out = np.empty((len(grays), size, size), dtype=np.uint8)
+        groups: dict[tuple[Any, ...], list[int]] = {}
+        for i, g in enumerate(grays):
+            kind = str(g.device) if isinstance(g, torch.Tensor) else "numpy"
+            groups.setdefault((tuple(g.shape), kind), []).append(i)
+        for (_, kind), idx in groups.items():
+            if kind == "numpy":
+                out[idx] = resize_square([grays[i] for i in idx], size)
+            else:
+                out[idx] = resize_square(torch.stack([grays[i] for i in idx]), size).cpu().numpy()
+        return out
 
 
-def _small_images(items: list[Any], size: int, kw: dict[str, Any], threads: int) -> np.ndarray:
+def _small_images(items: list[Any], size: int, kw: dict[str, Any], num_threads: int | None) -> np.ndarray:
     """Grayscale + exact resize of every image -> ``(n, size, size)`` uint8 numpy.
 
     Images are cut into chunks of about ``_CHUNK_PIXELS`` pixels (small enough to stay in
     cache); each worker thread takes chunks end to end: decode, grayscale (PIL releases the
-    GIL), and the batched exact resize (torch releases it too). While the workers run, torch's
-    intra-op thread count is set to 1 (and restored afterwards).
+    GIL), and the batched exact resize (torch releases it too). Workers: ``num_threads``, or
+    the thread budget of :mod:`transcreval.threads` (1 inside a DataLoader worker); every torch
+    op runs on one intra-op thread, whatever the path, and torch's setting is restored after.
     """
     chunks: list[list[Any]] = [[]]
     budget = 0
@@ -114,16 +122,14 @@ def _small_images(items: list[Any], size: int, kw: dict[str, Any], threads: int)
             budget = 0
         chunks[-1].append(it)
         budget += px
-    if threads == 1 or len(chunks) == 1:
-        return np.concatenate([_resize_chunk(c, size, kw) for c in chunks])
-    # our workers already fill the cores: torch's own intra-op threads would only contend
-    torch_threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with ThreadPoolExecutor(min(threads, len(chunks))) as pool:
-            return np.concatenate(list(pool.map(lambda c: _resize_chunk(c, size, kw), chunks)))
-    finally:
-        torch.set_num_threads(torch_threads)
+    workers = worker_count(num_threads, len(chunks))
+    if workers == 1:
+        parts = [_resize_chunk(c, size, kw) for c in chunks]
+    else:
+        # threads started here take torch's count in force when they start: one, like ours
+        with torch_threads(1), ThreadPoolExecutor(workers) as pool:
+            parts = list(pool.map(lambda c: _resize_chunk(c, size, kw), chunks))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _pixels(item: Any) -> int:
@@ -146,19 +152,27 @@ def phash_bits(
     exif_transpose: bool = False,
     num_threads: int | None = None,
     max_pixels: int = DEFAULT_MAX_PIXELS,
+    fast_decode: bool = False,
 ) -> torch.Tensor:
     """The pHash bits of each image: a bool tensor ``(N, hash_size * hash_size)``, row-major.
 
     See :func:`phash` for the arguments.
     """
-    check_phash_options(hash_size, highfreq_factor, input_range, channels, exif_transpose, num_threads, max_pixels)
+    check_phash_options(
+        hash_size, highfreq_factor, input_range, channels, exif_transpose, num_threads, max_pixels, fast_decode
+    )
     import scipy.fftpack
 
     items = split_batch(images, channels=channels)
     size = hash_size * highfreq_factor
-    kw = {"input_range": input_range, "channels": channels, "exif_transpose": exif_transpose, "max_pixels": max_pixels}
-    threads = num_threads if num_threads is not None else min(4, os.cpu_count() or 1)
-    small = _small_images(items, size, kw, threads)
+    kw = {
+        "input_range": input_range,
+        "channels": channels,
+        "exif_transpose": exif_transpose,
+        "max_pixels": max_pixels,
+        "draft": DRAFT_FACTOR * size if fast_decode else None,
+    }
+    small = _small_images(items, size, kw, num_threads)
     dct = scipy.fftpack.dct(scipy.fftpack.dct(small, axis=1), axis=2)
     low = dct[:, :hash_size, :hash_size]
     med = np.median(low.reshape(len(low), -1), axis=1)
@@ -166,15 +180,20 @@ def phash_bits(
     return torch.from_numpy(bits)
 
 
+@functools.lru_cache(maxsize=64)
+def _bit_weights(n_bits: int) -> torch.Tensor:
+    # the first bit is the most significant; for 64-bit hashes it is the int64 sign bit
+    return torch.tensor(
+        [-(1 << 63) if n_bits - 1 - i == 63 else 1 << (n_bits - 1 - i) for i in range(n_bits)], dtype=torch.int64
+    )
+
+
 def _pack(bits: torch.Tensor) -> torch.Tensor:
     n_bits = bits.shape[1]
     if n_bits > 64:
         raise InputError(f"a {n_bits}-bit hash does not fit an int64: use phash_hex or phash_bits for hash_size > 8")
-    # the first bit is the most significant; for 64-bit hashes it is the int64 sign bit
-    weights = torch.tensor(
-        [-(1 << 63) if n_bits - 1 - i == 63 else 1 << (n_bits - 1 - i) for i in range(n_bits)], dtype=torch.int64
-    )
-    return (bits.to(torch.int64) * weights).sum(1)
+    with torch_threads(1):
+        return (bits.to(torch.int64) * _bit_weights(n_bits)).sum(1)
 
 
 def phash(
@@ -187,6 +206,7 @@ def phash(
     exif_transpose: bool = False,
     num_threads: int | None = None,
     max_pixels: int = DEFAULT_MAX_PIXELS,
+    fast_decode: bool = False,
 ) -> torch.Tensor:
     """64-bit perceptual hashes, identical to ``imagehash.phash``, as an int64 tensor ``(N,)``.
 
@@ -203,8 +223,16 @@ def phash(
         input_range: value range of float data, e.g. ``(-1, 1)`` (uint8/uint16 have a fixed meaning).
         channels: ``"first"``/``"last"`` when an array's channel dimension is ambiguous.
         exif_transpose: apply EXIF orientation to decoded files (imagehash does not).
-        num_threads: worker threads for decoding/grayscale/resize (default ``min(4, cores)``).
+        num_threads: worker threads for decoding/grayscale/resize (default: the thread budget
+            of :mod:`transcreval.threads`, at most 4: torch's intra-op count capped by the CPUs
+            this process may use; 1 inside a DataLoader worker). torch runs on one intra-op
+            thread inside pHash whatever this is, and its setting is restored afterwards.
         max_pixels: refuse image files larger than this many pixels (decompression bombs).
+        fast_decode: decode JPEG files (paths, bytes) with PIL's draft mode: grayscale, scaled
+            down by 2, 4 or 8 in the decoder to at least ``4 * hash_size * highfreq_factor``
+            pixels a side. Several times faster on large photos, **not** bit-identical with
+            imagehash (see docs/metrics/PHashDistance.md for the measured agreement); other
+            formats and decoded images are hashed exactly as without it.
 
     Raises:
         InputError: empty batch, bad shape/dtype/range, undecodable file.
@@ -219,6 +247,7 @@ def phash(
             exif_transpose=exif_transpose,
             num_threads=num_threads,
             max_pixels=max_pixels,
+            fast_decode=fast_decode,
         )
     )
 
@@ -248,7 +277,8 @@ def hamming_distance(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """Hamming distance of int64 hashes, element-wise, as int64 (works on any device)."""
     if a.shape != b.shape:
         raise InputError(f"hash tensors differ in shape: {tuple(a.shape)} vs {tuple(b.shape)}")
-    return _popcount64(torch.bitwise_xor(a.to(torch.int64), b.to(torch.int64)))
+    with torch_threads(1):
+        return _popcount64(torch.bitwise_xor(a.to(torch.int64), b.to(torch.int64)))
 
 
 def _as_hashes(x: Any, what: str, kw: dict[str, Any]) -> torch.Tensor:
@@ -294,6 +324,7 @@ def phash_distance(
     exif_transpose: bool = False,
     num_threads: int | None = None,
     max_pixels: int = DEFAULT_MAX_PIXELS,
+    fast_decode: bool = False,
 ) -> torch.Tensor:
     """Hamming distance between the pHashes of paired images, int64 ``(N,)`` in 0..64, lower
     means more alike (MPTc-Bench §3.2).
@@ -311,6 +342,7 @@ def phash_distance(
         "exif_transpose": exif_transpose,
         "num_threads": num_threads,
         "max_pixels": max_pixels,
+        "fast_decode": fast_decode,
     }
     check_phash_options(**kw)
     ha, hb = _as_hashes(preds, "preds", kw), _as_hashes(target, "target", kw)

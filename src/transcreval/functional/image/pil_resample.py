@@ -118,19 +118,50 @@ def _int8_available() -> bool:
 
 
 _INT8 = _int8_available()
+_ROUND = 1 << (_PRECISION_BITS - 1)
+
+
+@functools.lru_cache(maxsize=512)
+def _int32_bias(in_size: int, out_size: int) -> torch.Tensor | None:
+    """``128 * sum(w) + 2**21`` per output as int32 when the digit products can be recombined in
+    int32 without overflow (passes up to ~2,000 pixels), else None (recombine in int64).
+
+    With ``p_k`` the int32 product of digit ``k`` and ``R = 256 p1 + p0 + bias``, the rounded
+    result ``(65536 p2 + R) >> 22`` equals ``(p2 >> 6) + ((((p2 & 63) << 16) + R) >> 22)``;
+    every term is bounded here by ``128 * sum |digit|`` per output, so the check is exact.
+    """
+    digits, shift = _int8_digits(in_size, out_size)
+    a = digits.to(torch.int64).abs().sum(0).view(3, out_size)  # sum |digit| per output and digit
+    bias = shift + _ROUND
+    bound = 256 * 128 * a[1] + 128 * a[0] + bias.abs() + (63 << 16)
+    if int(bound.max()) >= 1 << 31:
+        return None
+    return bias.to(torch.int32)
 
 
 def _pass_int8(rows: torch.Tensor, in_size: int, out_size: int) -> torch.Tensor:
-    """Exact pass over CPU rows of uint8 pixels: ``(r, in) -> (r, out)`` uint8.
+    """Exact pass over CPU rows of pixels already flipped to int8 (``x ^ 0x80``, i.e. ``x - 128``):
+    ``(r, in) -> (r, out)`` uint8.
 
-    Pixels go in as int8 (``x - 128``, a bit flip) and the weights as three int8 digits, in one
-    int8 x int8 -> int32 product (exact: every partial sum is below 2**31); the digit
-    products are recombined in int64, then PIL's rounding and clipping are applied.
+    The weights go in as three int8 digits, in one int8 x int8 -> int32 product (exact: every
+    partial sum is below 2**31); the digit products are recombined in int32 where that cannot
+    overflow (int64 otherwise), then PIL's rounding and clipping are applied.
     """
     digits, shift = _int8_digits(in_size, out_size)
-    p = torch._int_mm(torch.bitwise_xor(rows, 0x80).view(torch.int8), digits)
-    acc = (p.view(-1, 3, out_size).long() * _DIGIT_WEIGHTS).sum(1) + shift
-    return ((acc + (1 << (_PRECISION_BITS - 1))) >> _PRECISION_BITS).clamp_(0, 255).to(torch.uint8)
+    p = torch._int_mm(rows, digits)
+    bias = _int32_bias(in_size, out_size)
+    if bias is None:
+        acc = (p.view(-1, 3, out_size).long() * _DIGIT_WEIGHTS).sum(1) + shift
+        return ((acc + _ROUND) >> _PRECISION_BITS).clamp_(0, 255).to(torch.uint8)
+    p0, p1, p2 = p[:, :out_size], p[:, out_size : 2 * out_size], p[:, 2 * out_size :]
+    r = p1 * 256
+    r += p0
+    r += bias
+    t = torch.bitwise_and(p2, 63).bitwise_left_shift_(16)
+    t += r
+    t.bitwise_right_shift_(_PRECISION_BITS)
+    t += p2.bitwise_right_shift(6)
+    return t.clamp_(0, 255).to(torch.uint8)
 
 
 _DIGIT_WEIGHTS = torch.tensor([1, 256, 65536], dtype=torch.int64).view(1, 3, 1)
@@ -140,14 +171,25 @@ def _use_int8(x: torch.Tensor, length: int) -> bool:
     return _INT8 and x.device.type == "cpu" and length <= INT8_MAX_LEN
 
 
-def _horizontal(x: torch.Tensor, out: int) -> torch.Tensor:
-    """(n, h, w) uint8 -> (n, h, out) uint8, PIL's horizontal pass (exact)."""
+def _flipped(x: torch.Tensor, transpose: bool = False) -> torch.Tensor:
+    """``x ^ 0x80`` as a C-contiguous int8 tensor (of ``x``'s last two dimensions swapped when
+    ``transpose``): the int8 pass's input, in one pass over the pixels."""
+    src = x.transpose(-1, -2) if transpose else x
+    out = torch.empty(src.shape, dtype=torch.uint8)
+    torch.bitwise_xor(src, 0x80, out=out)
+    return out.view(torch.int8)
+
+
+def _horizontal(x: torch.Tensor, out: int, flipped: torch.Tensor | None = None) -> torch.Tensor:
+    """(n, h, w) uint8 -> (n, h, out) uint8, PIL's horizontal pass (exact). ``flipped``: the
+    int8 copy of ``x`` already made by the caller (see :func:`_flipped`)."""
     n, h, w = x.shape
     if _use_int8(x, w):
-        return _pass_int8(x.reshape(n * h, w), w, out).reshape(n, h, out)
+        rows = flipped if flipped is not None else _flipped(x)
+        return _pass_int8(rows.reshape(n * h, w), w, out).reshape(n, h, out)
     m = _weight_tensor(w, out, str(x.device)).T
-    rows = max(1, _BLOCK_ELEMS // w)  # bounded float64 copies for huge images
-    parts = [_clip8(x[:, r : r + rows].to(torch.float64) @ m) for r in range(0, h, rows)]
+    rows_per_block = max(1, _BLOCK_ELEMS // w)  # bounded float64 copies for huge images
+    parts = [_clip8(x[:, r : r + rows_per_block].to(torch.float64) @ m) for r in range(0, h, rows_per_block)]
     return torch.cat(parts, 1).to(torch.uint8)
 
 
@@ -155,7 +197,7 @@ def _vertical(x: torch.Tensor, out: int) -> torch.Tensor:
     """(n, h, w) uint8 -> (n, out, w) uint8, PIL's vertical pass (exact)."""
     n, h, w = x.shape
     if _use_int8(x, h):
-        cols = x.transpose(1, 2).contiguous().reshape(n * w, h)
+        cols = _flipped(x, transpose=True).reshape(n * w, h)
         return _pass_int8(cols, h, out).reshape(n, w, out).transpose(1, 2).contiguous()
     m = _weight_tensor(h, out, str(x.device))
     rows = max(1, _BLOCK_ELEMS // w)  # exact partial sums, bounded float64 copies
@@ -228,11 +270,14 @@ def pass_order_rule() -> str:
 
 
 def resize_square(grays: Any, out: int) -> Any:
-    """Resize a stack ``(n, h, w)`` of grayscale images to ``(n, out, out)`` uint8, like PIL.
+    """Resize grayscale images of one size to ``(n, out, out)`` uint8, like PIL.
 
-    ``grays`` is a uint8 numpy array (CPU) or a torch tensor on any device; the result has the
-    same array type.
+    ``grays`` is a stack ``(n, h, w)``: a uint8 numpy array (CPU) or a torch tensor on any
+    device (the result has the same array type); or a list of equally sized 2-D uint8 numpy
+    arrays (a numpy result; the images are read once, straight into the first pass's input).
     """
+    if isinstance(grays, list):
+        return _resize_list(grays, out)
     is_t = isinstance(grays, torch.Tensor)
     x = grays if is_t else torch.from_numpy(np.ascontiguousarray(grays))
     if x.dtype != torch.uint8:
@@ -244,3 +289,26 @@ def resize_square(grays: Any, out: int) -> Any:
     else:
         res = _exact(x, out, _ORDER_RULES[rule](h, w, out))
     return res if is_t else res.numpy()
+
+
+def _resize_list(grays: list[np.ndarray], out: int) -> np.ndarray:
+    """:func:`resize_square` of a list of equally sized 2-D uint8 arrays. When the first pass is
+    the int8 horizontal one, each image is flipped to int8 straight into that pass's input (no
+    separate stacked copy)."""
+    if not grays or any(not isinstance(g, np.ndarray) or g.dtype != np.uint8 or g.ndim != 2 for g in grays):
+        raise TypeError("resize_square takes a list of 2-D uint8 numpy arrays")
+    h, w = grays[0].shape
+    if any(g.shape != (h, w) for g in grays):
+        raise ValueError("resize_square: the images of a list must have one size")
+    rule = pass_order_rule()
+    first_horizontal = rule != "pil" and not _ORDER_RULES[rule](h, w, out) and w != out
+    if not (first_horizontal and _INT8 and w <= INT8_MAX_LEN):
+        return np.asarray(resize_square(np.stack(grays), out))
+    n = len(grays)
+    flipped = np.empty((n, h, w), dtype=np.uint8)
+    for i, g in enumerate(grays):
+        np.bitwise_xor(g, 0x80, out=flipped[i])
+    x = _pass_int8(torch.from_numpy(flipped).view(torch.int8).reshape(n * h, w), w, out).reshape(n, h, out)
+    if h != out:
+        x = _vertical(x, out)
+    return np.asarray(x.numpy())

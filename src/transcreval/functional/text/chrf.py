@@ -16,19 +16,10 @@ statistics of the reference with the best sentence score (first one on ties). Th
     chrF = 100 * (1 + beta^2) P R / (beta^2 P + R)
 
 and the corpus score applies the same formula to the element-wise sum of segment statistics.
-Numbers equal ``sacrebleu.metrics.CHRF(...).sentence_score / corpus_score`` to 1e-9.
+Numbers equal ``sacrebleu.metrics.CHRF(...).sentence_score / corpus_score`` exactly (the same floats).
 """
 
 from __future__ import annotations
-
-try:  # the C loop behind collections.Counter, without Counter's per-call ABC checks
-    from collections import _count_elements  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - other Python implementations
-
-    def _count_elements(mapping: dict[str, int], iterable: Any) -> None:
-        for x in iterable:
-            mapping[x] = mapping.get(x, 0) + 1
-
 
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -37,6 +28,7 @@ import torch
 
 from transcreval.common import check_text
 from transcreval.errors import EmptyInputError, InputError
+from transcreval.functional.text.chrf_ngrams import fscore, segment_statistics
 from transcreval.result import MetricResult, Signature
 
 __all__ = [
@@ -51,98 +43,14 @@ __all__ = [
     "title_chrf_stats",
 ]
 
-_PUNCTS = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-_EPS = 1e-16
 RefLayout = Literal["sample", "stream"] | None
-
-
-class _Grams:
-    """All n-gram counts of one text: character n-grams of every order in one dict (their
-    lengths tell the order apart), word n-grams per order, and how many n-grams each order has."""
-
-    __slots__ = ("chars", "sizes", "words")
-
-    def __init__(self, text: str, char_order: int, word_order: int, whitespace: bool) -> None:
-        line = text if whitespace else "".join(text.split())
-        size = len(line)
-        self.chars: dict[str, int] = {}
-        _count_elements(self.chars, [line[i : i + n] for n in range(1, char_order + 1) for i in range(size - n + 1)])
-        self.sizes = [max(0, size - n + 1) for n in range(1, char_order + 1)]
-        self.words: list[dict[str, int]] = []
-        if word_order > 0:
-            words = _words(text)
-            for n in range(1, word_order + 1):
-                counts: dict[str, int] = {}
-                _count_elements(counts, [" ".join(words[i : i + n]) for i in range(len(words) - n + 1)])
-                self.words.append(counts)
-                self.sizes.append(max(0, len(words) - n + 1))
-
-
-def _words(text: str) -> list[str]:
-    """sacrebleu's chrF++ tokenisation: split on whitespace, detach one edge punctuation mark."""
-    out: list[str] = []
-    for w in text.split():
-        if len(w) == 1:
-            out.append(w)
-        elif w[-1] in _PUNCTS:
-            out += [w[:-1], w[-1]]
-        elif w[0] in _PUNCTS:
-            out += [w[0], w[1:]]
-        else:
-            out.append(w)
-    return out
-
-
-def _min_overlap(h: dict[str, int], r: dict[str, int]) -> int:
-    total = 0
-    for g in h.keys() & r.keys():
-        a, b = h[g], r[g]
-        total += a if a < b else b
-    return total
-
-
-def _match(hyp: _Grams, ref: _Grams, char_order: int) -> list[int]:
-    """``[hyp, ref, matched]`` n-gram counts per order (characters, then words)."""
-    matched = [0] * len(hyp.sizes)
-    h, r = hyp.chars, ref.chars
-    for g in h.keys() & r.keys():
-        a, b = h[g], r[g]
-        matched[len(g) - 1] += a if a < b else b
-    for k, (hw, rw) in enumerate(zip(hyp.words, ref.words)):
-        matched[char_order + k] = _min_overlap(hw, rw)
-    stats: list[int] = []
-    for n_hyp, n_ref, m in zip(hyp.sizes, ref.sizes, matched):
-        # a hypothesis n-gram only counts when the reference has n-grams of that order
-        stats += [n_hyp if n_ref else 0, n_ref, m]
-    return stats
 
 
 def chrf_from_statistics(stats: Sequence[int], beta: float = 2.0, eps_smoothing: bool = False) -> float:
     """chrF (0-100) from one ``[hyp, ref, match] * orders`` statistics vector (sacrebleu's formula)."""
     if len(stats) % 3:
         raise InputError(f"chrF statistics must hold 3 numbers per order, got {len(stats)}")
-    factor = beta**2
-    score = prec_sum = rec_sum = 0.0
-    effective = 0
-    order = len(stats) // 3
-    for i in range(order):
-        n_hyp, n_ref, n_match = (int(v) for v in stats[3 * i : 3 * i + 3])
-        prec = n_match / n_hyp if n_hyp > 0 else _EPS
-        rec = n_match / n_ref if n_ref > 0 else _EPS
-        denom = factor * prec + rec
-        score += ((1 + factor) * prec * rec / denom) if denom > 0 else _EPS
-        if n_hyp > 0 and n_ref > 0:
-            prec_sum += prec
-            rec_sum += rec
-            effective += 1
-    if eps_smoothing:
-        return 100 * score / order
-    if effective == 0:
-        return 0.0
-    prec_avg, rec_avg = prec_sum / effective, rec_sum / effective
-    if prec_avg + rec_avg == 0:
-        return 0.0
-    return 100 * ((1 + factor) * prec_avg * rec_avg) / (factor * prec_avg + rec_avg)
+    return fscore([int(v) for v in stats], beta, eps_smoothing)
 
 
 def _check_texts(texts: Any, what: str) -> list[str]:
@@ -236,34 +144,39 @@ def chrf_statistics(
     Returns ``(stats, scores)``: an int64 tensor ``(N, 3 * (char_order + word_order))`` and a
     float64 tensor ``(N,)`` of sentence chrF.
     """
+    rows, scores = _segments(
+        preds, target, char_order, word_order, beta, lowercase, whitespace, eps_smoothing, ref_layout
+    )
+    width = 3 * (char_order + word_order)
+    stats = torch.tensor(rows, dtype=torch.int64).reshape(len(rows), width)
+    return stats, torch.tensor(scores, dtype=torch.float64)
+
+
+def _segments(
+    preds: Any,
+    target: Any,
+    char_order: int,
+    word_order: int,
+    beta: float,
+    lowercase: bool,
+    whitespace: bool,
+    eps_smoothing: bool,
+    ref_layout: RefLayout,
+) -> tuple[list[list[int]], list[float]]:
+    """Inputs and options checked; per text the best reference's statistics and sentence chrF."""
     check_chrf_options(char_order, word_order, beta)
     hyp_list = _check_texts(preds, "preds")
     ref_lists = normalize_references(target, len(hyp_list), ref_layout)
-    width = 3 * (char_order + word_order)
-    rows: list[list[int]] = []
-    scores: list[float] = []
-    cache: dict[str, _Grams] = {}  # repeated strings (shared references) are counted once
-
-    def grams(text: str) -> _Grams:
-        got = cache.get(text)
-        if got is None:
-            got = cache[text] = _Grams(text, char_order, word_order, whitespace)
-        return got
-
-    for hyp, rs in zip(hyp_list, ref_lists):
-        if lowercase:
-            hyp, rs = hyp.lower(), [r.lower() for r in rs]
-        h = grams(hyp)
-        best, best_f = None, -1.0
-        for r in rs:
-            st = _match(h, grams(r), char_order)
-            f = chrf_from_statistics(st, beta, eps_smoothing)
-            if f > best_f:
-                best, best_f = st, f
-        rows.append(best if best is not None else [0] * width)
-        scores.append(best_f)
-    stats = torch.tensor(rows, dtype=torch.int64).reshape(len(rows), width)
-    return stats, torch.tensor(scores, dtype=torch.float64)
+    return segment_statistics(
+        hyp_list,
+        ref_lists,
+        char_order=char_order,
+        word_order=word_order,
+        beta=beta,
+        lowercase=lowercase,
+        whitespace=whitespace,
+        eps_smoothing=eps_smoothing,
+    )
 
 
 def check_chrf_options(char_order: int, word_order: int, beta: float) -> None:
@@ -287,10 +200,33 @@ def sentence_chrf(preds: Sequence[str], target: Any, **options: Any) -> torch.Te
     return chrf_statistics(preds, target, **options)[1]
 
 
-def title_chrf_stats(preds: Sequence[str], target: Any, **options: Any) -> dict[str, Any]:
-    """A batch's statistics: summed n-gram counts, sum and count of sentence scores, the scores."""
-    stats, scores = chrf_statistics(preds, target, **options)
-    return {"ngram_stats": stats.sum(0), "score_sum": scores.sum(), "count": scores.numel(), "scores": scores}
+def title_chrf_stats(
+    preds: Sequence[str],
+    target: Any,
+    *,
+    char_order: int = 6,
+    word_order: int = 0,
+    beta: float = 2.0,
+    lowercase: bool = False,
+    whitespace: bool = False,
+    eps_smoothing: bool = False,
+    ref_layout: RefLayout = None,
+) -> dict[str, Any]:
+    """A batch's statistics: summed n-gram counts, sum and count of sentence scores, the scores.
+
+    Plain Python numbers (the metric base adds them up without creating tensors per update);
+    the score sum of a batch is torch's float64 sum, as it always was.
+    """
+    rows, scores = _segments(
+        preds, target, char_order, word_order, beta, lowercase, whitespace, eps_smoothing, ref_layout
+    )
+    width = 3 * (char_order + word_order)
+    if len(rows) == 1:
+        summed, total = rows[0], scores[0]
+    else:
+        summed = [sum(col) for col in zip(*rows)] if rows else [0] * width
+        total = float(torch.tensor(scores, dtype=torch.float64).sum())
+    return {"ngram_stats": summed, "score_sum": total, "count": len(scores), "scores": scores}
 
 
 def title_chrf_from_stats(
@@ -305,7 +241,7 @@ def title_chrf_from_stats(
         value=float(stats["score_sum"]) / n,
         n=n,
         signature=signature,
-        per_item=stats["scores"],
+        per_item=torch.as_tensor(stats["scores"], dtype=torch.float64),
         extras={"corpus": corpus},
     )
 

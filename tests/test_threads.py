@@ -1,0 +1,148 @@
+"""Thread control (issue 20 item 1): torch's intra-op count inside our loops is the one we
+choose, and the caller's setting is restored afterwards, on every path."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, ClassVar
+
+import numpy as np
+import pytest
+import torch
+from PIL import Image
+
+import transcreval.functional.image.phash as phash_module
+import transcreval.io.gray as gray_module
+from transcreval import PHashDistance, registry
+from transcreval.errors import InputError
+from transcreval.functional import phash
+from transcreval.metric import Metric
+from transcreval.result import MetricResult
+from transcreval.states import Sum
+from transcreval.threads import available_cpus, check_num_threads, default_threads, torch_threads, worker_count
+
+
+@pytest.fixture
+def three_threads():
+    """torch at 3 intra-op threads for the test (a count none of our defaults picks here)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(3)
+    yield 3
+    torch.set_num_threads(before)
+
+
+def test_torch_threads_sets_and_restores(three_threads):
+    with torch_threads(1) as n:
+        assert n == 1 and torch.get_num_threads() == 1
+        with torch_threads(2):
+            assert torch.get_num_threads() == 2
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == three_threads
+
+
+def test_torch_threads_restores_on_error(three_threads):
+    with pytest.raises(RuntimeError, match="boom"), torch_threads(1):
+        raise RuntimeError("boom")
+    assert torch.get_num_threads() == three_threads
+
+
+def test_default_budget_is_torchs_count_capped_by_the_cpus_we_may_use(three_threads):
+    assert default_threads() == min(3, available_cpus())
+    with torch_threads() as n:
+        assert n == torch.get_num_threads() == min(3, available_cpus())
+    torch.set_num_threads(1)  # what torch sets inside a DataLoader worker
+    assert default_threads() == 1
+    assert worker_count(None, items=10) == 1
+
+
+def test_worker_count():
+    assert worker_count(5, items=2) == 2  # never more workers than chunks
+    assert worker_count(1, items=10) == 1
+    assert 1 <= worker_count(None, items=100) <= min(4, available_cpus())
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
+def test_num_threads_is_checked(bad):
+    with pytest.raises(InputError, match="num_threads"):
+        check_num_threads(bad)
+    with pytest.raises(InputError, match="num_threads"):
+        PHashDistance(num_threads=bad)
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[int]:
+    """Record torch's intra-op count each time ``module.name`` runs."""
+    seen: ClassVar[list[int]] = []
+    real = getattr(module, name)
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(torch.get_num_threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+    return seen
+
+
+def _posters(n: int, seed: int = 0) -> list[Image.Image]:
+    rng = np.random.default_rng(seed)
+    return [Image.fromarray(rng.integers(0, 256, (300, 200, 3), dtype=np.uint8)) for _ in range(n)]
+
+
+@pytest.mark.parametrize("num_threads", [1, 2, None])
+def test_phash_resize_runs_torch_on_one_thread_and_restores(monkeypatch, three_threads, num_threads):
+    seen = _spy(monkeypatch, phash_module, "resize_square")
+    grays = _spy(monkeypatch, gray_module, "_gray_items")
+    imgs = _posters(4)
+    monkeypatch.setattr(phash_module, "_CHUNK_PIXELS", 60_000)  # one image per chunk: several workers
+    hashes = phash(imgs, num_threads=num_threads)
+    assert seen and set(seen) == {1} and set(grays) == {1}
+    assert torch.get_num_threads() == three_threads
+    monkeypatch.undo()
+    assert torch.equal(hashes, phash(imgs, num_threads=1))
+
+
+def test_phash_distance_update_restores_the_callers_count(three_threads):
+    m = PHashDistance(num_threads=1)
+    imgs = _posters(2, seed=1)
+    m.update(imgs[:1], imgs[1:])
+    assert torch.get_num_threads() == three_threads
+    m.compute()
+    assert torch.get_num_threads() == three_threads
+
+
+class _Probe(Metric):
+    """Records torch's count inside ``_stats`` and ``_from_stats``."""
+
+    higher_is_better = None
+    seen: ClassVar[list[int]] = []
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.add_state("count", Sum(torch.int64))
+
+    def _stats(self, preds: list[int], target: list[int]) -> dict[str, Any]:
+        self.seen.append(torch.get_num_threads())
+        return {"count": len(preds)}
+
+    def _from_stats(self, s: dict[str, Any]) -> MetricResult:
+        self.seen.append(torch.get_num_threads())
+        return MetricResult(float(s["count"]), int(s["count"]), self.signature)
+
+
+def test_every_metric_update_and_compute_run_on_the_budget_and_restore(three_threads):
+    m = _Probe()
+    m.seen.clear()
+    torch.set_num_threads(1)  # inside a DataLoader worker
+    m.update([1], [1])
+    torch.set_num_threads(three_threads)
+    m.update([1, 2], [1, 2])
+    m.compute()
+    assert m.seen == [1, min(3, available_cpus()), min(3, available_cpus())]
+    assert torch.get_num_threads() == three_threads
+
+
+def test_the_budget_wraps_the_base_every_registered_metric_uses():
+    # the thread budget sits in Metric._batch / Metric.compute, which no registered metric overrides
+    for info in registry.list_metrics():
+        cls = getattr(importlib.import_module(info.module), info.name)
+        assert cls._batch is Metric._batch, info.name
+        assert cls.compute is Metric.compute, info.name
