@@ -1,4 +1,11 @@
-"""A base for metrics that average per-item values and count unreadable answers."""
+"""The base of every metric whose value is a mean of per-item values.
+
+:class:`MeanMetric` declares the states of :class:`~transcreval.common.MeanStats` statistics
+(``total``, ``count``, ``values``, and where the class asks for them per-item ``status`` codes
+and named side counters) and turns them into a result with
+:func:`~transcreval.common.mean_result`. :class:`AggregateMetric` is the variant with item
+statuses and an ``unparsable`` count (the PosterIQ family and the OCR/layout means).
+"""
 
 from __future__ import annotations
 
@@ -6,46 +13,62 @@ from typing import Any, ClassVar
 
 import torch
 
-from transcreval.common import mean_from_stats, status_names
+from transcreval.common import mean_result
 from transcreval.metric import Metric
-from transcreval.result import MetricResult, Signature
+from transcreval.result import MetricResult
 from transcreval.states import Cat, Sum
 
-
-def mean_result(stats: dict[str, Any], signature: Signature, what: str) -> MetricResult:
-    """The mean of :meth:`~transcreval.common.Aggregate.as_stats` statistics as a result:
-    ``per_item`` holds one value per input item (NaN where the item adds nothing to the mean),
-    ``extras["item_status"]`` its status ("ok", "unparsable", ...) and ``extras["n_unparsable"]``
-    the unreadable items (scored 0 or left out, as ``on_unreadable`` says)."""
-    values = stats["values"]
-    per_item = values if isinstance(values, torch.Tensor) else torch.as_tensor(values, dtype=torch.float64)
-    return MetricResult(
-        value=mean_from_stats(stats, what),
-        n=int(stats["count"]),
-        signature=signature,
-        per_item=per_item,
-        extras={"n_unparsable": int(stats["unparsable"]), "item_status": status_names(stats["status"])},
-    )
+__all__ = ["AggregateMetric", "MeanMetric", "mean_result"]
 
 
-class AggregateMetric(Metric):
-    """Mean of per-item values; ``extras["n_unparsable"]`` counts the unreadable items and
-    ``extras["item_status"]`` lines up with ``per_item`` (one entry per input item).
+class MeanMetric(Metric):
+    """Mean of per-item values; ``per_item`` lines up with the inputs.
+
+    States: ``total`` (float64 sum of the values that count), ``count`` (items that count),
+    one int64 counter per name in ``side_counters`` (e.g. ``("unparsable",)``, reported as
+    ``extras["n_unparsable"]``), ``values`` (one float64 per item, NaN where it adds nothing)
+    and, with ``per_item_status``, ``status`` (int64 codes of :data:`~transcreval.common.ITEM_STATUSES`,
+    reported as ``extras["item_status"]``).
 
     Subclasses implement ``_stats(preds, target, ...)`` by returning the functional twin's
-    ``..._stats(...)`` dict (an :meth:`~transcreval.common.Aggregate.as_stats`).
+    statistics (:meth:`~transcreval.common.MeanStats.as_stats` or
+    :meth:`~transcreval.common.MeanStats.of_values`), and add their own extras with
+    :meth:`_extras`.
     """
 
-    higher_is_better: ClassVar[bool | None] = True
-    value_range: ClassVar[tuple[float, float] | None] = (0.0, 1.0)
+    side_counters: ClassVar[tuple[str, ...]] = ()
+    per_item_status: ClassVar[bool] = False
+    #: what the error of a mean over no item suggests
+    empty_hint: ClassVar[str] = "call update(...) with at least one item first"
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.add_state("total", Sum(torch.float64))
         self.add_state("count", Sum(torch.int64))
-        self.add_state("unparsable", Sum(torch.int64))
+        for name in self.side_counters:
+            self.add_state(name, Sum(torch.int64))
         self.add_state("values", Cat(torch.float64))
-        self.add_state("status", Cat(torch.int64))
+        if self.per_item_status:
+            self.add_state("status", Cat(torch.int64))
+
+    def _extras(self, stats: dict[str, Any]) -> dict[str, Any]:
+        """The metric's own ``extras`` (none by default)."""
+        return {}
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return mean_result(stats, self.signature, self.name)
+        return mean_result(stats, self.signature, self.name, self._extras(stats), self.empty_hint)
+
+
+class AggregateMetric(MeanMetric):
+    """Mean of per-item values; ``extras["n_unparsable"]`` counts the unreadable items and
+    ``extras["item_status"]`` lines up with ``per_item`` (one entry per input item).
+
+    Subclasses implement ``_stats(preds, target, ...)`` by returning the functional twin's
+    ``..._stats(...)`` dict (a :meth:`~transcreval.common.MeanStats.as_stats`).
+    """
+
+    higher_is_better: ClassVar[bool | None] = True
+    value_range: ClassVar[tuple[float, float] | None] = (0.0, 1.0)
+    side_counters: ClassVar[tuple[str, ...]] = ("unparsable",)
+    per_item_status: ClassVar[bool] = True
+    empty_hint: ClassVar[str] = "pass items with readable answers"

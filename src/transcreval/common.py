@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from transcreval.errors import EmptyInputError, InputError
+
+if TYPE_CHECKING:
+    from transcreval.result import MetricResult, Signature
 
 Mode = Literal["paper", "posteriq-code"]
 MODES: tuple[str, ...] = ("paper", "posteriq-code")
@@ -34,18 +37,21 @@ __all__ = [
     "ITEM_STATUSES",
     "MODES",
     "ON_UNREADABLE",
-    "Aggregate",
+    "MeanStats",
     "Mode",
     "OnUnreadable",
     "as_list",
+    "check_bool",
     "check_choice",
     "check_mode",
     "check_on_unreadable",
     "check_positive_int",
+    "check_range",
     "check_text",
     "float_vector",
     "image_path_kind",
     "mean_from_stats",
+    "mean_result",
     "paired_vectors",
     "same_length",
     "status_names",
@@ -69,9 +75,36 @@ def check_on_unreadable(on_unreadable: Any) -> None:
     check_choice("on_unreadable", on_unreadable, ON_UNREADABLE)
 
 
-def check_positive_int(name: str, value: Any) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise InputError(f"{name} must be a positive integer, got {value!r}")
+def check_bool(name: str, value: Any) -> bool:
+    """``value`` if it is True or False (not 0/1, not "no"), else InputError naming the option."""
+    if not isinstance(value, bool):
+        raise InputError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def check_positive_int(name: str, value: Any, *, optional: bool = False, minimum: int = 1) -> Any:
+    """``value`` if it is an int (not a bool) of at least ``minimum`` (1: a positive integer; 0:
+    a non-negative one), or None with ``optional``; else InputError naming the option."""
+    if optional and value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+        kind = {1: "a positive integer", 0: "a non-negative integer"}.get(minimum, f"an integer >= {minimum}")
+        raise InputError(f"{name} must be {kind}{' or None' if optional else ''}, got {value!r}")
+    return value
+
+
+def check_range(
+    name: str, value: Any, low: float, high: float, *, open_low: bool = False, open_high: bool = False
+) -> float:
+    """``value`` as a float if it is a real number (not a bool) in the interval from ``low`` to
+    ``high`` (closed unless ``open_low`` / ``open_high``), else InputError naming the option."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if ok:
+        ok = (low < value if open_low else low <= value) and (value < high if open_high else value <= high)
+    if not ok:
+        interval = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+        raise InputError(f"{name} must be a number in {interval}, got {value!r}")
+    return float(value)
 
 
 def as_list(x: Any, what: str) -> list[Any]:
@@ -194,15 +227,29 @@ def paired_vectors(x: Any, y: Any, names: tuple[str, str]) -> tuple[np.ndarray, 
 
 
 @dataclass
-class Aggregate:
-    """A mean being built: ``total / count``, the unreadable items, and per item (in input
-    order) the item's value (NaN when it adds nothing to the mean) and its status."""
+class MeanStats:
+    """A mean of per-item values being built, one item at a time in input order: ``total /
+    count``, per item its value (NaN when it adds nothing to the mean) and its status, and named
+    side counters (``unparsable`` by default; ``MeanStats(side={"unparsable": 0, "failed": 0})``
+    declares others, counted with :meth:`tally`). :meth:`as_stats` gives the statistics of
+    :class:`~transcreval.aggregate_metric.MeanMetric`'s states; :meth:`of_values` is the same
+    for a batch of values that are all valid (a tensor of per-pair distances, say)."""
 
     total: float = 0.0
     count: int = 0
-    unparsable: int = 0
     per_item: list[float] = field(default_factory=list)
     status: list[str] = field(default_factory=list)
+    side: dict[str, int] = field(default_factory=lambda: {"unparsable": 0})
+
+    @property
+    def unparsable(self) -> int:
+        return self.side.get("unparsable", 0)
+
+    def tally(self, counter: str, k: int = 1) -> None:
+        """Add ``k`` to the side counter ``counter`` (one declared when the MeanStats was made)."""
+        if counter not in self.side:
+            raise ValueError(f"side counter {counter!r} was not declared (declared: {sorted(self.side)})")
+        self.side[counter] += k
 
     def add(self, value: float) -> None:
         """One item with one value."""
@@ -228,7 +275,7 @@ class Aggregate:
         """One item whose answer cannot be read: counted; ``"zero"`` adds ``units`` zeros to the
         mean (0 for the item; ``units=0`` where the item would add nothing, as an empty answer
         to a pooled mean), ``"drop"`` adds nothing."""
-        self.unparsable += 1
+        self.tally("unparsable")
         self.status.append("unparsable")
         if on_unreadable == "zero" and units > 0:
             self.count += units
@@ -244,14 +291,29 @@ class Aggregate:
         self.status.append(status)
 
     def as_stats(self) -> dict[str, Any]:
-        """The statistics of :class:`~transcreval.aggregate_metric.AggregateMetric`'s states."""
+        """``total``, ``count``, each side counter, ``values`` (float64 per item) and ``status``
+        (int64 codes of :data:`ITEM_STATUSES`)."""
         return {
             "total": self.total,
             "count": self.count,
-            "unparsable": self.unparsable,
+            **self.side,
             "values": np.asarray(self.per_item, dtype=np.float64),
             "status": np.asarray([ITEM_STATUSES.index(s) for s in self.status], dtype=np.int64),
         }
+
+    @staticmethod
+    def of_values(values: Any, hint: str = "") -> dict[str, Any]:
+        """The statistics of a batch of per-item values that are all valid (a float tensor):
+        ``total`` (float64 sum), ``count`` and ``values`` (float64). A value that is not finite
+        is an InputError (``hint`` says where it can come from), never a silent NaN mean."""
+        import torch
+
+        v = torch.as_tensor(values).detach().to(torch.float64).reshape(-1)
+        bad = (~torch.isfinite(v)).nonzero().flatten().tolist()
+        if bad:
+            more = " ..." if len(bad) > 5 else ""
+            raise InputError(f"{len(bad)} of {v.numel()} per-item values are not finite (items {bad[:5]}{more}){hint}")
+        return {"total": v.sum(), "count": v.numel(), "values": v}
 
 
 def status_names(codes: Any) -> list[str]:
@@ -260,9 +322,38 @@ def status_names(codes: Any) -> list[str]:
     return [ITEM_STATUSES[int(c)] for c in vals]
 
 
-def mean_from_stats(stats: dict[str, Any], what: str) -> float:
-    """``total / count`` of an :meth:`Aggregate.as_stats` dict (python numbers or tensors)."""
-    count, bad = int(stats["count"]), int(stats["unparsable"])
+def mean_from_stats(stats: Mapping[str, Any], what: str, hint: str = "pass items with readable answers") -> float:
+    """``total / count`` of :class:`MeanStats` statistics (python numbers or tensors); no item
+    to average is an EmptyInputError naming ``what`` (and the unreadable items, if counted)."""
+    count = int(stats["count"])
     if count == 0:
-        raise EmptyInputError(f"{what}: no valid items ({bad} unparsable); pass items with readable answers")
+        bad = f" ({int(stats['unparsable'])} unparsable)" if "unparsable" in stats else ""
+        raise EmptyInputError(f"{what}: no valid items{bad}; {hint}")
     return float(stats["total"]) / count
+
+
+def mean_result(
+    stats: Mapping[str, Any],
+    signature: Signature,
+    what: str,
+    extras: Mapping[str, Any] | None = None,
+    hint: str = "pass items with readable answers",
+) -> MetricResult:
+    """The mean of :class:`MeanStats` statistics as a result: ``per_item`` holds one value per
+    input item (NaN where the item adds nothing to the mean); where the statistics have them,
+    ``extras["n_unparsable"]`` counts the unreadable items and ``extras["item_status"]`` gives
+    each item's status ("ok", "unparsable", ...); ``extras`` adds the metric's own."""
+    import torch
+
+    from transcreval.result import MetricResult
+
+    values = stats["values"]
+    per_item = values if isinstance(values, torch.Tensor) else torch.as_tensor(values, dtype=torch.float64)
+    out: dict[str, Any] = {}
+    if "unparsable" in stats:
+        out["n_unparsable"] = int(stats["unparsable"])
+    if "status" in stats:
+        out["item_status"] = status_names(stats["status"])
+    out.update(extras or {})
+    value = mean_from_stats(stats, what, hint)
+    return MetricResult(value=value, n=int(stats["count"]), signature=signature, per_item=per_item, extras=out)

@@ -34,7 +34,7 @@ from typing import Any
 
 import torch
 
-from transcreval.errors import InputError
+from transcreval.common import check_positive_int
 
 __all__ = ["available_cpus", "check_num_threads", "default_threads", "torch_threads", "worker_count"]
 
@@ -90,8 +90,7 @@ def worker_count(num_threads: int | None, items: int, cap: int = 4) -> int:
 
 def check_num_threads(value: Any, name: str = "num_threads") -> None:
     """``None`` or a positive integer (raises InputError naming the option)."""
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-        raise InputError(f"{name} must be a positive integer or None, got {value!r}")
+    check_positive_int(name, value, optional=True)
 
 
 @contextmanager

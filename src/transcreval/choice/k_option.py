@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import torch
 
-from transcreval.common import OnUnreadable, check_on_unreadable, check_positive_int
+from transcreval.common import OnUnreadable, check_bool, check_on_unreadable, check_positive_int
 from transcreval.errors import InputError
 from transcreval.functional.choice.k_option import (
     DEFAULT_MAX_K,
@@ -58,8 +58,7 @@ class KOptionScore(Metric):
             check_positive_int("k", k)
             if not 2 <= k <= max_k:
                 raise InputError(f"k must lie in 2..max_k={max_k}, got {k}")
-        if not isinstance(clamp, bool):
-            raise InputError(f"clamp must be True or False, got {clamp!r}")
+        check_bool("clamp", clamp)
         self.k, self.clamp, self.max_k, self.on_unreadable = k, clamp, max_k, on_unreadable
         self.add_state("table", Sum(torch.int64, (max_k + 1, 2)))
         self.add_state("unparsable", Sum(torch.int64))

@@ -20,6 +20,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from transcreval.common import check_positive_int
 from transcreval.errors import InputError
 from transcreval.io.values import check_input_range  # the one input_range rule, re-exported here
 
@@ -31,9 +32,7 @@ __all__ = ["FeatureOptions", "check_batch_size", "check_input_range", "feature_o
 
 def check_batch_size(value: Any) -> int | None:
     """``batch_size``: a positive integer or None."""
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-        raise InputError(f"batch_size must be a positive integer or None, got {value!r}")
-    return value
+    return check_positive_int("batch_size", value, optional=True)
 
 
 def open_feature_cache(value: Any) -> FeatureCache | None:

@@ -5,21 +5,17 @@ from __future__ import annotations
 import os
 from typing import Any, ClassVar
 
-import torch
-
+from transcreval.aggregate_metric import MeanMetric
 from transcreval.features.options import feature_options
 from transcreval.functional.image.dinov2_distance import (
     dinov2_distance_values,
     dinov2_extractor,
     dinov2_signature_options,
 )
-from transcreval.functional.multimodal.embedding_similarity import embedding_mean_from_stats, similarity_stats
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
-from transcreval.states import Cat, Sum
+from transcreval.functional.multimodal.embedding_similarity import EMPTY_HINT, similarity_stats
 
 
-class DINOv2Distance(Metric):
+class DINOv2Distance(MeanMetric):
     """Mean ``1 - cos`` of the DINOv2 CLS features of each output and its paired image
     (MPTc-Bench App. B.2), in [0, 2], lower is more similar; ``per_item`` holds each pair.
 
@@ -37,6 +33,7 @@ class DINOv2Distance(Metric):
     higher_is_better: ClassVar[bool | None] = False
     value_range: ClassVar[tuple[float, float]] = (0.0, 2.0)
     version_packages: ClassVar[tuple[str, ...]] = ("timm", "torch")
+    empty_hint: ClassVar[str] = EMPTY_HINT
 
     def __init__(
         self,
@@ -53,9 +50,6 @@ class DINOv2Distance(Metric):
         self.model, self.weights = model, weights
         self._extractor = dinov2_extractor(model, weights)  # loaded now and kept (pinned weights)
         self._options = dinov2_signature_options(self._extractor, model)
-        self.add_state("total", Sum(torch.float64))
-        self.add_state("count", Sum(torch.int64))
-        self.add_state("values", Cat(torch.float64))
 
     def _signature_options(self) -> dict[str, Any]:
         return dict(self._options)
@@ -65,6 +59,3 @@ class DINOv2Distance(Metric):
         the image each is compared with (e.g. the source posters)."""
         ext = self._extractor.on(self.device)
         return similarity_stats(dinov2_distance_values(preds, target, ext, **self.options.run_options()))
-
-    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return embedding_mean_from_stats(stats, self.signature, self.name)

@@ -6,16 +6,14 @@ from typing import Any, ClassVar
 
 import torch
 
+from transcreval.aggregate_metric import MeanMetric
 from transcreval.features.lpips_network import load_lpips_network
 from transcreval.features.options import check_input_range
-from transcreval.functional.image.lpips import check_lpips_options, lpips_stats, lpips_values, mean_from_stats
+from transcreval.functional.image.lpips import EMPTY_HINT, check_lpips_options, lpips_stats, lpips_values
 from transcreval.io import Range
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
-from transcreval.states import Cat, Sum
 
 
-class LPIPSFamily(Metric):
+class LPIPSFamily(MeanMetric):
     """What LPIPS, MaskedLPIPS and BackgroundPreservation share: the network, options and states.
 
     The network is loaded when the metric is built (a missing file raises
@@ -27,6 +25,7 @@ class LPIPSFamily(Metric):
     higher_is_better: ClassVar[bool] = False
     value_range: ClassVar[tuple[float, float]] = (0.0, float("inf"))
     version_packages: ClassVar[tuple[str, ...]] = ("torch",)
+    empty_hint: ClassVar[str] = EMPTY_HINT
 
     def __init__(
         self,
@@ -51,9 +50,6 @@ class LPIPSFamily(Metric):
         self.trunk_device = device
         self.batch_size = batch_size
         self.cache_preds = cache_preds
-        self.add_state("total", Sum(torch.float64))
-        self.add_state("count", Sum(torch.int64))
-        self.add_state("values", Cat(torch.float64))
 
     @property
     def net(self) -> str:
@@ -111,6 +107,3 @@ class LPIPS(LPIPSFamily):
     def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
         """``preds``/``target``: paired images of equal size (system outputs, references)."""
         return lpips_stats(preds, target, self.network, **self._options())
-
-    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return mean_from_stats(stats, self.signature, self.name, {})

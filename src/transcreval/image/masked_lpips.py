@@ -6,9 +6,9 @@ from typing import Any, ClassVar
 
 import torch
 
-from transcreval.common import check_choice
+from transcreval.common import check_choice, mean_result
 from transcreval.errors import InputError
-from transcreval.functional.image.lpips import MaskMode, mean_from_stats, pair_maps
+from transcreval.functional.image.lpips import EMPTY_HINT, MaskMode, pair_maps
 from transcreval.functional.image.masked_lpips import (
     DEFAULT_MIN_COVERAGE,
     check_masked_options,
@@ -104,9 +104,6 @@ class MaskedLPIPS(LPIPSFamily):
             "min_coverage": self.min_coverage,
         }
 
-    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return mean_from_stats(stats, self.signature, self.name, self._extras(stats))
-
     def _signature_options(self) -> dict[str, Any]:
         # min_coverage decides the low_coverage count: states made with other thresholds never mix
         return {**super()._signature_options(), "mode": self.mode, "min_cov": self.min_coverage}
@@ -184,7 +181,7 @@ class BackgroundPreservation(MaskedLPIPS):
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         n = int(stats["count"])
         flipped = {"total": n - stats["total"], "count": stats["count"], "values": 1 - stats["values"]}
-        return mean_from_stats(flipped, self.signature, self.name, self._extras(stats))
+        return mean_result(flipped, self.signature, self.name, self._extras(stats), EMPTY_HINT)
 
     def _signature_options(self) -> dict[str, Any]:
         opts = super()._signature_options()

@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 
 import torch
 
+from transcreval.common import check_bool
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.image.phash import check_phash_options, edit_intensity_counts, phash_distance
 from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range
@@ -69,8 +70,7 @@ class PHashDistance(Metric):
         check_phash_options(**self.hash_options)
         if hash_size > 8:
             raise InputError("PHashDistance supports hash_size <= 8 (hashes are stored as int64)")
-        if not isinstance(inclusive, bool):
-            raise InputError(f"inclusive must be True or False, got {inclusive!r}")
+        check_bool("inclusive", inclusive)
         edit_intensity_counts([], surface_max, deep_min, inclusive)  # validates the thresholds
         self.surface_max, self.deep_min, self.inclusive = surface_max, deep_min, inclusive
         self.add_state("distance_sum", Sum(torch.int64))

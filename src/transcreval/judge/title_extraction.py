@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import torch
 
+from transcreval.common import check_bool, check_positive_int
 from transcreval.errors import InputError
 from transcreval.functional.judge.title_extraction import title_extraction_from_stats, title_extraction_stats
 from transcreval.judge.catalog import MPTC_TITLE
@@ -39,9 +40,9 @@ class TitleExtraction(JudgeMetric):
         lowercase: bool = False,
         **kwargs: Any,
     ) -> None:
-        for name, v in (("char_order", char_order), ("word_order", word_order)):
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise InputError(f"{name} must be a non-negative integer, got {v!r}")
+        check_positive_int("char_order", char_order, minimum=0)
+        check_positive_int("word_order", word_order, minimum=0)
+        check_bool("lowercase", lowercase)
         if char_order + word_order == 0 or not isinstance(beta, (int, float)) or beta <= 0:
             raise InputError("chrF needs char_order + word_order > 0 and beta > 0")
         super().__init__(judge=judge, **kwargs)

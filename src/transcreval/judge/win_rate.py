@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import torch
 
+from transcreval.common import check_bool
 from transcreval.errors import InputError
 from transcreval.functional.judge.win_rate import (
     PAIRWISE_FIELDS,
@@ -45,8 +46,7 @@ class WinRate(JudgeMetric):
     def __init__(self, *, judge: Any, seed: int = 0, both_orders: bool = False, **kwargs: Any) -> None:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise InputError(f"seed must be an integer, got {seed!r}")
-        if not isinstance(both_orders, bool):
-            raise InputError(f"both_orders must be True or False, got {both_orders!r}")
+        check_bool("both_orders", both_orders)
         super().__init__(judge=judge, **kwargs)
         self.seed, self.both_orders = seed, both_orders
         for name in ("wins", "ties", "first_picks", "judgments"):

@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from transcreval.aggregate_metric import AggregateMetric
-from transcreval.common import Mode, OnUnreadable, check_on_unreadable
-from transcreval.errors import InputError
+from transcreval.common import Mode, OnUnreadable, check_on_unreadable, check_positive_int
 from transcreval.functional.layout.box_reading import Coords, check_box_options
 from transcreval.functional.layout.boxes import (
     area_ratio_stats,
@@ -48,8 +47,7 @@ class TextLocalizationIoU(_BoxMetric):
 
     def __init__(self, top_n: int, *, on_unreadable: OnUnreadable = "zero", **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if not isinstance(top_n, int) or isinstance(top_n, bool) or top_n < 1:
-            raise InputError(f"top_n must be a positive integer, got {top_n!r}")
+        check_positive_int("top_n", top_n)
         check_on_unreadable(on_unreadable)
         self.top_n, self.on_unreadable = top_n, on_unreadable
 

@@ -5,30 +5,26 @@ from __future__ import annotations
 import os
 from typing import Any, ClassVar
 
-import torch
-
+from transcreval.aggregate_metric import MeanMetric
 from transcreval.features.options import feature_options
 from transcreval.functional.multimodal.embedding_similarity import (
     CATEGORY_TEMPLATE,
     CLIP_DEFAULT,
     CULTURE_TEMPLATE,
+    EMPTY_HINT,
     SIGLIP_DEFAULT,
     clip_similarity_values,
     cultural_relevance_values,
-    embedding_mean_from_stats,
     load_template,
     semantic_equivalence_values,
     similarity_stats,
     visual_similarity_values,
 )
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
-from transcreval.states import Cat, Sum
 
 __all__ = ["CLIPSimilarity", "CulturalRelevanceDelta", "EmbeddingMetric", "SemanticEquivalence", "VisualSimilarity"]
 
 
-class EmbeddingMetric(Metric):
+class EmbeddingMetric(MeanMetric):
     """Base of the open_clip similarity metrics: a per-item mean (``per_item`` holds each item).
 
     Args:
@@ -55,6 +51,7 @@ class EmbeddingMetric(Metric):
     higher_is_better: ClassVar[bool | None] = True
     version_packages: ClassVar[tuple[str, ...]] = ("open_clip_torch", "torch", "pillow")
     default_model: ClassVar[tuple[str, str]] = SIGLIP_DEFAULT
+    empty_hint: ClassVar[str] = EMPTY_HINT
 
     def __init__(
         self,
@@ -81,18 +78,12 @@ class EmbeddingMetric(Metric):
         self._enc = get_clip(model, pretrained, tokenizer=tokenizer, preprocess=preprocess, crop=crop)
         self._run = self.options.run_options()
         self._options = dict(self._enc.signature_options)
-        self.add_state("total", Sum(torch.float64))
-        self.add_state("count", Sum(torch.int64))
-        self.add_state("values", Cat(torch.float64))
 
     def _encoder(self) -> Any:
         return self._enc.on(self.device)
 
     def _signature_options(self) -> dict[str, Any]:
         return dict(self._options)
-
-    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return embedding_mean_from_stats(stats, self.signature, self.name)
 
 
 class CLIPSimilarity(EmbeddingMetric):

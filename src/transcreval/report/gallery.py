@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from transcreval.common import check_positive_int
 from transcreval.errors import InputError
 from transcreval.protocols.records import ProtocolResult
 from transcreval.report.document import Card, GalleryBlock, fmt
@@ -37,8 +38,7 @@ def select_items(
     Only items with a value count (``baseline_value`` is NaN without a baseline); "disagreeing"
     is empty without a baseline.
     """
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise InputError(f"k must be a positive integer, got {k!r}")
+    check_positive_int("k", k)
     mine = [(r.item_id, r.value) for r in result.select(system=system, metric=metric) if r.ok]
     base = {r.item_id: r.value for r in result.select(system=baseline, metric=metric) if r.ok} if baseline else {}
     rows = [(i, v, base.get(i, math.nan)) for i, v in mine]

@@ -7,7 +7,6 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.common import check_choice
-from transcreval.errors import InputError
 from transcreval.functional.text.chrf import RefLayout, check_chrf_options, title_chrf_from_stats, title_chrf_stats
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
@@ -49,7 +48,7 @@ class TitleChrF(Metric):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        check_chrf_options(char_order, word_order, beta)
+        check_chrf_options(char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
         self.options: dict[str, Any] = {
             "char_order": char_order,
             "word_order": word_order,
@@ -59,9 +58,6 @@ class TitleChrF(Metric):
             "eps_smoothing": eps_smoothing,
         }
         check_choice("ref_layout", ref_layout, (None, "sample", "stream"))
-        for name in ("lowercase", "whitespace", "eps_smoothing"):
-            if not isinstance(self.options[name], bool):
-                raise InputError(f"{name} must be True or False, got {self.options[name]!r}")
         self.ref_layout = ref_layout
         self.add_state("ngram_stats", Sum(torch.int64, (3 * (char_order + word_order),)))
         self.add_state("score_sum", Sum(torch.float64))

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from transcreval.common import check_positive_int
 from transcreval.errors import InputError, MissingDependencyError, WeightsFormatError, WeightsNotFoundError
 from transcreval.text.comet_models import CometModelSpec, comet_model_spec, known_comet_models
 from transcreval.weights.resolve import cache_root, is_offline, resolve, sha256_file
@@ -287,8 +288,7 @@ class CometScorer:
         batch_size: int = 16,
         device: Any = None,
     ) -> None:
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-            raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
+        check_positive_int("batch_size", batch_size)
         self.batch_size = batch_size
         self.device = _check_device(device)
         import_comet()

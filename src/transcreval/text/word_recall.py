@@ -9,7 +9,6 @@ import torch
 
 from transcreval.aggregate_metric import AggregateMetric
 from transcreval.common import Mode, OnUnreadable, check_mode, check_on_unreadable, check_positive_int
-from transcreval.errors import InputError
 from transcreval.functional.text.word_recall import (
     font_size_stability_from_stats,
     font_size_stability_stats,
@@ -105,8 +104,7 @@ class FontSizeStability(_WordRecallOptions, Metric):
     ) -> None:
         super().__init__(**kwargs)
         self._set_options(unit, mode, on_unreadable)
-        if not isinstance(ddof, int) or isinstance(ddof, bool) or ddof < 0:
-            raise InputError(f"ddof must be a non-negative integer, got {ddof!r}")
+        check_positive_int("ddof", ddof, minimum=0)
         self.ddof = ddof
         self.add_state("wr", Cat(torch.float64))
         self.add_state("size", Cat(torch.float64))

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from transcreval.common import (
-    Aggregate,
+    MeanStats,
     Mode,
     OnUnreadable,
     as_list,
@@ -95,7 +95,7 @@ def style_score_stats(
     labs = check_labels(labels)
     p, t = as_list(preds, "preds"), as_list(target, "target")
     same_length(p, t, "style_score (preds vs target)")
-    agg = Aggregate()
+    agg = MeanStats()
     for a, b in zip(p, t):
         if not isinstance(b, str):
             raise InputError(f"target styles must be strings, got {type(b).__name__}")

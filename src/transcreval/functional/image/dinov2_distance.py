@@ -11,7 +11,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from transcreval.errors import InputError
-from transcreval.functional.multimodal.embedding_similarity import embedding_mean_from_stats, similarity_stats
+from transcreval.functional.multimodal.embedding_similarity import embedding_result
 from transcreval.result import MetricResult, Signature
 
 if TYPE_CHECKING:
@@ -79,4 +79,4 @@ def dinov2_distance(
     ext = dinov2_extractor(model, weights, device)
     vals = dinov2_distance_values(preds, target, ext, **opts.run_options())
     sig = Signature.make("DINOv2Distance", dinov2_signature_options(ext, model), ("timm", "torch"))
-    return embedding_mean_from_stats(similarity_stats(vals), sig, "DINOv2Distance")
+    return embedding_result(vals, sig, "DINOv2Distance")

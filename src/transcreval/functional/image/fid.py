@@ -24,6 +24,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from transcreval.common import check_bool
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.image.frechet import frechet_distance, gaussian_from_moments, moments
 from transcreval.result import MetricResult, Signature
@@ -95,8 +96,7 @@ def split_fid_inputs(preds: Any, target: Any, real: Any) -> dict[str, Any]:
         if preds is None and target is None:
             raise InputError("FID.update needs images: update(preds, target) or update(images, real=True/False)")
         return {"fake": preds, "real": target}
-    if not isinstance(real, bool):
-        raise InputError(f"real must be True or False, got {real!r}")
+    check_bool("real", real)
     if target is not None:
         raise InputError("pass either update(preds, target) or update(images, real=...), not both")
     return {"real" if real else "fake": preds}

@@ -29,15 +29,15 @@ The head runs in float32 (float64 when the trunk does).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from transcreval.errors import EmptyInputError, InputError
+from transcreval.common import MeanStats, check_bool
+from transcreval.errors import InputError
 from transcreval.features import shared_input
 from transcreval.features.lpips_network import NETS, LPIPSNetwork, load_lpips_network
 from transcreval.features.lpips_trunk import TRUNKS
 from transcreval.functional.image.lpips_memory import check_max_pixels, check_pair_memory
-from transcreval.result import MetricResult, Signature
 from transcreval.threads import torch_threads
 
 if TYPE_CHECKING:
@@ -256,8 +256,7 @@ def check_lpips_options(
     check_max_pixels(max_pixels)
     if net not in TRUNKS:
         raise InputError(f"net must be one of {', '.join(map(repr, NETS))}, got {net!r}")
-    if not isinstance(cache_preds, bool):
-        raise InputError(f"cache_preds must be True or False, got {cache_preds!r}")
+    check_bool("cache_preds", cache_preds)
     return feature_options(input_range, batch_size, feature_cache).feature_cache
 
 
@@ -290,35 +289,20 @@ def lpips_values(
         return (out, pair_maps(maps, n)) if return_map else out
 
 
-def mean_stats(values: torch.Tensor) -> dict[str, Any]:
-    """Sum, count and per-pair values (float64) of per-pair distances."""
-    import torch
-
-    v = values.detach().to(torch.float64)
-    bad = (~torch.isfinite(v)).nonzero().flatten().tolist()
-    if bad:
-        raise InputError(
-            f"{len(bad)} of {v.numel()} per-pair values are not finite (pairs {bad[:5]}"
-            f"{' ...' if len(bad) > 5 else ''}). The images were checked and are finite, so the network "
-            "produced them: check the weights for NaN/inf values, and run in float32 if a lower dtype overflowed"
-        )
-    return {"total": v.sum(), "count": v.numel(), "values": v}
+#: where a non-finite LPIPS value comes from (the images were checked before the network ran)
+NONFINITE_HINT = (
+    ". The images were checked and are finite, so the network produced them: check the weights for "
+    "NaN/inf values, and run in float32 if a lower dtype overflowed"
+)
+#: what the error of an LPIPS mean over no pair suggests
+EMPTY_HINT = "call update(preds, target) with at least one pair first"
 
 
 def lpips_stats(preds: Any, target: Any, network: LPIPSNetwork, **options: Any) -> dict[str, Any]:
     """The sufficient statistics of a batch: sum, count and per-pair LPIPS."""
     values = lpips_values(preds, target, network, **options)
     assert not isinstance(values, tuple)
-    return mean_stats(values)
-
-
-def mean_from_stats(stats: Mapping[str, Any], signature: Signature, what: str, extras: dict[str, Any]) -> MetricResult:
-    n = int(stats["count"])
-    if n == 0:
-        raise EmptyInputError(f"{what} has no pairs: call update(preds, target) first")
-    return MetricResult(
-        value=float(stats["total"]) / n, n=n, signature=signature, per_item=stats["values"], extras=extras
-    )
+    return MeanStats.of_values(values, NONFINITE_HINT)
 
 
 def lpips(

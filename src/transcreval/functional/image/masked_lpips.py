@@ -27,14 +27,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from transcreval.common import MeanStats, check_bool, check_range
 from transcreval.errors import InputError
 from transcreval.features.lpips_network import LPIPSNetwork, load_lpips_network
 from transcreval.functional.image.lpips import (
+    NONFINITE_HINT,
     MaskMode,
     check_lpips_options,
     iter_pair_layers,
     masked_from_layers,
-    mean_stats,
     pair_maps,
     per_pair,
     spatial_map,
@@ -50,12 +51,10 @@ DEFAULT_MIN_COVERAGE = 0.05
 
 
 def check_masked_options(mode: Any, min_coverage: Any, resize_mask: Any = False) -> None:
-    if not isinstance(resize_mask, bool):
-        raise InputError(f"resize_mask must be True or False, got {resize_mask!r}")
+    check_bool("resize_mask", resize_mask)
     if mode not in MODES:
         raise InputError(f"mode must be 'area' or 'upsample', got {mode!r}")
-    if isinstance(min_coverage, bool) or not isinstance(min_coverage, (int, float)) or not 0 <= min_coverage <= 1:
-        raise InputError(f"min_coverage must be a fraction in [0, 1], got {min_coverage!r}")
+    check_range("min_coverage", min_coverage, 0.0, 1.0)
 
 
 def _one_mask(mask: Any, what: str, single: bool = False) -> torch.Tensor:
@@ -216,7 +215,7 @@ def masked_lpips_stats(
     import torch
 
     values, cov = masked_values(preds, target, mask, network, mode=mode, **options)
-    stats = mean_stats(values)
+    stats = MeanStats.of_values(values, NONFINITE_HINT)
     cov64 = cov.detach().to(torch.float64)
     stats["coverage"] = cov64.sum()
     stats["low_coverage"] = int((cov64 < min_coverage).sum())

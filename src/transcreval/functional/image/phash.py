@@ -30,9 +30,11 @@ from typing import Any, Literal
 import numpy as np
 import torch
 
+from transcreval.common import check_bool, check_positive_int
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.image.pil_resample import resize_square
 from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range, split_batch, to_gray_uint8
+from transcreval.io.values import check_input_range
 from transcreval.threads import check_num_threads, torch_threads, worker_count
 
 _CHUNK_PIXELS = 1_600_000  # pixels per worker chunk: ~4 posters of 512x768 (cache friendly)
@@ -62,26 +64,15 @@ def check_phash_options(
     fast_decode: Any = False,
 ) -> None:
     """Validate pHash options (raises InputError naming the option)."""
-    if not isinstance(hash_size, int) or isinstance(hash_size, bool) or hash_size < 2:
-        raise InputError(f"hash_size must be an integer >= 2, got {hash_size!r}")
-    if not isinstance(highfreq_factor, int) or isinstance(highfreq_factor, bool) or highfreq_factor < 1:
-        raise InputError(f"highfreq_factor must be a positive integer, got {highfreq_factor!r}")
-    if input_range is not None:
-        try:
-            lo, hi = (float(v) for v in input_range)
-        except (TypeError, ValueError):
-            raise InputError(f"input_range must be a (low, high) pair of numbers, got {input_range!r}") from None
-        if not lo < hi:
-            raise InputError(f"input_range must have low < high, got {input_range!r}")
+    check_positive_int("hash_size", hash_size, minimum=2)
+    check_positive_int("highfreq_factor", highfreq_factor)
+    check_input_range(input_range)
     if channels not in (None, "first", "last"):
         raise InputError(f"channels must be None, 'first' or 'last', got {channels!r}")
-    if not isinstance(exif_transpose, bool):
-        raise InputError(f"exif_transpose must be True or False, got {exif_transpose!r}")
+    check_bool("exif_transpose", exif_transpose)
     check_num_threads(num_threads)
-    if not isinstance(max_pixels, int) or isinstance(max_pixels, bool) or max_pixels < 1:
-        raise InputError(f"max_pixels must be a positive integer, got {max_pixels!r}")
-    if not isinstance(fast_decode, bool):
-        raise InputError(f"fast_decode must be True or False, got {fast_decode!r}")
+    check_positive_int("max_pixels", max_pixels)
+    check_bool("fast_decode", fast_decode)
 
 
 def _resize_chunk(items: list[Any], size: int, kw: dict[str, Any]) -> np.ndarray:

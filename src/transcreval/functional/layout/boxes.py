@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from numbers import Real
 from typing import Any
 
-from transcreval.common import Aggregate, Mode, OnUnreadable, check_on_unreadable, mean_from_stats
+from transcreval.common import MeanStats, Mode, OnUnreadable, check_on_unreadable, check_positive_int, mean_from_stats
 from transcreval.errors import InputError
 from transcreval.functional.layout.box_reading import (
     Coords,
@@ -74,9 +74,8 @@ def text_localization_iou_stats(
     """Per image IoU (paper) or per matched box IoU (code), plus the unreadable answers."""
     check_box_options(mode, coords, target_coords)
     check_on_unreadable(on_unreadable)
-    if not isinstance(top_n, int) or isinstance(top_n, bool) or top_n < 1:
-        raise InputError(f"top_n must be a positive integer, got {top_n!r}")
-    agg = Aggregate()
+    check_positive_int("top_n", top_n)
+    agg = MeanStats()
     for pred, gt, size in sized_items(preds, target, image_sizes, "text_localization_iou"):
         g = target_boxes(gt, target_coords, size, mode)
         if not g:
@@ -151,7 +150,7 @@ def box_recall_rate_stats(
     """Per item ``min(1, n_pred / n_query)``; an unreadable answer scores 0 or is left out."""
     check_box_options(mode, coords, "normalized")
     check_on_unreadable(on_unreadable)
-    agg = Aggregate()
+    agg = MeanStats()
     for pred, query, size in sized_items(preds, target, image_sizes, "box_recall_rate"):
         nq = _count(query, "target") if isinstance(query, Real) else len(box_list(query, "target", False))
         if isinstance(pred, Real):
@@ -203,7 +202,7 @@ def _per_pair_stats(
 ) -> dict[str, Any]:
     """``score(readings of a predicted box, its ground-truth box)`` for every paired element."""
     check_box_options(mode, coords, target_coords)
-    agg = Aggregate()
+    agg = MeanStats()
     for pred, gt, size in sized_items(preds, target, image_sizes, "layout boxes"):
         g = target_boxes(gt, target_coords, size, mode)
         p = pred_boxes(pred, mode, coords, size)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from transcreval.common import (
-    Aggregate,
+    MeanStats,
     Mode,
     OnUnreadable,
     as_list,
@@ -69,7 +69,7 @@ def patch_iou_stats(
     _check(mode, n_patches, on_unreadable)
     p, t = as_list(preds, "preds"), as_list(target, "target")
     same_length(p, t, "patch_iou (preds vs target)")
-    agg = Aggregate()
+    agg = MeanStats()
     for pred, gt in zip(p, t):
         g = set(read_patch_ids(list(gt), "paper", n_patches) or [])
         ids = read_patch_ids(pred, mode, n_patches)
@@ -109,7 +109,7 @@ def match_accuracy_stats(
     _check(mode, n_patches, on_unreadable)
     p, t = as_list(preds, "preds"), as_list(target, "target")
     same_length(p, t, "match_accuracy (preds vs target)")
-    agg = Aggregate()
+    agg = MeanStats()
     for pred, requested in zip(p, t):
         if isinstance(requested, bool) or not isinstance(requested, int) or requested < 0:
             raise InputError(f"target holds the number of patches asked for (an integer >= 0), got {requested!r}")

@@ -23,7 +23,8 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from transcreval.errors import EmptyInputError, InputError
+from transcreval.common import MeanStats, mean_result
+from transcreval.errors import InputError
 from transcreval.result import MetricResult, Signature
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ __all__ = [
     "CULTURE_TEMPLATES",
     "clip_similarity",
     "cultural_relevance_delta",
-    "embedding_mean_from_stats",
+    "embedding_result",
     "fill_template",
     "load_template",
     "semantic_equivalence",
@@ -111,18 +112,18 @@ def _pairs(a: torch.Tensor, b: torch.Tensor, names: tuple[str, str]) -> None:
 
 
 def similarity_stats(values: torch.Tensor) -> dict[str, Any]:
-    """Per-item values -> ``{"total", "count", "values"}`` (float64 sum, int64 count)."""
-    import torch
-
-    v = values.detach().to(torch.float64).reshape(-1)
-    return {"total": v.sum(), "count": torch.tensor(v.numel(), dtype=torch.int64), "values": v}
+    """Per-item values -> ``{"total", "count", "values"}`` (float64; see
+    :meth:`~transcreval.common.MeanStats.of_values`)."""
+    return MeanStats.of_values(values)
 
 
-def embedding_mean_from_stats(stats: dict[str, Any], signature: Signature, what: str) -> MetricResult:
-    count = int(stats["count"])
-    if count == 0:
-        raise EmptyInputError(f"{what}: no items")
-    return MetricResult(float(stats["total"]) / count, count, signature, per_item=stats["values"])
+def embedding_result(values: torch.Tensor, signature: Signature, what: str) -> MetricResult:
+    """The mean of per-item similarities as the twins' result (``per_item`` holds each item)."""
+    return mean_result(similarity_stats(values), signature, what, hint=EMPTY_HINT)
+
+
+#: what the error of a mean over no item suggests
+EMPTY_HINT = "pass at least one image"
 
 
 def _embed(encoder: CLIPEncoder, images: Any, what: str, run: dict[str, Any]) -> torch.Tensor:
@@ -238,9 +239,7 @@ def clip_similarity(
     run = _run(input_range, batch_size, feature_cache)
     enc = _encoder(model, pretrained, tokenizer, preprocess, crop, device, CLIP_DEFAULT)
     sig = Signature.make("CLIPSimilarity", enc.signature_options, _PACKAGES)
-    return embedding_mean_from_stats(
-        similarity_stats(clip_similarity_values(preds, target, enc, **run)), sig, "CLIPSimilarity"
-    )
+    return embedding_result(clip_similarity_values(preds, target, enc, **run), sig, "CLIPSimilarity")
 
 
 def visual_similarity(
@@ -262,9 +261,7 @@ def visual_similarity(
     run = _run(input_range, batch_size, feature_cache)
     enc = _encoder(model, pretrained, tokenizer, preprocess, crop, device)
     sig = Signature.make("VisualSimilarity", enc.signature_options, _PACKAGES)
-    return embedding_mean_from_stats(
-        similarity_stats(visual_similarity_values(preds, source, enc, **run)), sig, "VisualSimilarity"
-    )
+    return embedding_result(visual_similarity_values(preds, source, enc, **run), sig, "VisualSimilarity")
 
 
 def cultural_relevance_delta(
@@ -292,7 +289,7 @@ def cultural_relevance_delta(
     enc = _encoder(model, pretrained, tokenizer, preprocess, crop, device)
     sig = Signature.make("CulturalRelevanceDelta", {**enc.signature_options, "tpl": tpl}, _PACKAGES)
     vals = cultural_relevance_values(preds, source, country, enc, tpl, **run)
-    return embedding_mean_from_stats(similarity_stats(vals), sig, "CulturalRelevanceDelta")
+    return embedding_result(vals, sig, "CulturalRelevanceDelta")
 
 
 def semantic_equivalence(
@@ -319,4 +316,4 @@ def semantic_equivalence(
     enc = _encoder(model, pretrained, tokenizer, preprocess, crop, device)
     sig = Signature.make("SemanticEquivalence", {**enc.signature_options, "tpl": tpl}, _PACKAGES)
     vals = semantic_equivalence_values(preds, category, enc, tpl, **run)
-    return embedding_mean_from_stats(similarity_stats(vals), sig, "SemanticEquivalence")
+    return embedding_result(vals, sig, "SemanticEquivalence")

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from transcreval.common import check_positive_int
 from transcreval.errors import InputError
 from transcreval.result import MetricResult, Signature
 
@@ -42,8 +43,7 @@ def rankdata(x: np.ndarray) -> np.ndarray:
 
 def check_bootstrap(bootstrap: Any, seed: Any, confidence: Any) -> None:
     """Validate the bootstrap options (raises InputError naming the option)."""
-    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
-        raise InputError(f"bootstrap must be a non-negative integer (0 = no interval), got {bootstrap!r}")
+    check_positive_int("bootstrap (0 = no interval)", bootstrap, minimum=0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise InputError(f"seed must be an integer, got {seed!r}")
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 import torch
 
-from transcreval.common import check_text
+from transcreval.common import check_bool, check_positive_int, check_text
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.text.chrf_ngrams import fscore, segment_statistics
 from transcreval.result import MetricResult, Signature
@@ -164,7 +164,7 @@ def _segments(
     ref_layout: RefLayout,
 ) -> tuple[list[list[int]], list[float]]:
     """Inputs and options checked; per text the best reference's statistics and sentence chrF."""
-    check_chrf_options(char_order, word_order, beta)
+    check_chrf_options(char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
     hyp_list = _check_texts(preds, "preds")
     ref_lists = normalize_references(target, len(hyp_list), ref_layout)
     return segment_statistics(
@@ -179,14 +179,24 @@ def _segments(
     )
 
 
-def check_chrf_options(char_order: int, word_order: int, beta: float) -> None:
-    """Validate chrF's n-gram orders and beta (raises InputError)."""
-    if not isinstance(char_order, int) or char_order < 0 or not isinstance(word_order, int) or word_order < 0:
-        raise InputError(f"char_order and word_order must be non-negative integers, got {char_order!r}, {word_order!r}")
+def check_chrf_options(
+    char_order: int,
+    word_order: int,
+    beta: float,
+    lowercase: bool = False,
+    whitespace: bool = False,
+    eps_smoothing: bool = False,
+) -> None:
+    """Validate chrF's n-gram orders, beta and switches (raises InputError naming the option)."""
+    check_positive_int("char_order", char_order, minimum=0)
+    check_positive_int("word_order", word_order, minimum=0)
     if char_order + word_order == 0:
         raise InputError("char_order + word_order must be at least 1")
     if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta > 0:
         raise InputError(f"beta must be positive, got {beta!r}")
+    check_bool("lowercase", lowercase)
+    check_bool("whitespace", whitespace)
+    check_bool("eps_smoothing", eps_smoothing)
 
 
 def sentence_chrf(preds: Sequence[str], target: Any, **options: Any) -> torch.Tensor:

@@ -25,10 +25,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from transcreval.common import (
-    Aggregate,
+    MeanStats,
     Mode,
     OnUnreadable,
     as_list,
+    check_bool,
     check_mode,
     check_on_unreadable,
     check_text,
@@ -47,8 +48,7 @@ CODE_POSTER_MIN = 0.05
 def check_ocr_options(mode: Any, on_unreadable: Any, refusal_filter: Any) -> None:
     check_mode(mode)
     check_on_unreadable(on_unreadable)
-    if not isinstance(refusal_filter, bool):
-        raise InputError(f"refusal_filter must be True or False, got {refusal_filter!r}")
+    check_bool("refusal_filter", refusal_filter)
     if refusal_filter and mode != "posteriq-code":
         raise InputError("refusal_filter is PosterIQ's code's rule: use it with mode='posteriq-code'")
 
@@ -95,7 +95,7 @@ def ocr_accuracy_stats(
     check_ocr_options(mode, on_unreadable, refusal_filter)
     p, t = as_list(preds, "preds"), as_list(target, "target")
     same_length(p, t, "ocr_accuracy (preds vs target)")
-    agg = Aggregate()
+    agg = MeanStats()
     for i, (a, b) in enumerate(zip(p, t)):
         texts, _ = _instances(b, i)
         if a is None:

@@ -25,7 +25,7 @@ from numbers import Real
 from typing import Any
 
 from transcreval.common import (
-    Aggregate,
+    MeanStats,
     Mode,
     OnUnreadable,
     as_list,
@@ -94,7 +94,7 @@ def word_recall_stats(
     """Per-item WRs of a batch as mean statistics (total, count, unparsable, values, status)."""
     check_on_unreadable(on_unreadable)
     p, t = _pairs(preds, target, "word_recall")
-    agg = Aggregate()
+    agg = MeanStats()
     for a, b in zip(p, t):
         v = word_recall_item(a, b, unit, mode)
         if v is None:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from transcreval.common import Aggregate, Mode, OnUnreadable
+from transcreval.common import MeanStats, Mode, OnUnreadable
 from transcreval.errors import InputError, UndefinedValueError
 from transcreval.functional.choice.k_option import k_option_normalise
 from transcreval.functional.layout.box_reading import Coords
@@ -217,11 +217,11 @@ def choice_output(
     """Items scored one by one (1/0 or a share; None when the answer is unreadable) and the
     cell: the mean, chance-normalised with ``k`` (Eq. 3; clamped in paper mode) when given. With
     ``by_subset`` (code mode, font matching) the subsets' accuracies are averaged first."""
-    agg = Aggregate()
-    subsets: dict[str, Aggregate] = {}
+    agg = MeanStats()
+    subsets: dict[str, MeanStats] = {}
     for it in items:
         got = score(it) if it.answer is not None else None
-        sub = subsets.setdefault(str(it.extra.get("subset", "")), Aggregate())
+        sub = subsets.setdefault(str(it.extra.get("subset", "")), MeanStats())
         for a in (agg, sub):
             if got is None:
                 a.unreadable(opts.on_unreadable)
