@@ -17,7 +17,7 @@ _HELPERS: dict[str, str] = {
     "phash_bits": "image.phash",
     "phash_hex": "image.phash",
     "hamming_distance": "image.phash",
-    "edit_intensity_split": "image.phash",
+    "edit_intensity_split": "image.edit_intensity",
     "sentence_chrf": "text.chrf",
     "corpus_chrf": "text.chrf",
     "point_score_per_point": "choice.point_score",
@@ -42,12 +42,12 @@ if TYPE_CHECKING:
     from transcreval.functional.choice.point_score import point_score_per_point as point_score_per_point
     from transcreval.functional.choice.style_score import style_score as style_score
     from transcreval.functional.image.dinov2_distance import dinov2_distance as dinov2_distance
+    from transcreval.functional.image.edit_intensity import edit_intensity_split as edit_intensity_split
     from transcreval.functional.image.fid import fid as fid
     from transcreval.functional.image.frechet import frechet_distance as frechet_distance
     from transcreval.functional.image.lpips import lpips as lpips
     from transcreval.functional.image.masked_lpips import background_preservation as background_preservation
     from transcreval.functional.image.masked_lpips import masked_lpips as masked_lpips
-    from transcreval.functional.image.phash import edit_intensity_split as edit_intensity_split
     from transcreval.functional.image.phash import hamming_distance as hamming_distance
     from transcreval.functional.image.phash import phash as phash
     from transcreval.functional.image.phash import phash_bits as phash_bits
