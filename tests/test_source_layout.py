@@ -169,7 +169,7 @@ def test_deferred_and_type_checking_imports_do_not_count(tmp_path):
         tmp_path,
         {
             "pkg/__init__.py": "",
-            "pkg/a.py": "from typing import TYPE_CHECKING\nfrom pkg import b\nif TYPE_CHECKING:\n    from pkg.c import C\n",
+            "pkg/a.py": "import typing\nfrom pkg import b\nif typing.TYPE_CHECKING:\n    from pkg.c import C\n",
             "pkg/b.py": "def f():\n    from pkg import a\n",
             "pkg/c.py": "from pkg.a import b\n",
         },

@@ -36,7 +36,7 @@ class AggregateMetric(Metric):
     ``..._stats(...)`` dict (an :meth:`~transcreval.common.Aggregate.as_stats`).
     """
 
-    higher_is_better: ClassVar[bool | None] = True
+    higher_is_better: bool | None = True
     value_range: ClassVar[tuple[float, float] | None] = (0.0, 1.0)
 
     def __init__(self, **kwargs: Any) -> None:

@@ -11,8 +11,9 @@ A package that loads its public names on first use writes them once, as a table,
 
 ``__getattr__`` imports a name's module the first time the name is asked for and keeps the value
 in the package's namespace (later lookups do not call it again); names listed in ``submodules``
-import ``<package>.<name>``; ``dir(package)`` is the public names and the submodules. Type checkers cannot read a table, so each package also imports its
-names under ``if TYPE_CHECKING:`` in the explicit re-export form (``import X as X``);
+import ``<package>.<name>``; ``dir(package)`` is the public names and the submodules. Type
+checkers cannot read a table, so each package also imports its names under
+``if TYPE_CHECKING:`` in the explicit re-export form (``import X as X``);
 ``tests/test_lazy_exports.py`` checks that block against the table (:func:`type_checking_block`
 writes the expected block). Importing this module imports nothing beyond the standard library.
 """

@@ -6,8 +6,9 @@ metric: entries name their class and functional twin by module path, and ``info.
 ``info.load_functional()`` import them on demand. The docs page of each metric
 (``docs/metrics/<Name>.md``) starts with a facts table generated from its entry
 (:mod:`transcreval.metric_docs`), and the tests check that every public metric is registered,
-that every entry imports, that the class attributes agree with the entry, and that every entry
-has a page.
+that every entry imports, and that every entry has a page. A metric's direction and range are
+written here only: :class:`~transcreval.metric.Metric` sets the class attributes
+``higher_is_better`` and ``value_range`` of a registered class from its entry.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ PAPERS = {
 }
 NEEDS = ("weights", "ocr", "judge")
 
-__all__ = ["DOMAINS", "NEEDS", "PAPERS", "MetricInfo", "get_metric", "list_metrics"]
+__all__ = ["DOMAINS", "NEEDS", "PAPERS", "MetricInfo", "get_metric", "list_metrics", "take_registry_facts"]
 
 
 @dataclass(frozen=True)
@@ -334,6 +335,19 @@ def _check_registry() -> None:
 
 
 _check_registry()
+
+
+def take_registry_facts(cls: Any) -> None:
+    """Give a registered metric class its entry's direction and range (called by ``Metric``).
+
+    A class whose name and module match an entry must not declare them itself.
+    """
+    m = _BY_NAME.get(cls.__name__)
+    if m is None or m.module != cls.__module__:
+        return
+    if declared := [a for a in ("higher_is_better", "value_range") if a in vars(cls)]:
+        raise TypeError(f"{m.name} declares {declared}: they are written in its registry entry only")
+    cls.higher_is_better, cls.value_range = m.higher_is_better, m.value_range
 
 
 def get_metric(name: str) -> MetricInfo:

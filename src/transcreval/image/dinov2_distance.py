@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, ClassVar
+from typing import Any
 
 import torch
 
@@ -34,9 +34,7 @@ class DINOv2Distance(Metric):
     the same path later is never mixed in: see :class:`~transcreval.FID`).
     """
 
-    higher_is_better: ClassVar[bool | None] = False
-    value_range: ClassVar[tuple[float, float]] = (0.0, 2.0)
-    version_packages: ClassVar[tuple[str, ...]] = ("timm", "torch")
+    version_packages: tuple[str, ...] = ("timm", "torch")
 
     def __init__(
         self,

@@ -24,9 +24,9 @@ class LPIPSFamily(Metric):
     of the metric's state.
     """
 
-    higher_is_better: ClassVar[bool] = False
+    higher_is_better: bool | None = False
     value_range: ClassVar[tuple[float, float]] = (0.0, float("inf"))
-    version_packages: ClassVar[tuple[str, ...]] = ("torch",)
+    version_packages: tuple[str, ...] = ("torch",)
 
     def __init__(
         self,
