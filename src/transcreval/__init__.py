@@ -8,13 +8,13 @@ its functional twin is in :mod:`transcreval.functional`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from transcreval._version import __version__
+from transcreval._version import __version__ as __version__
+from transcreval.lazy import lazy_exports
 from transcreval.registry import list_metrics as _list_metrics
 
-_LAZY: dict[str, str] = {
+_EXPORTS: dict[str, str] = {
     "Metric": "transcreval.metric",
     "MetricCollection": "transcreval.collection",
     "MetricResult": "transcreval.result",
@@ -40,6 +40,7 @@ _SUBMODULES = (
     "functional",
     "integrations",
     "io",
+    "lazy",
     "metric",
     "ocr",
     "parsing",
@@ -52,133 +53,68 @@ _SUBMODULES = (
     "states",
     "stats",
 )
+__all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, submodules=_SUBMODULES, also=["__version__"])
 
-__all__ = [
-    "FID",
-    "LPIPS",
-    "AlignmentScore",
-    "AreaRatio",
-    "BackgroundPreservation",
-    "BoxRecallRate",
-    "CLIPSimilarity",
-    "COMETScore",
-    "CSIOverlap",
-    "CenterBias",
-    "CulturalRelevanceDelta",
-    "DINOv2Distance",
-    "EmptyInputError",
-    "FontRichness",
-    "FontSizeStability",
-    "HarmonizationScore",
-    "IMTBenchScore",
-    "ImageDecodeError",
-    "InputError",
-    "JudgeScore",
-    "JudgedFontRichness",
-    "JudgedPointScore",
-    "JudgedStyleScore",
-    "KOptionScore",
-    "MarketPreferenceRate",
-    "MaskedLPIPS",
-    "MatchAccuracy",
-    "Metric",
-    "MetricCollection",
-    "MetricInfo",
-    "MetricResult",
-    "MissingDependencyError",
-    "OCRAccuracy",
-    "OCRMaskIoU",
-    "OCRRobustnessGap",
-    "OverallRatingSimilarity",
-    "PHashDistance",
-    "PatchIoU",
-    "PlanChrF",
-    "PointScore",
-    "QuadraticWeightedKappa",
-    "QuizHitRate",
-    "Run",
-    "SegmentKendallTau",
-    "SemanticEquivalence",
-    "SeparabilityAUC",
-    "Signature",
-    "SpearmanRho",
-    "StyleScore",
-    "TextLocalizationIoU",
-    "TitleChrF",
-    "TitleExtraction",
-    "UndefinedValueError",
-    "VLMTranscreationScore",
-    "VisualSimilarity",
-    "WeightsNotFoundError",
-    "WinRate",
-    "WordRecall",
-    "__version__",
-    "evaluate",
-    "get_metric",
-    "list_metrics",
-]
-
+# the same names for type checkers (tests/test_lazy_exports.py keeps this block equal to _EXPORTS)
 if TYPE_CHECKING:
-    from transcreval.choice.font_richness import FontRichness
-    from transcreval.choice.k_option import KOptionScore
-    from transcreval.choice.point_score import PointScore
-    from transcreval.choice.style_score import StyleScore
-    from transcreval.collection import MetricCollection
-    from transcreval.errors import (
-        EmptyInputError,
-        ImageDecodeError,
-        InputError,
-        MissingDependencyError,
-        UndefinedValueError,
-        WeightsNotFoundError,
-    )
-    from transcreval.image.dinov2_distance import DINOv2Distance
-    from transcreval.image.fid import FID
-    from transcreval.image.lpips import LPIPS
-    from transcreval.image.masked_lpips import BackgroundPreservation, MaskedLPIPS
-    from transcreval.image.phash import PHashDistance
-    from transcreval.judge.csi_overlap import CSIOverlap
-    from transcreval.judge.imtbench import AlignmentScore, HarmonizationScore
-    from transcreval.judge.imtbench_score import IMTBenchScore
-    from transcreval.judge.judge_score import JudgeScore
-    from transcreval.judge.posteriq import JudgedFontRichness, JudgedPointScore, JudgedStyleScore
-    from transcreval.judge.quiz_hit_rate import QuizHitRate
-    from transcreval.judge.title_extraction import TitleExtraction
-    from transcreval.judge.transcreation_score import VLMTranscreationScore
-    from transcreval.judge.win_rate import MarketPreferenceRate, WinRate
-    from transcreval.layout.boxes import AreaRatio, BoxRecallRate, CenterBias, TextLocalizationIoU
-    from transcreval.layout.patches import MatchAccuracy, PatchIoU
-    from transcreval.metric import Metric
-    from transcreval.multimodal.embedding_similarity import (
-        CLIPSimilarity,
-        CulturalRelevanceDelta,
-        SemanticEquivalence,
-        VisualSimilarity,
-    )
-    from transcreval.ocr.mask_iou import OCRMaskIoU
-    from transcreval.registry import MetricInfo, get_metric, list_metrics
-    from transcreval.result import MetricResult, Signature
-    from transcreval.runs.api import Run, evaluate
-    from transcreval.stats.kappa import QuadraticWeightedKappa
-    from transcreval.stats.kendall import SegmentKendallTau
-    from transcreval.stats.rating_similarity import OverallRatingSimilarity
-    from transcreval.stats.separability import SeparabilityAUC
-    from transcreval.stats.spearman import SpearmanRho
-    from transcreval.text.chrf import PlanChrF, TitleChrF
-    from transcreval.text.comet import COMETScore
-    from transcreval.text.ocr_accuracy import OCRAccuracy
-    from transcreval.text.word_recall import FontSizeStability, OCRRobustnessGap, WordRecall
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    if name in _SUBMODULES:
-        return importlib.import_module(f"transcreval.{name}")
-    raise AttributeError(f"module 'transcreval' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*__all__, *_SUBMODULES})
+    from transcreval.choice.font_richness import FontRichness as FontRichness
+    from transcreval.choice.k_option import KOptionScore as KOptionScore
+    from transcreval.choice.point_score import PointScore as PointScore
+    from transcreval.choice.style_score import StyleScore as StyleScore
+    from transcreval.collection import MetricCollection as MetricCollection
+    from transcreval.errors import EmptyInputError as EmptyInputError
+    from transcreval.errors import ImageDecodeError as ImageDecodeError
+    from transcreval.errors import InputError as InputError
+    from transcreval.errors import MissingDependencyError as MissingDependencyError
+    from transcreval.errors import UndefinedValueError as UndefinedValueError
+    from transcreval.errors import WeightsNotFoundError as WeightsNotFoundError
+    from transcreval.image.dinov2_distance import DINOv2Distance as DINOv2Distance
+    from transcreval.image.fid import FID as FID
+    from transcreval.image.lpips import LPIPS as LPIPS
+    from transcreval.image.masked_lpips import BackgroundPreservation as BackgroundPreservation
+    from transcreval.image.masked_lpips import MaskedLPIPS as MaskedLPIPS
+    from transcreval.image.phash import PHashDistance as PHashDistance
+    from transcreval.judge.csi_overlap import CSIOverlap as CSIOverlap
+    from transcreval.judge.imtbench import AlignmentScore as AlignmentScore
+    from transcreval.judge.imtbench import HarmonizationScore as HarmonizationScore
+    from transcreval.judge.imtbench_score import IMTBenchScore as IMTBenchScore
+    from transcreval.judge.judge_score import JudgeScore as JudgeScore
+    from transcreval.judge.posteriq import JudgedFontRichness as JudgedFontRichness
+    from transcreval.judge.posteriq import JudgedPointScore as JudgedPointScore
+    from transcreval.judge.posteriq import JudgedStyleScore as JudgedStyleScore
+    from transcreval.judge.quiz_hit_rate import QuizHitRate as QuizHitRate
+    from transcreval.judge.title_extraction import TitleExtraction as TitleExtraction
+    from transcreval.judge.transcreation_score import VLMTranscreationScore as VLMTranscreationScore
+    from transcreval.judge.win_rate import MarketPreferenceRate as MarketPreferenceRate
+    from transcreval.judge.win_rate import WinRate as WinRate
+    from transcreval.layout.boxes import AreaRatio as AreaRatio
+    from transcreval.layout.boxes import BoxRecallRate as BoxRecallRate
+    from transcreval.layout.boxes import CenterBias as CenterBias
+    from transcreval.layout.boxes import TextLocalizationIoU as TextLocalizationIoU
+    from transcreval.layout.patches import MatchAccuracy as MatchAccuracy
+    from transcreval.layout.patches import PatchIoU as PatchIoU
+    from transcreval.metric import Metric as Metric
+    from transcreval.multimodal.embedding_similarity import CLIPSimilarity as CLIPSimilarity
+    from transcreval.multimodal.embedding_similarity import CulturalRelevanceDelta as CulturalRelevanceDelta
+    from transcreval.multimodal.embedding_similarity import SemanticEquivalence as SemanticEquivalence
+    from transcreval.multimodal.embedding_similarity import VisualSimilarity as VisualSimilarity
+    from transcreval.ocr.mask_iou import OCRMaskIoU as OCRMaskIoU
+    from transcreval.registry import MetricInfo as MetricInfo
+    from transcreval.registry import get_metric as get_metric
+    from transcreval.registry import list_metrics as list_metrics
+    from transcreval.result import MetricResult as MetricResult
+    from transcreval.result import Signature as Signature
+    from transcreval.runs.api import Run as Run
+    from transcreval.runs.api import evaluate as evaluate
+    from transcreval.stats.kappa import QuadraticWeightedKappa as QuadraticWeightedKappa
+    from transcreval.stats.kendall import SegmentKendallTau as SegmentKendallTau
+    from transcreval.stats.rating_similarity import OverallRatingSimilarity as OverallRatingSimilarity
+    from transcreval.stats.separability import SeparabilityAUC as SeparabilityAUC
+    from transcreval.stats.spearman import SpearmanRho as SpearmanRho
+    from transcreval.text.chrf import PlanChrF as PlanChrF
+    from transcreval.text.chrf import TitleChrF as TitleChrF
+    from transcreval.text.comet import COMETScore as COMETScore
+    from transcreval.text.ocr_accuracy import OCRAccuracy as OCRAccuracy
+    from transcreval.text.word_recall import FontSizeStability as FontSizeStability
+    from transcreval.text.word_recall import OCRRobustnessGap as OCRRobustnessGap
+    from transcreval.text.word_recall import WordRecall as WordRecall

@@ -67,7 +67,7 @@ class AggregateMetric(MeanMetric):
     ``..._stats(...)`` dict (a :meth:`~transcreval.common.MeanStats.as_stats`).
     """
 
-    higher_is_better: ClassVar[bool | None] = True
+    higher_is_better: bool | None = True
     value_range: ClassVar[tuple[float, float] | None] = (0.0, 1.0)
     side_counters: ClassVar[tuple[str, ...]] = ("unparsable",)
     per_item_status: ClassVar[bool] = True

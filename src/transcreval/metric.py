@@ -41,6 +41,7 @@ from transcreval.errors import StateMismatchError, UndefinedValueError, Undefine
 from transcreval.guards import byte_ranges, check_arguments, check_picklable, public_methods, shares_memory
 from transcreval.metric_sync import DistributedStates
 from transcreval.metric_totals import PythonTotals
+from transcreval.registry import take_registry_facts
 from transcreval.result import MetricResult, Signature
 from transcreval.state_checks import (
     SIGNATURE_STATE,
@@ -66,14 +67,16 @@ class Metric(DistributedStates, PythonTotals):
         sync_objects: also gather every Objects state (Python objects) when syncing.
     """
 
-    higher_is_better: ClassVar[bool | None] = None
+    #: set from a registered metric's registry entry (written there only); an instance may narrow it
+    higher_is_better: bool | None = None
     is_differentiable: ClassVar[bool] = False
     value_range: ClassVar[tuple[float, float] | None] = None
     #: distributions whose installed versions can change the numbers (recorded in the signature)
-    version_packages: ClassVar[tuple[str, ...]] = ()
+    version_packages: tuple[str, ...] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        take_registry_facts(cls)
         if "_stats" not in cls.__dict__:
             return
         update, forward = public_methods(cls, cls.__dict__["_stats"])

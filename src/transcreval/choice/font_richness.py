@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import torch
 
@@ -23,9 +23,6 @@ class FontRichness(Metric):
     """Mean over the attribute vocabulary of the fraction of posters showing each attribute
     (PosterIQ Eq. 14-15), in [0, 1], higher is better. ``extras["coverage"]`` maps each
     attribute to its coverage R_a."""
-
-    higher_is_better: ClassVar[bool] = True
-    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
 
     def __init__(self, vocabulary: Sequence[str], *, mode: Mode = "paper", **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import torch
 
@@ -38,9 +38,6 @@ class KOptionScore(Metric):
         max_k: the largest k accepted (size of the int64 state table).
         on_unreadable: "zero" (default) or "drop" for answers of None.
     """
-
-    higher_is_better: ClassVar[bool] = True
-    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
 
     def __init__(
         self,

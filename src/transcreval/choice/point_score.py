@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import torch
 
@@ -28,9 +28,6 @@ class PointScore(Metric):
     which reads as "not covered" (``on_unreadable="zero"``, the default) or leaves the poster out
     (``"drop"``).
     """
-
-    higher_is_better: ClassVar[bool] = True
-    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
 
     def __init__(
         self,

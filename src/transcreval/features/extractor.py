@@ -27,11 +27,11 @@ import hashlib
 import json
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from transcreval.errors import FeatureCacheError, InputError, WeightsChangedError
 from transcreval.features.devices import as_device, as_dtype
+from transcreval.features.extractor_stats import ExtractorStats, image_digests
 from transcreval.features.preprocess import get_preprocess
 from transcreval.features.registry import ExtractorSpec, get_extractor_spec, package_version
 from transcreval.features.sanity import warn_if_constant
@@ -60,33 +60,6 @@ __all__ = [
     "resolve_weights",
     "shared_input",
 ]
-
-
-@dataclass
-class ExtractorStats:
-    """Counters of one extractor instance (read them in benchmarks and tests)."""
-
-    calls: int = 0  # __call__ invocations
-    forward_passes: int = 0  # network forward calls (one per batch chunk)
-    images_computed: int = 0  # images that went through the network
-    cache_hits: int = 0  # images served by a FeatureCache
-    scope_hits: int = 0  # calls served by a feature_scope
-
-    def reset(self) -> None:
-        self.calls = self.forward_passes = self.images_computed = self.cache_hits = self.scope_hits = 0
-
-
-def image_digests(images: torch.Tensor) -> list[str]:
-    """sha256 of each image's exact content (float32 CPU bytes, shape included)."""
-    import torch
-
-    flat = images.detach().to("cpu", torch.float32).contiguous()
-    out = []
-    for img in flat:
-        h = hashlib.sha256(f"{tuple(img.shape)}|float32|".encode())
-        h.update(memoryview(img.numpy()).cast("B"))
-        out.append(h.hexdigest())
-    return out
 
 
 class FeatureExtractor:

@@ -30,9 +30,7 @@ class DINOv2Distance(MeanMetric):
     the same path later is never mixed in: see :class:`~transcreval.FID`).
     """
 
-    higher_is_better: ClassVar[bool | None] = False
-    value_range: ClassVar[tuple[float, float]] = (0.0, 2.0)
-    version_packages: ClassVar[tuple[str, ...]] = ("timm", "torch")
+    version_packages: tuple[str, ...] = ("timm", "torch")
     empty_hint: ClassVar[str] = EMPTY_HINT
 
     def __init__(

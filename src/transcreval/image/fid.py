@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 import torch
 
@@ -67,9 +66,6 @@ class FID(Metric):
     to another device then raises :class:`~transcreval.errors.WeightsChangedError`).
     """
 
-    higher_is_better: ClassVar[bool | None] = False
-    value_range: ClassVar[tuple[float, float]] = (0.0, math.inf)
-
     def __init__(
         self,
         weights: Any = None,
@@ -98,7 +94,7 @@ class FID(Metric):
         self._options = fid_signature_options(ext, preprocess)
         if real_from == "source":
             self._options["real"] = "source"
-        self.version_packages = fid_version_packages(preprocess)  # type: ignore[misc]
+        self.version_packages = fid_version_packages(preprocess)
         # states carry no signature, so they hold one: (images added) x (a 20-bit id of the
         # options). States from an FID with other weights or preprocessing (load_state_dict,
         # merge_state of a mapping, a rank built differently) break the product at compute.

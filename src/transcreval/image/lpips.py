@@ -22,9 +22,9 @@ class LPIPSFamily(MeanMetric):
     of the metric's state.
     """
 
-    higher_is_better: ClassVar[bool] = False
+    higher_is_better: bool | None = False
     value_range: ClassVar[tuple[float, float]] = (0.0, float("inf"))
-    version_packages: ClassVar[tuple[str, ...]] = ("torch",)
+    version_packages: tuple[str, ...] = ("torch",)
     empty_hint: ClassVar[str] = EMPTY_HINT
 
     def __init__(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import torch
 
@@ -131,9 +131,6 @@ class BackgroundPreservation(MaskedLPIPS):
         ocr_options: options of the OCR backend.
         **kwargs: :class:`MaskedLPIPS`'s options.
     """
-
-    higher_is_better: ClassVar[bool] = True
-    value_range: ClassVar[tuple[float, float]] = (float("-inf"), 1.0)
 
     def __init__(
         self,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import torch
 
@@ -36,9 +36,7 @@ class PHashDistance(Metric):
         **kwargs: :class:`~transcreval.metric.Metric` options.
     """
 
-    higher_is_better: ClassVar[bool] = False
-    value_range: ClassVar[tuple[float, float]] = (0.0, 64.0)
-    version_packages: ClassVar[tuple[str, ...]] = ("pillow", "scipy")
+    version_packages: tuple[str, ...] = ("pillow", "scipy")
 
     def __init__(
         self,

@@ -14,10 +14,11 @@ Names load lazily: importing this package imports neither the openai SDK nor PIL
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-_LAZY = {
+from transcreval.lazy import lazy_exports
+
+_EXPORTS = {
     "Judge": "transcreval.judge.types",
     "JudgeRequest": "transcreval.judge.types",
     "JudgeReply": "transcreval.judge.types",
@@ -38,59 +39,26 @@ _LAZY = {
     "request_key": "transcreval.judge.keys",
     "extract_json": "transcreval.judge.parse",
 }
+__all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
-__all__ = [
-    "FAILURE_STATUSES",
-    "ITEM_STATUSES",
-    "STATUSES",
-    "TEMPLATES",
-    "CachingJudge",
-    "FakeOpenAIServer",
-    "FunctionJudge",
-    "ImagePart",
-    "Judge",
-    "JudgeCache",
-    "JudgeReply",
-    "JudgeRequest",
-    "Message",
-    "OpenAICompatibleJudge",
-    "PromptTemplate",
-    "ReplayJudge",
-    "TextPart",
-    "extract_json",
-    "request_key",
-]
-
+# the same names for type checkers (tests/test_lazy_exports.py keeps this block equal to _EXPORTS)
 if TYPE_CHECKING:
-    from transcreval.judge.base import CachingJudge
-    from transcreval.judge.cache import JudgeCache
-    from transcreval.judge.catalog import TEMPLATES
-    from transcreval.judge.fake_server import FakeOpenAIServer
-    from transcreval.judge.keys import request_key
-    from transcreval.judge.openai_judge import OpenAICompatibleJudge
-    from transcreval.judge.parse import extract_json
-    from transcreval.judge.replay import FunctionJudge, ReplayJudge
-    from transcreval.judge.templates import PromptTemplate
-    from transcreval.judge.types import (
-        FAILURE_STATUSES,
-        ITEM_STATUSES,
-        STATUSES,
-        ImagePart,
-        Judge,
-        JudgeReply,
-        JudgeRequest,
-        Message,
-        TextPart,
-    )
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'transcreval.judge' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+    from transcreval.judge.base import CachingJudge as CachingJudge
+    from transcreval.judge.cache import JudgeCache as JudgeCache
+    from transcreval.judge.catalog import TEMPLATES as TEMPLATES
+    from transcreval.judge.fake_server import FakeOpenAIServer as FakeOpenAIServer
+    from transcreval.judge.keys import request_key as request_key
+    from transcreval.judge.openai_judge import OpenAICompatibleJudge as OpenAICompatibleJudge
+    from transcreval.judge.parse import extract_json as extract_json
+    from transcreval.judge.replay import FunctionJudge as FunctionJudge
+    from transcreval.judge.replay import ReplayJudge as ReplayJudge
+    from transcreval.judge.templates import PromptTemplate as PromptTemplate
+    from transcreval.judge.types import FAILURE_STATUSES as FAILURE_STATUSES
+    from transcreval.judge.types import ITEM_STATUSES as ITEM_STATUSES
+    from transcreval.judge.types import STATUSES as STATUSES
+    from transcreval.judge.types import ImagePart as ImagePart
+    from transcreval.judge.types import Judge as Judge
+    from transcreval.judge.types import JudgeReply as JudgeReply
+    from transcreval.judge.types import JudgeRequest as JudgeRequest
+    from transcreval.judge.types import Message as Message
+    from transcreval.judge.types import TextPart as TextPart

@@ -29,7 +29,6 @@ class CSIOverlap(JudgeMetric):
     ``failures``.
     """
 
-    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     input_roles: ClassVar[Mapping[str, str]] = {
         "preds": "image",
         "target": "image",

@@ -32,7 +32,6 @@ class HarmonizationScore(JudgeMetric):
     "naturalness" (Eq. 4), "min" (min with the artifact score, as GEdit-Bench) or "mean".
     """
 
-    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = IMTBENCH_HARMONIZATION_REF
     template_fields = FIELDS
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "target": "image", "translations": "text"}
@@ -71,7 +70,6 @@ class AlignmentScore(JudgeMetric):
     ``update(preds, translations)``. Value in [0, 1], higher is better.
     """
 
-    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = IMTBENCH_ALIGNMENT
     template_fields = FIELDS
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "translations": "text"}

@@ -54,9 +54,7 @@ class IMTBenchScore(Metric):
         **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
     """
 
-    higher_is_better: ClassVar[bool] = True
-    value_range: ClassVar[tuple[float, float]] = (float("-inf"), float("inf"))
-    version_packages: ClassVar[tuple[str, ...]] = ("unbabel-comet",)
+    version_packages: tuple[str, ...] = ("unbabel-comet",)
     #: the role of each ``update`` argument (:mod:`transcreval.judge.roles`)
     input_roles: ClassVar[Mapping[str, str]] = {
         "preds": "image",

@@ -51,7 +51,7 @@ class JudgeMetric(Metric):
         **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
     """
 
-    higher_is_better: ClassVar[bool | None] = True
+    higher_is_better: bool | None = True
     default_template: ClassVar[PromptTemplate | None] = None
     #: the text fields the metric fills (None: those of ``default_template``)
     template_fields: ClassVar[tuple[str, ...] | None] = None

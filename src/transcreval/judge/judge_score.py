@@ -28,7 +28,6 @@ class JudgeScore(JudgeMetric):
     Value in [1, 5], higher is better; ``extras``: ``n_valid``, ``n_failed``, ``failures``.
     """
 
-    value_range: ClassVar[tuple[float, float]] = (1.0, 5.0)
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "target": "image", **dict.fromkeys(FIELDS, "text")}
 
     def __init__(self, *, judge: Any, aspect: Aspect = "aesthetic", **kwargs: Any) -> None:

@@ -36,7 +36,6 @@ class JudgedPointScore(JudgeMetric):
     same verdicts.
     """
 
-    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = POSTERIQ_POINT_IMAGE
     template_fields = POINT_FIELDS
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image_or_text", "target": "text"}
@@ -68,7 +67,6 @@ class JudgedStyleScore(JudgeMetric):
     default PosterIQ's 17 styles) against the target style, in [0, 1].
     ``update(preds, target)``: poster images, target styles."""
 
-    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = POSTERIQ_STYLE
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "target": "text"}
 
@@ -100,7 +98,6 @@ class JudgedFontRichness(JudgeMetric):
     the judge describes with each attribute, in [0, 1]. ``update(preds)``: poster images.
     ``extras["coverage"]`` maps each attribute to its coverage."""
 
-    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
     default_template = POSTERIQ_FONT
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image"}
 

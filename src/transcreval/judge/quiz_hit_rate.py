@@ -27,7 +27,6 @@ class QuizHitRate(JudgeMetric):
     Value in [0, 100], higher is better; ``extras["chance"]`` the rate of random guessing.
     """
 
-    value_range: ClassVar[tuple[float, float]] = (0.0, 100.0)
     default_template = MPTC_QUIZ
     input_roles: ClassVar[Mapping[str, str]] = dict(preds="image", target="text", options="text", item_ids="ids")
 

@@ -26,7 +26,6 @@ class TitleExtraction(JudgeMetric):
     are counted in ``extras["failures"]``.
     """
 
-    value_range: ClassVar[tuple[float, float]] = (0.0, 100.0)
     default_template = MPTC_TITLE
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image_or_text", "target": "image_or_text"}
 

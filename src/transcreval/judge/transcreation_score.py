@@ -31,14 +31,12 @@ class VLMTranscreationScore(JudgeMetric):
     ``extras["delta"]``). ``update(preds, target, category=None, country=None)``.
     """
 
-    value_range: ClassVar[tuple[float, float]] = (1.0, 5.0)
-    #: depends on the aspect: an instance has True for "intent" and "cultural", None for "creativity"
-    higher_is_better: ClassVar[bool | None] = None
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "target": "image", **dict.fromkeys(FIELDS, "text")}
 
     def __init__(self, *, judge: Any, aspect: Aspect = "cultural", **kwargs: Any) -> None:
         self.aspect = check_aspect(aspect)
-        self.higher_is_better = DIRECTION[self.aspect]  # type: ignore[misc]
+        # the class's direction is None (the registry's); an instance has its aspect's
+        self.higher_is_better = DIRECTION[self.aspect]
         super().__init__(judge=judge, spec=SPECS[self.aspect], **kwargs)
         self.add_state("source_total", Sum(torch.float64))
 

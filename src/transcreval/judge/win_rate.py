@@ -33,7 +33,6 @@ class WinRate(JudgeMetric):
     ``n_failed``, ``failures``. Value in [0, 100], higher is better.
     """
 
-    value_range: ClassVar[tuple[float, float]] = (0.0, 100.0)
     default_template = MPTC_PAIRWISE
     input_roles: ClassVar[Mapping[str, str]] = {
         "preds": "image",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from transcreval.aggregate_metric import AggregateMetric
 from transcreval.common import Mode, OnUnreadable, check_on_unreadable, check_positive_int
@@ -108,9 +108,6 @@ class CenterBias(_BoxMetric):
     """Mean distance of normalised box centres (PosterIQ Eq. 6), in [0, sqrt(2)], lower is better.
 
     Averages over paired boxes: an unreadable answer adds no pair (counted in ``n_unparsable``)."""
-
-    higher_is_better: ClassVar[bool] = False
-    value_range: ClassVar[tuple[float, float]] = (0.0, 2**0.5)
 
     def _stats(self, preds: Sequence[Any], target: Sequence[Any], image_sizes: Any = None) -> dict[str, Any]:
         """``preds[i]``/``target[i]``: the predicted and ground-truth boxes of image ``i``, paired by position."""

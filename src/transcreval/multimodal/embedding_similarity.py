@@ -48,8 +48,8 @@ class EmbeddingMetric(MeanMetric):
     the metric would have to load it again, on another device).
     """
 
-    higher_is_better: ClassVar[bool | None] = True
-    version_packages: ClassVar[tuple[str, ...]] = ("open_clip_torch", "torch", "pillow")
+    higher_is_better: bool | None = True
+    version_packages: tuple[str, ...] = ("open_clip_torch", "torch", "pillow")
     default_model: ClassVar[tuple[str, str]] = SIGLIP_DEFAULT
     empty_hint: ClassVar[str] = EMPTY_HINT
 
@@ -91,7 +91,6 @@ class CLIPSimilarity(EmbeddingMetric):
     embeddings of each system output and its human target-market image, in [-100, 100], higher
     is more similar. Default encoder: open_clip ``ViT-B-32`` with OpenAI's weights."""
 
-    value_range: ClassVar[tuple[float, float]] = (-100.0, 100.0)
     default_model: ClassVar[tuple[str, str]] = CLIP_DEFAULT
 
     def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
@@ -103,9 +102,6 @@ class VisualSimilarity(EmbeddingMetric):
     """Visual similarity S_v-s (Khanuja et al. §5.2): mean ``cos(V_src, V_tgt)`` of the source
     image and the transcreated output, in [-1, 1]. Descriptive: high means the output stayed
     close to the source, low a stronger adaptation. Default encoder: SigLIP ``ViT-B-16-SigLIP``."""
-
-    higher_is_better: ClassVar[bool | None] = None
-    value_range: ClassVar[tuple[float, float]] = (-1.0, 1.0)
 
     def _stats(self, preds: Any, source: Any) -> dict[str, Any]:
         """``preds``: the transcreated outputs; ``source``: the source images (one per output)."""
@@ -131,7 +127,6 @@ class CulturalRelevanceDelta(_PromptMetric):
     is from region {country}.", "photo" for transcreval 0.1's wording) or ``template_file``
     sets another."""
 
-    value_range: ClassVar[tuple[float, float]] = (-2.0, 2.0)
     field: ClassVar[str] = "country"
     default_template: ClassVar[str] = CULTURE_TEMPLATE
 
@@ -149,7 +144,6 @@ class SemanticEquivalence(_PromptMetric):
     ``template`` (a text with ``{category}``, or the preset "photo" for transcreval 0.1's
     wording) or ``template_file`` sets another."""
 
-    value_range: ClassVar[tuple[float, float]] = (-1.0, 1.0)
     field: ClassVar[str] = "category"
     default_template: ClassVar[str] = CATEGORY_TEMPLATE
 

@@ -12,10 +12,11 @@ Names load lazily: importing :mod:`transcreval.ocr` loads neither rapidocr nor o
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
-_LAZY = {
+from transcreval.lazy import lazy_exports
+
+_EXPORTS = {
     "TextDetector": "transcreval.ocr.base",
     "OCRResult": "transcreval.ocr.base",
     "DetectorInfo": "transcreval.ocr.base",
@@ -39,17 +40,29 @@ _LAZY = {
     "ocr_title_chrf": "transcreval.ocr.title",
     "OCRMaskIoU": "transcreval.ocr.mask_iou",
 }
+__all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
-__all__ = sorted(_LAZY)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'transcreval.ocr' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+# the same names for type checkers (tests/test_lazy_exports.py keeps this block equal to _EXPORTS)
+if TYPE_CHECKING:
+    from transcreval.ocr.base import DetectorInfo as DetectorInfo
+    from transcreval.ocr.base import OCRResult as OCRResult
+    from transcreval.ocr.base import TextDetector as TextDetector
+    from transcreval.ocr.base import available_backends as available_backends
+    from transcreval.ocr.base import get_detector as get_detector
+    from transcreval.ocr.base import register_backend as register_backend
+    from transcreval.ocr.images import as_rgb_uint8 as as_rgb_uint8
+    from transcreval.ocr.mask_iou import OCRMaskIoU as OCRMaskIoU
+    from transcreval.ocr.masks import background_mask as background_mask
+    from transcreval.ocr.masks import dilate_mask as dilate_mask
+    from transcreval.ocr.masks import mask_iou_counts as mask_iou_counts
+    from transcreval.ocr.masks import polygons_to_mask as polygons_to_mask
+    from transcreval.ocr.masks import result_mask as result_mask
+    from transcreval.ocr.masks import scale_polygons as scale_polygons
+    from transcreval.ocr.masks import text_mask as text_mask
+    from transcreval.ocr.paddle import PaddleOCRDetector as PaddleOCRDetector
+    from transcreval.ocr.rapid import PPOCRv5MobileDetector as PPOCRv5MobileDetector
+    from transcreval.ocr.rapid import RapidOCRDetector as RapidOCRDetector
+    from transcreval.ocr.title import OCRTitleExtractor as OCRTitleExtractor
+    from transcreval.ocr.title import TitleReading as TitleReading
+    from transcreval.ocr.title import choose_title as choose_title
+    from transcreval.ocr.title import ocr_title_chrf as ocr_title_chrf

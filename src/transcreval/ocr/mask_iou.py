@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import torch
 
@@ -54,9 +54,7 @@ class OCRMaskIoU(Metric):
         **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
     """
 
-    higher_is_better: ClassVar[bool] = True
-    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
-    version_packages: ClassVar[tuple[str, ...]] = ("pillow",)
+    version_packages: tuple[str, ...] = ("pillow",)
 
     def __init__(
         self,

@@ -13,10 +13,11 @@ See ``docs/report.md``.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-_WHERE = {
+from transcreval.lazy import lazy_exports
+
+_EXPORTS = {
     "build_report": "transcreval.report.build",
     "Report": "transcreval.report.document",
     "ItemImages": "transcreval.report.thumbs",
@@ -30,44 +31,19 @@ _WHERE = {
     "plot_kendall_by_country": "transcreval.report.plots",
     "plot_win_rate_matrix": "transcreval.report.plots",
 }
+__all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
-__all__ = [
-    "ItemImages",
-    "Report",
-    "build_report",
-    "plot_distributions",
-    "plot_forest",
-    "plot_heatmap",
-    "plot_kendall_by_country",
-    "plot_win_rate_matrix",
-    "render_html",
-    "render_markdown",
-    "select_items",
-    "write_report",
-]
-
+# the same names for type checkers (tests/test_lazy_exports.py keeps this block equal to _EXPORTS)
 if TYPE_CHECKING:
-    from transcreval.report.build import build_report
-    from transcreval.report.document import Report
-    from transcreval.report.gallery import select_items
-    from transcreval.report.plots import (
-        plot_distributions,
-        plot_forest,
-        plot_heatmap,
-        plot_kendall_by_country,
-        plot_win_rate_matrix,
-    )
-    from transcreval.report.thumbs import ItemImages
-    from transcreval.report.write import render_html, render_markdown, write_report
-
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        value = getattr(importlib.import_module(_WHERE[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'transcreval.report' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    from transcreval.report.build import build_report as build_report
+    from transcreval.report.document import Report as Report
+    from transcreval.report.gallery import select_items as select_items
+    from transcreval.report.plots import plot_distributions as plot_distributions
+    from transcreval.report.plots import plot_forest as plot_forest
+    from transcreval.report.plots import plot_heatmap as plot_heatmap
+    from transcreval.report.plots import plot_kendall_by_country as plot_kendall_by_country
+    from transcreval.report.plots import plot_win_rate_matrix as plot_win_rate_matrix
+    from transcreval.report.thumbs import ItemImages as ItemImages
+    from transcreval.report.write import render_html as render_html
+    from transcreval.report.write import render_markdown as render_markdown
+    from transcreval.report.write import write_report as write_report

@@ -13,10 +13,11 @@ Names load on first use; ``docs/cli.md`` describes the commands and the run dire
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-_WHERE = {
+from transcreval.lazy import lazy_exports
+
+_EXPORTS = {
     "evaluate": "transcreval.runs.api",
     "Run": "transcreval.runs.api",
     "load_adapter": "transcreval.runs.api",
@@ -31,36 +32,20 @@ _WHERE = {
     "Output": "transcreval.runs.spec",
     "RunData": "transcreval.runs.spec",
 }
+__all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
-__all__ = [
-    "Item",
-    "Outcome",
-    "Output",
-    "Prepared",
-    "ProtocolAdapter",
-    "Run",
-    "RunData",
-    "Unit",
-    "UnitContext",
-    "Work",
-    "evaluate",
-    "load_adapter",
-    "validate",
-]
-
+# the same names for type checkers (tests/test_lazy_exports.py keeps this block equal to _EXPORTS)
 if TYPE_CHECKING:
-    from transcreval.runs.api import Run, evaluate, load_adapter
-    from transcreval.runs.spec import Item, Outcome, Output, Prepared, ProtocolAdapter, RunData, Unit, UnitContext, Work
-    from transcreval.runs.validate import validate
-
-
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        value = getattr(importlib.import_module(_WHERE[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'transcreval.runs' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+    from transcreval.runs.api import Run as Run
+    from transcreval.runs.api import evaluate as evaluate
+    from transcreval.runs.api import load_adapter as load_adapter
+    from transcreval.runs.spec import Item as Item
+    from transcreval.runs.spec import Outcome as Outcome
+    from transcreval.runs.spec import Output as Output
+    from transcreval.runs.spec import Prepared as Prepared
+    from transcreval.runs.spec import ProtocolAdapter as ProtocolAdapter
+    from transcreval.runs.spec import RunData as RunData
+    from transcreval.runs.spec import Unit as Unit
+    from transcreval.runs.spec import UnitContext as UnitContext
+    from transcreval.runs.spec import Work as Work
+    from transcreval.runs.validate import validate as validate

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import torch
 
@@ -21,9 +21,6 @@ class OverallRatingSimilarity(Metric):
     """Cosine of zero-mean model and human scores (PosterIQ Eq. 11-12), in [-1, 1], higher is
     better. Unreadable pairs are dropped and counted (``n_unparsable``); zero spread is
     undefined (``UndefinedValueError``; PosterIQ's code mode uses the flat vector uncentred)."""
-
-    higher_is_better: ClassVar[bool] = True
-    value_range: ClassVar[tuple[float, float]] = (-1.0, 1.0)
 
     def __init__(self, *, mode: Mode = "paper", **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -18,7 +18,7 @@ class BootstrappedMetric(Metric):
         confidence: the interval's coverage.
     """
 
-    higher_is_better: ClassVar[bool | None] = True
+    higher_is_better: bool | None = True
     value_range: ClassVar[tuple[float, float] | None] = (-1.0, 1.0)
 
     def __init__(self, *, bootstrap: int = 0, seed: int = 0, confidence: float = 0.95, **kwargs: Any) -> None:

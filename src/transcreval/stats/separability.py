@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import torch
 
@@ -16,8 +16,6 @@ from transcreval.stats.resampling import BootstrappedMetric
 class SeparabilityAUC(BootstrappedMetric):
     """ROC AUC of a distance for deep (positive) vs surface pairs (MPTc App. B.2), in [0, 1],
     higher is better."""
-
-    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import torch
 
@@ -31,9 +31,6 @@ class TitleChrF(Metric):
             when the shape is ambiguous.
         **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
     """
-
-    higher_is_better: ClassVar[bool] = True
-    value_range: ClassVar[tuple[float, float]] = (0.0, 100.0)
 
     def __init__(
         self,

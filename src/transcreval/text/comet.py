@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, ClassVar
+from typing import Any
 
 import torch
 
@@ -50,9 +50,7 @@ class COMETScore(Metric):
     unbabel-comet and transformers versions.
     """
 
-    higher_is_better: ClassVar[bool] = True
-    value_range: ClassVar[tuple[float, float]] = (float("-inf"), float("inf"))
-    version_packages: ClassVar[tuple[str, ...]] = ("unbabel-comet", "transformers")
+    version_packages: tuple[str, ...] = ("unbabel-comet", "transformers")
 
     def __init__(
         self,

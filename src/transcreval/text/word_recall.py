@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import torch
 
@@ -64,9 +64,6 @@ class OCRRobustnessGap(_WordRecallOptions, Metric):
     lower is better (more robust). ``extras`` holds ``simple_wr``, ``hard_wr``, ``n_unparsable``.
     """
 
-    higher_is_better: ClassVar[bool] = False
-    value_range: ClassVar[tuple[float, float]] = (-1.0, 1.0)
-
     def __init__(
         self, *, unit: int = 5, mode: Mode = "paper", on_unreadable: OnUnreadable = "zero", **kwargs: Any
     ) -> None:
@@ -89,9 +86,6 @@ class FontSizeStability(_WordRecallOptions, Metric):
     lower is better. ``extras["mean_wr"]`` is the mean of the per-size means and
     ``extras["per_size"]`` the means; ``ddof=1`` (sample std) as PosterIQ's code.
     """
-
-    higher_is_better: ClassVar[bool] = False
-    value_range: ClassVar[tuple[float, float]] = (0.0, 1.0)
 
     def __init__(
         self,
