@@ -149,7 +149,7 @@ class BackgroundPreservation(MaskedLPIPS):
         ocr_options: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        from transcreval.ocr.masks import check_dilate_px
+        from transcreval.engines.ocr.masks import check_dilate_px
 
         check_choice("mask", mask, ("given", "ocr"))
         dilate = check_dilate_px(ocr_dilate_px, "ocr_dilate_px")
@@ -160,7 +160,7 @@ class BackgroundPreservation(MaskedLPIPS):
         self.ocr_dilate_px = dilate
         self.ocr_detector: Any = None
         if mask == "ocr":
-            from transcreval.ocr.base import get_detector
+            from transcreval.engines.ocr.base import get_detector
 
             self.ocr_detector = get_detector(ocr_backend, **self.ocr_options)  # checks the backend now
 
@@ -203,6 +203,6 @@ class BackgroundPreservation(MaskedLPIPS):
     def __setstate__(self, d: dict[str, Any]) -> None:
         super().__setstate__(d)
         if self.mask_source == "ocr" and self.ocr_detector is None:
-            from transcreval.ocr.base import get_detector
+            from transcreval.engines.ocr.base import get_detector
 
             self.ocr_detector = get_detector(self.ocr_backend, **self.ocr_options)

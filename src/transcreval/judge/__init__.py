@@ -18,25 +18,25 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _LAZY = {
-    "Judge": "transcreval.judge.types",
-    "JudgeRequest": "transcreval.judge.types",
-    "JudgeReply": "transcreval.judge.types",
-    "Message": "transcreval.judge.types",
-    "TextPart": "transcreval.judge.types",
-    "ImagePart": "transcreval.judge.types",
-    "STATUSES": "transcreval.judge.types",
-    "FAILURE_STATUSES": "transcreval.judge.types",
-    "ITEM_STATUSES": "transcreval.judge.types",
-    "JudgeCache": "transcreval.judge.cache",
-    "CachingJudge": "transcreval.judge.base",
-    "OpenAICompatibleJudge": "transcreval.judge.openai_judge",
-    "ReplayJudge": "transcreval.judge.replay",
-    "FunctionJudge": "transcreval.judge.replay",
-    "PromptTemplate": "transcreval.judge.templates",
-    "TEMPLATES": "transcreval.judge.catalog",
-    "FakeOpenAIServer": "transcreval.judge.fake_server",
-    "request_key": "transcreval.judge.keys",
-    "extract_json": "transcreval.judge.parse",
+    "Judge": "transcreval.engines.judge.types",
+    "JudgeRequest": "transcreval.engines.judge.types",
+    "JudgeReply": "transcreval.engines.judge.types",
+    "Message": "transcreval.engines.judge.types",
+    "TextPart": "transcreval.engines.judge.types",
+    "ImagePart": "transcreval.engines.judge.types",
+    "STATUSES": "transcreval.engines.judge.types",
+    "FAILURE_STATUSES": "transcreval.engines.judge.types",
+    "ITEM_STATUSES": "transcreval.engines.judge.types",
+    "JudgeCache": "transcreval.engines.judge.cache",
+    "CachingJudge": "transcreval.engines.judge.base",
+    "OpenAICompatibleJudge": "transcreval.engines.judge.openai_judge",
+    "ReplayJudge": "transcreval.engines.judge.replay",
+    "FunctionJudge": "transcreval.engines.judge.replay",
+    "PromptTemplate": "transcreval.engines.judge.templates",
+    "TEMPLATES": "transcreval.engines.judge.catalog",
+    "FakeOpenAIServer": "transcreval.engines.judge.fake_server",
+    "request_key": "transcreval.engines.judge.keys",
+    "extract_json": "transcreval.engines.judge.parse",
 }
 
 __all__ = [
@@ -62,16 +62,16 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from transcreval.judge.base import CachingJudge
-    from transcreval.judge.cache import JudgeCache
-    from transcreval.judge.catalog import TEMPLATES
-    from transcreval.judge.fake_server import FakeOpenAIServer
-    from transcreval.judge.keys import request_key
-    from transcreval.judge.openai_judge import OpenAICompatibleJudge
-    from transcreval.judge.parse import extract_json
-    from transcreval.judge.replay import FunctionJudge, ReplayJudge
-    from transcreval.judge.templates import PromptTemplate
-    from transcreval.judge.types import (
+    from transcreval.engines.judge.base import CachingJudge
+    from transcreval.engines.judge.cache import JudgeCache
+    from transcreval.engines.judge.catalog import TEMPLATES
+    from transcreval.engines.judge.fake_server import FakeOpenAIServer
+    from transcreval.engines.judge.keys import request_key
+    from transcreval.engines.judge.openai_judge import OpenAICompatibleJudge
+    from transcreval.engines.judge.parse import extract_json
+    from transcreval.engines.judge.replay import FunctionJudge, ReplayJudge
+    from transcreval.engines.judge.templates import PromptTemplate
+    from transcreval.engines.judge.types import (
         FAILURE_STATUSES,
         ITEM_STATUSES,
         STATUSES,

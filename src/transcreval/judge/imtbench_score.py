@@ -57,7 +57,7 @@ class IMTBenchScore(Metric):
     higher_is_better: ClassVar[bool] = True
     value_range: ClassVar[tuple[float, float]] = (float("-inf"), float("inf"))
     version_packages: ClassVar[tuple[str, ...]] = ("unbabel-comet",)
-    #: the role of each ``update`` argument (:mod:`transcreval.judge.roles`)
+    #: the role of each ``update`` argument (:mod:`transcreval.engines.judge.roles`)
     input_roles: ClassVar[Mapping[str, str]] = {
         "preds": "image",
         "target": "image",

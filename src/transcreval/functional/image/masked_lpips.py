@@ -320,7 +320,7 @@ def ocr_background(
     OCR backend and its options; ``dilate_px`` grows the text regions first; ``input_range``:
     the value range of float images (the metric's own ``input_range``).
     """
-    from transcreval.ocr.masks import background_mask
+    from transcreval.engines.ocr.masks import background_mask
 
     return background_mask(target, backend=backend, dilate_px=dilate_px, input_range=input_range, **options)
 

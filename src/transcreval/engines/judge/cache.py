@@ -1,6 +1,6 @@
 """The judge response cache: one SQLite file (WAL), one row per answered call.
 
-Each row holds the key (:mod:`transcreval.judge.keys`), the request without pixels, the raw
+Each row holds the key (:mod:`transcreval.engines.judge.keys`), the request without pixels, the raw
 answer text and metadata (the model name the endpoint reported, finish reason, system
 fingerprint, token usage). Only answers that arrived whole (status "ok") are stored: errors,
 refusals, timeouts and truncated answers never are, so a rerun asks again. Parsing happens on
@@ -34,8 +34,8 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 from transcreval._version import __version__
+from transcreval.engines.judge.cache_maintenance import CacheMaintenance
 from transcreval.errors import InputError, JudgeCacheError
-from transcreval.judge.cache_maintenance import CacheMaintenance
 
 CacheMode = Literal["read-write", "read-only", "off"]
 CACHE_SCHEMA = "1"

@@ -16,8 +16,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from transcreval.engines.judge.types import JudgeRequest
 from transcreval.errors import InputError
-from transcreval.judge.types import JudgeRequest
 
 #: Bumped when the key layout changes; old entries then simply stop matching.
 KEY_SCHEMA = 1

@@ -2,8 +2,8 @@
 
 :func:`resolve_template` checks a replacement against the text fields and the image slots the
 metric fills, before any call. The template itself (:class:`PromptTemplate`, the file format)
-lives in :mod:`transcreval.judge.prompt_template`, the built-in ones in
-:mod:`transcreval.judge.catalog`.
+lives in :mod:`transcreval.engines.judge.prompt_template`, the built-in ones in
+:mod:`transcreval.engines.judge.catalog`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+from transcreval.engines.judge.catalog import TEMPLATES
+from transcreval.engines.judge.prompt_template import IMAGE_MARKER, PromptTemplate, is_missing
 from transcreval.errors import InputError
-from transcreval.judge.catalog import TEMPLATES
-from transcreval.judge.prompt_template import IMAGE_MARKER, PromptTemplate, is_missing
 
 __all__ = ["PromptTemplate", "format_options", "is_missing", "resolve_template"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from transcreval.engines.judge.types import ImagePart
 from transcreval.errors import InputError
-from transcreval.judge.types import ImagePart
 
 __all__ = ["to_image_part", "to_image_parts"]
 

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from transcreval.common import check_text, image_path_kind
+from transcreval.engines.judge.images import to_image_part, to_image_parts
+from transcreval.engines.judge.types import ImagePart
 from transcreval.errors import EmptyInputError, InputError
-from transcreval.judge.images import to_image_part, to_image_parts
-from transcreval.judge.types import ImagePart
 
 ROLES = ("image", "image_or_text", "text", "ids", "mask")
 #: the type of a ``"text"`` argument: one string for all items, one per item, or None

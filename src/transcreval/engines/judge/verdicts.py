@@ -5,9 +5,9 @@ value read when the status is "ok", and what went wrong otherwise. :func:`ask` s
 of requests and reads every reply with the metric's reader; an answer that arrived but cannot
 be read is "unparsable" (or "refused" when it opens like a refusal).
 
-The failure bookkeeping lives in :mod:`transcreval.judge.tally`, the per-item pieces (ids,
-seeded orders, rendering) in :mod:`transcreval.judge.items`, the batch flow every judge metric
-shares in :mod:`transcreval.judge.pipeline`; their names are importable from here too.
+The failure bookkeeping lives in :mod:`transcreval.engines.judge.tally`, the per-item pieces (ids,
+seeded orders, rendering) in :mod:`transcreval.engines.judge.items`, the batch flow every judge metric
+shares in :mod:`transcreval.engines.judge.pipeline`; their names are importable from here too.
 """
 
 from __future__ import annotations
@@ -16,10 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from transcreval.errors import InputError
-from transcreval.judge.items import broadcast, check_judge, content_id, item_id_list, item_rng, render_each
-from transcreval.judge.parse import Read, extract_json, looks_like_refusal
-from transcreval.judge.tally import (
+from transcreval.engines.judge.items import broadcast, check_judge, content_id, item_id_list, item_rng, render_each
+from transcreval.engines.judge.parse import Read, extract_json, looks_like_refusal
+from transcreval.engines.judge.tally import (
     FailureTally,
     JudgeTally,
     OnFailure,
@@ -30,7 +29,8 @@ from transcreval.judge.tally import (
     judge_extras,
     judge_result,
 )
-from transcreval.judge.types import Judge, JudgeReply, JudgeRequest
+from transcreval.engines.judge.types import Judge, JudgeReply, JudgeRequest
+from transcreval.errors import InputError
 
 __all__ = [
     "FailureTally",

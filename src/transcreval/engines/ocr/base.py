@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from transcreval.engines.ocr.images import as_rgb_uint8, image_key
 from transcreval.errors import InputError
-from transcreval.ocr.images import as_rgb_uint8, image_key
 
 
 @dataclass(frozen=True)
@@ -253,8 +253,8 @@ def register_backend(name: str, factory: Callable[..., TextDetector]) -> None:
 def _builtin_backends() -> None:
     if "rapidocr" in _BACKENDS:
         return
-    from transcreval.ocr.paddle import PaddleOCRDetector
-    from transcreval.ocr.rapid import PPOCRv5MobileDetector, RapidOCRDetector
+    from transcreval.engines.ocr.paddle import PaddleOCRDetector
+    from transcreval.engines.ocr.rapid import PPOCRv5MobileDetector, RapidOCRDetector
 
     _BACKENDS.setdefault("rapidocr", RapidOCRDetector)
     _BACKENDS.setdefault("ppocrv5-mobile", PPOCRv5MobileDetector)

@@ -19,11 +19,11 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Any, ClassVar
 
+from transcreval.engines.judge.cache import JudgeCache, normalise_mode
+from transcreval.engines.judge.images import to_image_part
+from transcreval.engines.judge.keys import record_key, request_key, request_record
+from transcreval.engines.judge.types import ImagePart, JudgeReply, JudgeRequest, Message
 from transcreval.errors import InputError, JudgeCacheMiss, JudgeModelWarning
-from transcreval.judge.cache import JudgeCache, normalise_mode
-from transcreval.judge.images import to_image_part
-from transcreval.judge.keys import record_key, request_key, request_record
-from transcreval.judge.types import ImagePart, JudgeReply, JudgeRequest, Message
 
 log = logging.getLogger("transcreval.judge")
 
@@ -144,7 +144,7 @@ class CachingJudge:
 
     def replay(self) -> CachingJudge:
         """A :class:`~transcreval.judge.ReplayJudge` on this judge's cache with exactly its settings."""
-        from transcreval.judge.replay import ReplayJudge
+        from transcreval.engines.judge.replay import ReplayJudge
 
         if self.cache is None:
             raise InputError(f"{type(self).__name__} has no cache to replay")

@@ -1,4 +1,4 @@
-"""The built-in prompt templates as data files, ``<id>.txt`` each (loaded by :mod:`transcreval.judge.catalog`).
+"""The built-in prompt templates as data files, ``<id>.txt`` each (loaded by :mod:`transcreval.engines.judge.catalog`).
 
 One file per template, named by its id (``mptc.aesthetic.txt``, ``khanuja.csi-objects.txt``,
 ``imtbench.joint-ref.txt``, ...): front matter (id, version, image slots, answer keys), then

@@ -13,7 +13,7 @@ Load any wording (the published prompt of a paper, say) from a file::
 A template file is plain text: the user message. Optionally it starts with a front-matter
 block of ``key: value`` lines between two ``---`` lines (``id``, ``version``), and the text
 may be split into ``[system]`` and ``[user]`` sections. Without a version the file's SHA-256
-is the version. The built-in templates are files of this format too (:mod:`transcreval.judge.catalog`).
+is the version. The built-in templates are files of this format too (:mod:`transcreval.engines.judge.catalog`).
 The metric keeps its own answer parser, which accepts the key names of the built-in template
 and the paper's published ones (see each metric's docs).
 """
@@ -29,9 +29,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from transcreval.engines.judge.images import to_image_part
+from transcreval.engines.judge.types import ImagePart, JudgeRequest, Message, TextPart
 from transcreval.errors import InputError
-from transcreval.judge.images import to_image_part
-from transcreval.judge.types import ImagePart, JudgeRequest, Message, TextPart
 
 __all__ = ["IMAGE_MARKER", "PromptTemplate", "is_missing", "split_template_text"]
 

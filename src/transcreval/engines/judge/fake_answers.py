@@ -1,6 +1,6 @@
 """The fake server's synthetic answers: the JSON a prompt asks for, filled from a hash of the request.
 
-Used by :mod:`transcreval.judge.fake_server`; the numbers mean nothing (see there).
+Used by :mod:`transcreval.engines.judge.fake_server`; the numbers mean nothing (see there).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ text fields, renders every request (an InputError before any call when a field i
 asks, and tallies the verdicts (a failure is counted by status, never scored; ``on_failure=
 "raise"`` raises after the whole batch was asked and cached). Metrics whose items take several
 calls (pairwise orders, key points, three steps) compose the same pieces: :func:`begin`,
-:func:`read_pairs`, :func:`field_rows` and :meth:`~transcreval.judge.tally.JudgeTally.take`.
+:func:`read_pairs`, :func:`field_rows` and :meth:`~transcreval.engines.judge.tally.JudgeTally.take`.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from transcreval.engines.judge.items import check_judge, render_each
+from transcreval.engines.judge.prompt_template import PromptTemplate
+from transcreval.engines.judge.roles import image_parts, text_field
+from transcreval.engines.judge.tally import JudgeTally, OnFailure, check_on_failure
+from transcreval.engines.judge.templates import resolve_template
+from transcreval.engines.judge.types import ImagePart, Judge
+from transcreval.engines.judge.verdicts import ask
 from transcreval.errors import InputError
-from transcreval.judge.items import check_judge, render_each
-from transcreval.judge.prompt_template import PromptTemplate
-from transcreval.judge.roles import image_parts, text_field
-from transcreval.judge.tally import JudgeTally, OnFailure, check_on_failure
-from transcreval.judge.templates import resolve_template
-from transcreval.judge.types import ImagePart, Judge
-from transcreval.judge.verdicts import ask
 
 __all__ = ["JudgeSpec", "begin", "field_rows", "judge_items", "read_pairs"]
 

@@ -9,7 +9,7 @@ of the request), so the numbers it produces mean nothing. It exists to exercise 
         server.script(FakeHTTPError(429, headers={"retry-after": "0.1"}), '{"score": 4}')
         judge = OpenAICompatibleJudge("fake-judge", base_url=server.base_url)
 
-Run it as a process: ``python -m transcreval.judge.fake_server --latency 0.05`` prints its
+Run it as a process: ``python -m transcreval.engines.judge.fake_server --latency 0.05`` prints its
 base URL on the first line of stdout and serves until killed.
 """
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from transcreval.judge.fake_answers import prompt_text, synthetic_answer
+from transcreval.engines.judge.fake_answers import prompt_text, synthetic_answer
 
 __all__ = [
     "FakeAnswer",

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+from transcreval.engines.judge.base import CachingJudge
+from transcreval.engines.judge.cache import JudgeCache
+from transcreval.engines.judge.types import JudgeReply, JudgeRequest
 from transcreval.errors import InputError, JudgeCacheError
-from transcreval.judge.base import CachingJudge
-from transcreval.judge.cache import JudgeCache
-from transcreval.judge.types import JudgeReply, JudgeRequest
 
 __all__ = ["FunctionJudge", "ReplayJudge"]
 

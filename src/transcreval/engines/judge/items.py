@@ -12,9 +12,9 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from transcreval.engines.judge.prompt_template import is_missing
+from transcreval.engines.judge.types import ImagePart, Judge, JudgeRequest
 from transcreval.errors import InputError
-from transcreval.judge.prompt_template import is_missing
-from transcreval.judge.types import ImagePart, Judge, JudgeRequest
 
 __all__ = ["broadcast", "check_judge", "content_id", "item_id_list", "item_rng", "render_each"]
 
@@ -64,7 +64,7 @@ def broadcast(value: Any, n: int, name: str, *, required: bool = True) -> list[A
     """A per-item list: a string (or scalar) for every item, or a sequence of length n.
 
     Text fields (markets, genres, translations, ...) go through
-    :func:`transcreval.judge.roles.text_field` instead, which checks that each value is text.
+    :func:`transcreval.engines.judge.roles.text_field` instead, which checks that each value is text.
     """
     if value is None:
         if required:

@@ -40,7 +40,7 @@ def _when(ts: float | None) -> str:
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run a parsed ``judge-cache`` command; errors print one line and return 1."""
-    from transcreval.judge.cache import JudgeCache
+    from transcreval.engines.judge.cache import JudgeCache
 
     stream = out if out is not None else sys.stdout
     cmd = args.cache_command

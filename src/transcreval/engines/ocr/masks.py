@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from transcreval.engines.ocr.base import OCRResult, TextDetector, get_detector
 from transcreval.errors import InputError
-from transcreval.ocr.base import OCRResult, TextDetector, get_detector
 
 _EPS = 1e-9
 
@@ -166,7 +166,7 @@ def text_mask(
     Args:
         images: one image or a batch (paths, PIL, numpy, tensors; see :mod:`transcreval.io`).
         backend: ``"rapidocr"`` (default, offline), ``"ppocrv5-mobile"``, ``"paddleocr"`` or
-            a :class:`~transcreval.ocr.base.TextDetector`.
+            a :class:`~transcreval.engines.ocr.base.TextDetector`.
         dilate_px: grow the text regions by this many pixels (Euclidean; finite, >= 0), for
             example to cover glyph edges and anti-aliasing that the detector's boxes leave out.
         input_range: the value range of float images (default (0, 1); e.g. ``(-1, 1)`` or

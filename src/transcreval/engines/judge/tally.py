@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
+from transcreval.engines.judge.types import FAILURE_STATUSES, ITEM_STATUSES
 from transcreval.errors import EmptyInputError, InputError, JudgeFailure
-from transcreval.judge.types import FAILURE_STATUSES, ITEM_STATUSES
 
 OnFailure = Literal["skip", "raise"]
 

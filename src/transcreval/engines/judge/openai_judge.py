@@ -26,10 +26,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from transcreval.engines.judge.base import CachingJudge
+from transcreval.engines.judge.keys import endpoint_id
+from transcreval.engines.judge.types import ImagePart, JudgeReply, JudgeRequest, TextPart
 from transcreval.errors import InputError, JudgeConfigError, JudgeUnreachableError, MissingDependencyError
-from transcreval.judge.base import CachingJudge
-from transcreval.judge.keys import endpoint_id
-from transcreval.judge.types import ImagePart, JudgeReply, JudgeRequest, TextPart
 
 log = logging.getLogger("transcreval.judge")
 

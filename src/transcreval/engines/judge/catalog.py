@@ -1,8 +1,8 @@
 """The built-in prompt templates: the papers' rubrics (scales, criteria, answer keys) in our words.
 
 The papers' own prompt texts stay in the papers. Each built-in template is a data file of the
-package, ``transcreval/judge/prompts/<id>.txt``, in the format of a user's template file
-(:mod:`transcreval.judge.prompt_template`) with more front matter: ``id``, ``version``,
+package, ``transcreval/engines/judge/prompts/<id>.txt``, in the format of a user's template file
+(:mod:`transcreval.engines.judge.prompt_template`) with more front matter: ``id``, ``version``,
 ``images`` (the image slots, comma-separated, in the order unplaced images are appended),
 ``output`` (the answer keys with their types, a JSON object) and optionally ``max_tokens``.
 The text after the front matter is the user message (or ``[system]`` / ``[user]`` sections);
@@ -21,8 +21,8 @@ import json
 from importlib.resources import files
 from typing import Any
 
+from transcreval.engines.judge.prompt_template import PromptTemplate, split_template_text
 from transcreval.errors import InputError
-from transcreval.judge.prompt_template import PromptTemplate, split_template_text
 
 __all__ = [
     "IMTBENCH_ALIGNMENT",
@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 #: the package whose data files are the built-in templates
-PROMPTS_PACKAGE = "transcreval.judge.prompts"
+PROMPTS_PACKAGE = "transcreval.engines.judge.prompts"
 _SUFFIX = ".txt"
 
 

@@ -2,7 +2,7 @@
 
 :class:`CacheMaintenance` is the part of :class:`~transcreval.judge.JudgeCache` that reads the
 whole file at once (``transcreval judge-cache stats|export|prune`` uses it); the class that
-stores and fetches answers is in :mod:`transcreval.judge.cache`.
+stores and fetches answers is in :mod:`transcreval.engines.judge.cache`.
 """
 
 from __future__ import annotations

@@ -29,8 +29,15 @@ from typing import Any
 
 import numpy as np
 
+from transcreval.engines.ocr.base import (
+    DetectorInfo,
+    OCRResult,
+    TextDetector,
+    file_sha256,
+    freeze_params,
+    package_version,
+)
 from transcreval.errors import InputError, MissingDependencyError
-from transcreval.ocr.base import DetectorInfo, OCRResult, TextDetector, file_sha256, freeze_params, package_version
 
 #: rapidocr's own defaults, restated so results can record them (rapidocr 3.10 config.yaml).
 RAPIDOCR_DET_KEYS = ("limit_side_len", "limit_type", "thresh", "box_thresh", "max_candidates", "unclip_ratio",
@@ -118,7 +125,7 @@ class RapidOCRDetector(TextDetector):
         use_cls: with recognition, run the 0/180 degree line classifier (off by default, as
             the papers' PaddleOCR setting turns text-line orientation off).
         threads: onnxruntime intra-op threads (default: onnxruntime's choice).
-        recognize / cache_size: see :class:`~transcreval.ocr.base.TextDetector`.
+        recognize / cache_size: see :class:`~transcreval.engines.ocr.base.TextDetector`.
     """
 
     backend = "rapidocr"

@@ -23,8 +23,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from transcreval.engines.ocr.base import OCRResult, TextDetector, get_detector
 from transcreval.errors import InputError
-from transcreval.ocr.base import OCRResult, TextDetector, get_detector
 
 Rule = Literal["largest", "confidence"]
 
@@ -80,7 +80,7 @@ class OCRTitleExtractor:
 
     Args:
         backend: ``"rapidocr"`` (default, offline), ``"ppocrv5-mobile"``, ``"paddleocr"`` or a
-            :class:`~transcreval.ocr.base.TextDetector`.
+            :class:`~transcreval.engines.ocr.base.TextDetector`.
         rule: ``"largest"`` (default: largest polygon area) or ``"confidence"`` (highest
             recognition score, MPTc App. B.5's "top-confidence line").
         min_score: ignore lines recognised with a lower confidence (default 0: keep what the

@@ -31,9 +31,16 @@ from typing import Any
 
 import numpy as np
 
+from transcreval.engines.ocr.base import (
+    DetectorInfo,
+    OCRResult,
+    TextDetector,
+    file_sha256,
+    freeze_params,
+    package_version,
+)
+from transcreval.engines.ocr.rapid import MAX_ASPECT, MIN_SIDE, clip_polygons, pad_for_detection
 from transcreval.errors import InputError, MissingDependencyError
-from transcreval.ocr.base import DetectorInfo, OCRResult, TextDetector, file_sha256, freeze_params, package_version
-from transcreval.ocr.rapid import MAX_ASPECT, MIN_SIDE, clip_polygons, pad_for_detection
 
 #: PaddleOCR 3.x TextDetection defaults for the PP-OCRv5 detectors.
 PADDLE_DET_DEFAULTS: dict[str, Any] = {
@@ -122,7 +129,7 @@ class PaddleOCRDetector(TextDetector):
         text_score: with recognition, drop lines below this recognition score (PaddleOCR's
             ``text_rec_score_thresh``, default 0.0).
         device: ``"cpu"`` (default), ``"gpu"``, ``"gpu:0"`` ...
-        recognize / cache_size: see :class:`~transcreval.ocr.base.TextDetector`.
+        recognize / cache_size: see :class:`~transcreval.engines.ocr.base.TextDetector`.
     """
 
     backend = "paddleocr"
