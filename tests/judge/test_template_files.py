@@ -65,7 +65,7 @@ def test_the_wording_of_every_builtin_template_is_pinned_to_its_version():
 def test_every_builtin_template_is_a_data_file_of_the_package_named_by_its_id():
     names = sorted(e.name for e in files(PROMPTS_PACKAGE).iterdir() if e.name.endswith(".txt"))
     assert names == sorted(f"{k}.txt" for k in TEMPLATES)
-    package_dir = Path(transcreval.__file__).parent / "judge" / "prompts"
+    package_dir = Path(transcreval.__file__).parent / "engines" / "judge" / "prompts"
     for k, t in TEMPLATES.items():
         assert (package_dir / f"{k}.txt").is_file()
         assert t.source == "builtin" and t.system is None and t.output

@@ -8,7 +8,7 @@ import torch
 
 from transcreval.common import check_choice
 from transcreval.errors import InputError
-from transcreval.functional.image.lpips import MaskMode, mean_from_stats, pair_maps
+from transcreval.functional.image.lpips import MaskMode, mean_from_stats
 from transcreval.functional.image.masked_lpips import (
     DEFAULT_MIN_COVERAGE,
     check_masked_options,
@@ -16,6 +16,7 @@ from transcreval.functional.image.masked_lpips import (
     masked_values,
     ocr_background,
 )
+from transcreval.functional.image.pairs import pair_maps
 from transcreval.image.lpips import LPIPSFamily
 from transcreval.result import MetricResult
 from transcreval.states import Sum
