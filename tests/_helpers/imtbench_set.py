@@ -142,7 +142,7 @@ class FakeComet:
 
 def use_fake_comet(monkeypatch: Any) -> None:
     """COMETScore builds :class:`FakeComet` instead of comet's model (and comet 'imports')."""
-    from transcreval.text import comet_engine
+    from transcreval.engines.comet import engine as comet_engine
 
     FakeComet.calls = []
     monkeypatch.setattr(comet_engine, "CometScorer", FakeComet)

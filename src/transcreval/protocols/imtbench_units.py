@@ -68,7 +68,7 @@ def _sig(name: str, parts: Mapping[str, Any]) -> str:
 def _comet_available(ctx: UnitContext) -> str | None:
     """None when comet imports; otherwise the run stops here, before anything is scored (a missing
     S_text is never dropped silently from S)."""
-    from transcreval.text import comet_engine
+    from transcreval.engines.comet import engine as comet_engine
 
     try:
         comet_engine.import_comet()

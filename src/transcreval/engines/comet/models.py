@@ -5,7 +5,7 @@ A COMET model is several files: the checkpoint (``checkpoints/model.ckpt``), its
 encoder's ``config.json`` and its tokenizer). Each file is one manifest entry, so the weights
 resolver finds, verifies and fetches it like any other model file
 (``transcreval weights fetch NAME... --to DIR``; ``TRANSCREVAL_WEIGHTS_DIR`` searched by file
-name). :mod:`transcreval.text.comet_engine` puts the resolved files into the directory layout
+name). :mod:`transcreval.engines.comet.engine` puts the resolved files into the directory layout
 ``comet.load_from_checkpoint`` reads, with the encoder files beside the checkpoint, so a known
 model loads without the Hugging Face hub.
 

@@ -4,7 +4,7 @@ score through comet's own ``predict``.
 * :func:`find_comet_files` turns ``(model, checkpoint)`` into a checkpoint in the directory
   layout ``comet.load_from_checkpoint`` reads (``<root>/checkpoints/model.ckpt`` with
   ``<root>/hparams.yaml``): a ``checkpoint=`` file or directory as given; a model known by name
-  (:mod:`transcreval.text.comet_models`) from the weights resolver, its files linked into
+  (:mod:`transcreval.engines.comet.models`) from the weights resolver, its files linked into
   ``<cache>/comet/<model>-<digest>/`` with the encoder files in ``encoder/``; any other name
   from comet's own download cache. Nothing found is a
   :class:`~transcreval.errors.WeightsNotFoundError` naming the command that fetches the files,
@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from transcreval.engines.comet.models import CometModelSpec, comet_model_spec, known_comet_models
 from transcreval.errors import InputError, MissingDependencyError, WeightsFormatError, WeightsNotFoundError
-from transcreval.text.comet_models import CometModelSpec, comet_model_spec, known_comet_models
 from transcreval.weights.resolve import cache_root, is_offline, resolve, sha256_file
 
 __all__ = ["CometModelFiles", "CometScorer", "clear_comet_models", "find_comet_files", "import_comet"]
