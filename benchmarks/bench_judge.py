@@ -28,7 +28,7 @@ _round = itertools.count()
 def endpoint(tmp_path_factory):
     log = tmp_path_factory.mktemp("judge") / "requests.log"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "transcreval.judge.fake_server", "--latency", str(LATENCY), "--log", str(log)],
+        [sys.executable, "-m", "transcreval.engines.judge.fake_server", "--latency", str(LATENCY), "--log", str(log)],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -19,7 +19,7 @@ from PIL import Image
 from tests._helpers.text_images import poster
 
 from transcreval import OCRMaskIoU
-from transcreval.ocr.rapid import RapidOCRDetector
+from transcreval.engines.ocr.rapid import RapidOCRDetector
 
 N = 4  # pairs; each detection takes ~0.3-0.5 s on a 2-core VM (rapidocr upscales to 736 px)
 

@@ -17,10 +17,10 @@ from tests._helpers import random_weights as rw
 from tests._helpers.tester import MetricCase, check_metric, join_lists, partial
 from tests._helpers.text_images import render
 from transcreval import BackgroundPreservation
+from transcreval.engines.ocr.rapid import RapidOCRDetector
 from transcreval.errors import InputError
 from transcreval.functional import background_preservation
 from transcreval.ocr import background_mask, get_detector
-from transcreval.ocr.rapid import RapidOCRDetector
 
 H, W = 96, 192
 

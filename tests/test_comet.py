@@ -74,7 +74,7 @@ def tiny_ckpt(tmp_path_factory):
 
 @functools.cache
 def _comet_model(ckpt: str):
-    from transcreval.text.comet_engine import import_comet, quiet
+    from transcreval.engines.comet.engine import import_comet, quiet
 
     with quiet():
         return import_comet().load_from_checkpoint(ckpt)
@@ -82,7 +82,7 @@ def _comet_model(ckpt: str):
 
 def comet_reference(ckpt, mt, ref, src, batch_size=16):
     """comet's own scores: load_from_checkpoint + predict, as the comet docs call them."""
-    from transcreval.text.comet_engine import quiet
+    from transcreval.engines.comet.engine import quiet
 
     samples = [{"src": s, "mt": m, "ref": r} for s, m, r in zip(src, mt, ref)]
     with quiet():
@@ -267,7 +267,7 @@ def test_a_known_model_is_found_by_name_through_the_weights_resolver(tiny_ckpt, 
     """Files under their manifest names in TRANSCREVAL_WEIGHTS_DIR, verified by sha256, linked
     into comet's layout with the encoder files beside the checkpoint (no hub)."""
     from transcreval import COMETScore
-    from transcreval.text.comet_models import CometModelSpec, register_comet_model, unregister_comet_model
+    from transcreval.engines.comet.models import CometModelSpec, register_comet_model, unregister_comet_model
     from transcreval.weights import WeightsEntry, register_weights, sha256_file, unregister_weights
 
     root = tiny_ckpt.parent.parent
@@ -310,7 +310,7 @@ def test_a_known_model_is_found_by_name_through_the_weights_resolver(tiny_ckpt, 
 def test_importing_comet_leaves_the_root_logger_alone():
     code = (
         "import logging\n"
-        "from transcreval.text.comet_engine import import_comet\n"
+        "from transcreval.engines.comet.engine import import_comet\n"
         "import_comet()\n"
         "print(len(logging.getLogger().handlers), logging.getLogger().level)\n"
     )

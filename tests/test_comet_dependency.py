@@ -44,7 +44,7 @@ def test_comet_installed_but_unimportable_says_why(monkeypatch):
     import builtins
     import sys
 
-    from transcreval.text import comet_engine
+    from transcreval.engines.comet import engine as comet_engine
 
     real_import = builtins.__import__
 

@@ -76,7 +76,7 @@ def test_demo_ocr_section_is_skipped_in_one_line_without_rapidocr(monkeypatch):
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "rapidocr" else real(n, *a))
-    from transcreval.ocr import base
+    from transcreval.engines.ocr import base
 
     monkeypatch.setattr(base, "_INSTANCES", {})  # no detector built earlier in this process
     text = _ocr_section()

@@ -59,7 +59,7 @@ def test_a_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path):
 
 
 def test_a_judge_cache_is_refused(tmp_path):
-    from transcreval.judge.cache import JudgeCache
+    from transcreval.engines.judge.cache import JudgeCache
 
     path = tmp_path / "judge.sqlite"
     JudgeCache(path).close()

@@ -125,7 +125,7 @@ class ScriptedJudge:
         if self.shas is None:
             from PIL import Image
 
-            from transcreval.judge.images import to_image_part
+            from transcreval.engines.judge.images import to_image_part
 
             outs = [k for k in range(12) if k != NO_OUTPUT]
             self.shas = {to_image_part(Image.open(self.root / f"out{k}.png")).sha256: k for k in outs}

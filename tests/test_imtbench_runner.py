@@ -18,7 +18,7 @@ import pytest
 
 from tests._helpers.imtbench_set import NO_IMAGE, NO_OUTPUT, NO_TEXT, FakeComet, responder, use_fake_comet, write_set
 from transcreval.cli import main
-from transcreval.judge.fake_server import FakeOpenAIServer
+from transcreval.engines.judge.fake_server import FakeOpenAIServer
 
 pytest.importorskip("openai")
 pytest.importorskip("rapidocr")

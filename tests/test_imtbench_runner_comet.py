@@ -16,7 +16,7 @@ from tests._helpers.comet_env import WHY
 from tests._helpers.imtbench_set import NO_OUTPUT, NO_TEXT, REF, SRC, SYS, responder, write_set
 from tests.test_comet import comet_reference
 from transcreval.cli import main
-from transcreval.judge.fake_server import FakeOpenAIServer
+from transcreval.engines.judge.fake_server import FakeOpenAIServer
 
 pytestmark = [
     pytest.mark.comet,

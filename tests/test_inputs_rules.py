@@ -121,7 +121,7 @@ def test_a_3d_array_with_many_planes_says_how_to_pass_grayscale_images():
 
 # ------------------------------------------------------------------ item 16: one image per judge part
 def test_to_image_part_refuses_a_batch_of_several_images():
-    from transcreval.judge.images import to_image_part
+    from transcreval.engines.judge.images import to_image_part
 
     batch = torch.from_numpy(np.stack([RGB, RGB[::-1]])).permute(0, 3, 1, 2)
     with pytest.raises(InputError, match=r"poster: expected one image, got a batch of 2"):

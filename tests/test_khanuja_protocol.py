@@ -21,9 +21,9 @@ import torch
 from PIL import Image
 
 from tests._helpers.model_weights import poster_like, tiny_siglip_dir, tiny_tokenizer_dir
+from transcreval.engines.judge.images import to_image_part
 from transcreval.errors import InputError
 from transcreval.judge import FunctionJudge
-from transcreval.judge.images import to_image_part
 from transcreval.protocols.khanuja import (
     COLUMNS,
     KhanujaItem,

@@ -353,7 +353,7 @@ def test_result_per_item_is_float64_and_mean_is_the_value(weights):
 
 
 def test_the_batched_conversion_equals_io():
-    from transcreval.functional.image.lpips import as_image_batch
+    from transcreval.functional.image.pairs import as_image_batch
     from transcreval.io import to_rgb_float
 
     g = torch.Generator().manual_seed(3)

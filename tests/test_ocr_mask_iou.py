@@ -87,7 +87,7 @@ def test_empty_unions_are_nan_and_counted_never_zero_or_one():
 
 
 def test_counts_are_exact_pixel_counts():
-    from transcreval.ocr.masks import mask_iou_counts, result_mask
+    from transcreval.engines.ocr.masks import mask_iou_counts, result_mask
 
     det = get_detector()
     a, b = _at(), _at(24, 8)

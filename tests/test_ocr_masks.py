@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import ndimage
 
+from transcreval.engines.ocr.masks import dilate_mask, mask_iou_counts, polygons_to_mask, scale_polygons
 from transcreval.errors import InputError
-from transcreval.ocr.masks import dilate_mask, mask_iou_counts, polygons_to_mask, scale_polygons
 
 
 def _shapely_mask(poly: np.ndarray, h: int, w: int) -> tuple[np.ndarray, np.ndarray]:

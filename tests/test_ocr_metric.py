@@ -13,10 +13,10 @@ from PIL import Image
 from tests._helpers.tester import MetricCase, check_metric, join_lists, partial
 from tests._helpers.text_images import render
 from transcreval import OCRMaskIoU
+from transcreval.engines.ocr.rapid import RapidOCRDetector
 from transcreval.errors import EmptyInputError, InputError, MissingDependencyError, UndefinedValueError
 from transcreval.functional import ocr_mask_iou
 from transcreval.ocr import get_detector
-from transcreval.ocr.rapid import RapidOCRDetector
 
 SIZE = (240, 144)
 

@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 
 from tests._helpers.text_images import render
+from transcreval.engines.ocr.masks import polygons_to_mask, result_mask
+from transcreval.engines.ocr.paddle import PADDLE_DET_DEFAULTS, PaddleOCRDetector
 from transcreval.errors import InputError, MissingDependencyError
-from transcreval.ocr.masks import polygons_to_mask, result_mask
-from transcreval.ocr.paddle import PADDLE_DET_DEFAULTS, PaddleOCRDetector
 
 RECORDED = json.loads((Path(__file__).parent / "data" / "paddleocr_results.json").read_text())
 

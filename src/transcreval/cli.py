@@ -98,7 +98,7 @@ def _main(argv: Sequence[str] | None) -> int:
     from transcreval.weights import cli as weights_cli
 
     weights_cli.add_parser(sub)
-    from transcreval.judge import cache_cli
+    from transcreval.engines.judge import cache_cli
 
     cache_cli.add_parser(sub)
     from transcreval.runs import cli as runs_cli

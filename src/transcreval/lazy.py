@@ -3,11 +3,11 @@
 A package that loads its public names on first use writes them once, as a table, and gets its
 ``__all__``, ``__getattr__`` and ``__dir__`` from :func:`lazy_exports`::
 
-    _EXPORTS = {"ReplayJudge": "transcreval.judge.replay", ...}
+    _EXPORTS = {"ReplayJudge": "transcreval.engines.judge.replay", ...}
     __all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
     if TYPE_CHECKING:
-        from transcreval.judge.replay import ReplayJudge as ReplayJudge
+        from transcreval.engines.judge.replay import ReplayJudge as ReplayJudge
 
 ``__getattr__`` imports a name's module the first time the name is asked for and keeps the value
 in the package's namespace (later lookups do not call it again); names listed in ``submodules``

@@ -19,7 +19,7 @@ NEEDS_COMET = frozenset({"COMETScore", "IMTBenchScore"})
 
 def comet_import_problem() -> str | None:
     """None where comet imports, else why it does not."""
-    from transcreval.text.comet_engine import import_comet
+    from transcreval.engines.comet.engine import import_comet
 
     try:
         import_comet()

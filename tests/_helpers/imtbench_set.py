@@ -115,7 +115,7 @@ def write_set(root: Path) -> dict[str, Any]:
 def responder(body: dict[str, Any]) -> str:
     """The fake server's answers: a refusal for the item whose translation is REFUSE_WORD, else
     the synthetic JSON the prompt asks for (the same request always gets the same answer)."""
-    from transcreval.judge.fake_server import prompt_text, synthetic_answer
+    from transcreval.engines.judge.fake_server import prompt_text, synthetic_answer
 
     if f'"{REFUSE_WORD}"' in prompt_text(body):
         return "I'm sorry, but I can't evaluate this image."
@@ -142,7 +142,7 @@ class FakeComet:
 
 def use_fake_comet(monkeypatch: Any) -> None:
     """COMETScore builds :class:`FakeComet` instead of comet's model (and comet 'imports')."""
-    from transcreval.text import comet_engine
+    from transcreval.engines.comet import engine as comet_engine
 
     FakeComet.calls = []
     monkeypatch.setattr(comet_engine, "CometScorer", FakeComet)

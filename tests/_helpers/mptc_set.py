@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from transcreval.engines.judge.images import to_image_part
 from transcreval.judge import FunctionJudge, JudgeRequest
-from transcreval.judge.images import to_image_part
 
 PLANNERS = ("GPT-4.1", "Qwen3")
 EDITORS = ("Gemini 3", "Flux Edit")

@@ -93,7 +93,7 @@ def recall(ink: np.ndarray, mask: np.ndarray) -> float:
 
 def outside_fraction(mask: np.ndarray, quad: np.ndarray, margin: float) -> float:
     """Fraction of detected pixels farther than ``margin`` px from the true (rotated) text box."""
-    from transcreval.ocr.masks import dilate_mask, polygons_to_mask
+    from transcreval.engines.ocr.masks import dilate_mask, polygons_to_mask
 
     near = dilate_mask(polygons_to_mask([quad], mask.shape), margin)
     return float((mask & ~near).sum()) / max(1.0, float(mask.sum()))

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from transcreval.judge.fake_server import FakeOpenAIServer
-from transcreval.judge.templates import PromptTemplate
+from transcreval.engines.judge.fake_server import FakeOpenAIServer
+from transcreval.engines.judge.templates import PromptTemplate
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from transcreval.engines.judge.images import to_image_part
 from transcreval.judge import FunctionJudge, JudgeRequest, ReplayJudge
-from transcreval.judge.images import to_image_part
 
 WRAPS = ("json", "fence", "prose", "python")
 

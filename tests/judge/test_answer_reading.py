@@ -9,6 +9,8 @@ import re
 import pytest
 
 from tests.judge.oracle import img
+from transcreval.engines.judge.parse import Read
+from transcreval.engines.judge.verdicts import ask, item_statuses
 from transcreval.errors import JudgeFailure
 from transcreval.functional.judge.csi_overlap import csi_overlap_stats, read_objects
 from transcreval.functional.judge.posteriq import (
@@ -21,14 +23,12 @@ from transcreval.functional.judge.posteriq import (
 from transcreval.functional.judge.quiz_hit_rate import quiz_hit_rate_stats, read_quiz_answer
 from transcreval.judge import FunctionJudge, JudgeCache, PromptTemplate
 from transcreval.judge.judge_score import JudgeScore
-from transcreval.judge.parse import Read
-from transcreval.judge.verdicts import ask, item_statuses
 
 CTX = {"target_market": "Japan", "source_market": "USA", "genre": "drama"}
 
 
 def failures(stats):
-    from transcreval.judge.verdicts import judge_extras
+    from transcreval.engines.judge.verdicts import judge_extras
 
     return judge_extras(stats)["failures"]
 
@@ -201,7 +201,7 @@ def test_a_reader_that_raises_makes_that_answer_unparsable_and_keeps_the_batch()
 
 
 def test_a_huge_score_is_unparsable_now_and_on_every_rerun_from_the_cache(tmp_path):
-    from transcreval.judge.images import to_image_part
+    from transcreval.engines.judge.images import to_image_part
 
     cache = tmp_path / "c.sqlite"
     imgs = [img(i) for i in range(3)]

@@ -11,10 +11,10 @@ import threading
 import pytest
 
 from tests.judge.conftest import SCORE_TEMPLATE, TEXT_TEMPLATE, image
+from transcreval.engines.judge.keys import canonical_json, request_key
+from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.errors import InputError, JudgeCacheError, JudgeCacheMiss
 from transcreval.judge import FunctionJudge, JudgeCache, ReplayJudge
-from transcreval.judge.keys import canonical_json, request_key
-from transcreval.judge.templates import PromptTemplate
 
 
 def record(key: str, model: str = "m", template: str = "t", version: str = "1") -> dict:
@@ -312,7 +312,7 @@ def openai_like(cache, base_url, **kw):
 
 
 def test_the_endpoint_is_part_of_the_key_unless_shared(cache_path):
-    from transcreval.judge.keys import endpoint_id
+    from transcreval.engines.judge.keys import endpoint_id
 
     req = TEXT_TEMPLATE.render(item="1")
     openai = openai_like(cache_path, None)
@@ -326,7 +326,7 @@ def test_the_endpoint_is_part_of_the_key_unless_shared(cache_path):
 
 
 def test_replay_from_the_file_alone_rebuilds_endpoint_and_image_size(cache_path):
-    from transcreval.judge.fake_server import FakeOpenAIServer
+    from transcreval.engines.judge.fake_server import FakeOpenAIServer
 
     reqs = [SCORE_TEMPLATE.render({"image": image(i, size=(64, 48))}, item=str(i)) for i in range(3)]
     with FakeOpenAIServer(lambda body: '{"score": 4}') as server:
@@ -356,7 +356,7 @@ def test_a_run_recorded_with_none_options_replays_beside_one_that_set_them(cache
     """Issue 15 item 8: with runs of namespace=None and namespace='x' (or image_max_side None and
     16, or endpoint_in_key False and True) in one cache, judge.replay() of the None run found two
     setups and recommended the very call that had failed."""
-    from transcreval.judge.fake_server import FakeOpenAIServer
+    from transcreval.engines.judge.fake_server import FakeOpenAIServer
 
     text = [TEXT_TEMPLATE.render(item="1")]
     plain = FunctionJudge(scorer, cache=cache_path)

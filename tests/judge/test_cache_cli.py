@@ -10,8 +10,8 @@ import pytest
 
 from tests.judge.conftest import TEXT_TEMPLATE
 from transcreval.cli import main
+from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.judge import FunctionJudge, JudgeCache
-from transcreval.judge.templates import PromptTemplate
 
 OTHER = PromptTemplate("test.other", "3", "Other {item}")
 

@@ -17,9 +17,16 @@ import pytest
 from PIL import Image
 
 from tests.judge.conftest import SCORE_TEMPLATE, SECRET, TEXT_TEMPLATE, image
+from transcreval.engines.judge.fake_server import (
+    FakeAnswer,
+    FakeDrop,
+    FakeHang,
+    FakeHTTPError,
+    FakeOpenAIServer,
+    FakeRaw,
+)
 from transcreval.errors import JudgeConfigError, JudgeUnreachableError
 from transcreval.judge import JudgeCache, OpenAICompatibleJudge
-from transcreval.judge.fake_server import FakeAnswer, FakeDrop, FakeHang, FakeHTTPError, FakeOpenAIServer, FakeRaw
 
 
 def make(server, cache=None, **kw):
@@ -403,7 +410,7 @@ def test_a_refused_connection_is_still_unreachable():
     ],
 )
 def test_served_model_names_that_are_the_model_asked_for(asked, served, same):
-    from transcreval.judge.base import same_model
+    from transcreval.engines.judge.base import same_model
 
     assert same_model(asked, served) is same
 

@@ -10,7 +10,7 @@ from sacrebleu.metrics import CHRF
 from transcreval.data.demo_set import build_demo_set
 from transcreval.demo import DemoContext, run_demo
 from transcreval.demo.judges import run as run_judge_demo
-from transcreval.judge.fake_server import FakeOpenAIServer
+from transcreval.engines.judge.fake_server import FakeOpenAIServer
 
 
 def run(monkeypatch, **env):
@@ -71,7 +71,7 @@ def test_the_demo_tour_runs_the_judge_section(monkeypatch):
 
 
 def test_an_endpoint_rejecting_the_key_stops_the_section_with_its_message(monkeypatch):
-    from transcreval.judge.fake_server import FakeHTTPError
+    from transcreval.engines.judge.fake_server import FakeHTTPError
 
     with FakeOpenAIServer(lambda body: FakeHTTPError(401, message="Incorrect API key provided")) as server:
         text = run(monkeypatch, TRANSCREVAL_JUDGE_URL=server.base_url, TRANSCREVAL_JUDGE_MODEL="m")
@@ -82,7 +82,7 @@ def test_an_endpoint_rejecting_the_key_stops_the_section_with_its_message(monkey
 
 
 def test_an_unreachable_endpoint_with_a_model_stops_at_once(monkeypatch):
-    from transcreval.judge.openai_judge import OpenAICompatibleJudge
+    from transcreval.engines.judge.openai_judge import OpenAICompatibleJudge
 
     monkeypatch.setitem(OpenAICompatibleJudge.__init__.__kwdefaults__, "max_retries", 0)  # no backoff in a test
     text = run(monkeypatch, TRANSCREVAL_JUDGE_URL="http://127.0.0.1:9/v1", TRANSCREVAL_JUDGE_MODEL="m")

@@ -78,7 +78,7 @@ def lines(path: Path) -> int:
 def endpoint(tmp_path):
     log = tmp_path / "requests.log"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "transcreval.judge.fake_server", "--latency", "0.15", "--log", str(log)],
+        [sys.executable, "-m", "transcreval.engines.judge.fake_server", "--latency", "0.15", "--log", str(log)],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -9,10 +9,10 @@ import pytest
 
 from tests.judge.conftest import SECRET
 from tests.judge.oracle import img
+from transcreval.engines.judge.fake_server import FakeAnswer, FakeHang, FakeHTTPError, FakeOpenAIServer
 from transcreval.errors import EmptyInputError, InputError, JudgeFailure
 from transcreval.judge import FunctionJudge, JudgeCache, OpenAICompatibleJudge, PromptTemplate
 from transcreval.judge.csi_overlap import CSIOverlap
-from transcreval.judge.fake_server import FakeAnswer, FakeHang, FakeHTTPError, FakeOpenAIServer
 from transcreval.judge.imtbench import AlignmentScore, HarmonizationScore
 from transcreval.judge.judge_score import JudgeScore
 from transcreval.judge.quiz_hit_rate import QuizHitRate
@@ -33,7 +33,7 @@ def test_every_failure_status_is_counted_and_none_is_scored(tmp_path):
         5: FakeAnswer('{"comment": "fine", "score": 4}'),  # ok
     }
     sources = [img(i) for i in range(6)]
-    from transcreval.judge.images import to_image_part
+    from transcreval.engines.judge.images import to_image_part
 
     which = {to_image_part(s).sha256: i for i, s in enumerate(sources)}
 

@@ -399,7 +399,7 @@ def test_joint_imtbench_template_makes_one_call_for_both_scores():
     from transcreval.judge import FunctionJudge
 
     judge = FunctionJudge(fn, cache=None)
-    judge.cache = __import__("transcreval.judge.cache", fromlist=["JudgeCache"]).JudgeCache(
+    judge.cache = __import__("transcreval.engines.judge.cache", fromlist=["JudgeCache"]).JudgeCache(
         __import__("tempfile").mkdtemp() + "/c.sqlite"
     )
     preds, texts = [img(1), img(2)], ["a", "b"]

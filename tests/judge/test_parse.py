@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from transcreval.judge.parse import (
+from transcreval.engines.judge.parse import (
     extract_json,
     looks_like_refusal,
     read_bare,

@@ -4,7 +4,7 @@
 got the path and no image) while a ``pathlib.Path`` of the same file worked; ``AlignmentScore``
 put the ``repr()`` of bytes into the prompt; a lone surrogate raised ``UnicodeEncodeError`` from
 the cache keys. Each metric declares the role of every ``update`` argument and reads it with
-that role's function (:mod:`transcreval.judge.roles`); these tests check every registered judge
+that role's function (:mod:`transcreval.engines.judge.roles`); these tests check every registered judge
 metric against its declaration.
 """
 
@@ -21,9 +21,9 @@ from PIL import Image
 from tests._helpers.comet_env import registry_params
 from tests.judge.cases import CASES, answer
 from tests.judge.oracle import sha
+from transcreval.engines.judge.roles import ROLES
 from transcreval.errors import InputError
 from transcreval.judge import FunctionJudge
-from transcreval.judge.roles import ROLES
 from transcreval.registry import get_metric, list_metrics
 
 JUDGE_METRICS = sorted(m.name for m in list_metrics(domain="judge"))
@@ -145,7 +145,7 @@ def test_a_description_stays_a_description_and_a_missing_image_name_is_an_error(
 
 def test_a_lone_surrogate_anywhere_in_a_request_is_an_input_error_not_a_unicode_crash():
     """A template built in code (or any text that skipped the field checks) with a lone surrogate
-    used to raise UnicodeEncodeError from judge/keys.py; item ids with one are hashed fine."""
+    used to raise UnicodeEncodeError from engines/judge/keys.py; item ids with one are hashed fine."""
     from transcreval import JudgeScore, WinRate
     from transcreval.judge import PromptTemplate
 

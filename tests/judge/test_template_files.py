@@ -17,12 +17,12 @@ import pytest
 
 import transcreval
 from tests.judge.conftest import image
+from transcreval.engines.judge.catalog import PROMPTS_PACKAGE, TEMPLATES, builtin_template, load_builtin_templates
+from transcreval.engines.judge.pipeline import JudgeSpec, judge_items
+from transcreval.engines.judge.tally import JudgeTally
+from transcreval.engines.judge.templates import PromptTemplate, resolve_template
+from transcreval.engines.judge.verdicts import Verdict, json_reader
 from transcreval.errors import InputError
-from transcreval.judge.catalog import PROMPTS_PACKAGE, TEMPLATES, builtin_template, load_builtin_templates
-from transcreval.judge.pipeline import JudgeSpec, judge_items
-from transcreval.judge.tally import JudgeTally
-from transcreval.judge.templates import PromptTemplate, resolve_template
-from transcreval.judge.verdicts import Verdict, json_reader
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -65,7 +65,7 @@ def test_the_wording_of_every_builtin_template_is_pinned_to_its_version():
 def test_every_builtin_template_is_a_data_file_of_the_package_named_by_its_id():
     names = sorted(e.name for e in files(PROMPTS_PACKAGE).iterdir() if e.name.endswith(".txt"))
     assert names == sorted(f"{k}.txt" for k in TEMPLATES)
-    package_dir = Path(transcreval.__file__).parent / "judge" / "prompts"
+    package_dir = Path(transcreval.__file__).parent / "engines" / "judge" / "prompts"
     for k, t in TEMPLATES.items():
         assert (package_dir / f"{k}.txt").is_file()
         assert t.source == "builtin" and t.system is None and t.output
@@ -118,13 +118,13 @@ def test_the_wheel_ships_the_prompt_files_and_the_catalog_loads_them_from_the_in
     wheel_mod = pytest.importorskip("hatchling.builders.wheel")
     wheel = Path(next(wheel_mod.WheelBuilder(str(ROOT)).build(directory=str(tmp_path / "dist"), versions=["standard"])))
     with zipfile.ZipFile(wheel) as z:
-        shipped = {n for n in z.namelist() if n.startswith("transcreval/judge/prompts/")}
+        shipped = {n for n in z.namelist() if n.startswith("transcreval/engines/judge/prompts/")}
         z.extractall(tmp_path / "site")
-    assert {f"transcreval/judge/prompts/{k}.txt" for k in TEMPLATES} <= shipped
-    assert "transcreval/judge/prompts/quiz_questions.json" in shipped
+    assert {f"transcreval/engines/judge/prompts/{k}.txt" for k in TEMPLATES} <= shipped
+    assert "transcreval/engines/judge/prompts/quiz_questions.json" in shipped
     code = (
         "import hashlib, json, transcreval\n"
-        "from transcreval.judge.catalog import TEMPLATES, QUIZ_QUESTIONS\n"
+        "from transcreval.engines.judge.catalog import TEMPLATES, QUIZ_QUESTIONS\n"
         "print(json.dumps({'file': transcreval.__file__, 'quiz': sorted(QUIZ_QUESTIONS), 'wording': "
         "{k: [t.version, hashlib.sha256(t.user.encode()).hexdigest()[:16]] for k, t in TEMPLATES.items()}}))"
     )
@@ -146,7 +146,11 @@ def _imports(module: str) -> set[str]:
 
 
 def test_templates_catalog_and_prompt_template_import_no_cycle():
-    pt, cat, tpl = "transcreval.judge.prompt_template", "transcreval.judge.catalog", "transcreval.judge.templates"
+    pt, cat, tpl = (
+        "transcreval.engines.judge.prompt_template",
+        "transcreval.engines.judge.catalog",
+        "transcreval.engines.judge.templates",
+    )
     assert not {cat, tpl} & _imports(pt)
     assert tpl not in _imports(cat)
     assert cat in _imports(tpl)
@@ -167,7 +171,7 @@ class _Judge:
         self.answers, self.requests = list(answers), []
 
     def complete(self, requests):
-        from transcreval.judge.types import JudgeReply
+        from transcreval.engines.judge.types import JudgeReply
 
         self.requests += requests
         return [JudgeReply("ok", self.answers.pop(0)) for _ in requests]
@@ -178,7 +182,7 @@ def test_judge_items_single_images_pairs_fields_and_the_mismatch_message():
     spec = JudgeSpec("Toy", tpl, ("market",), arguments={"market": "markets"}, mismatch="{name}: {n} vs {m}")
     judge = _Judge(['{"score": 2}', '{"score": 5}'])
     read = json_reader(
-        lambda obj: __import__("transcreval.judge.parse", fromlist=["x"]).read_int(obj, ("score",), 1, 5)
+        lambda obj: __import__("transcreval.engines.judge.parse", fromlist=["x"]).read_int(obj, ("score",), 1, 5)
     )
     stats = judge_items(
         spec, [image(1), image(2)], [image(3), image(4)], {"market": ["JP", "FR"]}, read, "skip", judge=judge

@@ -8,12 +8,12 @@ import re
 import pytest
 
 from tests.judge.conftest import image
+from transcreval.engines.judge.fake_server import synthetic_answer
+from transcreval.engines.judge.openai_judge import OpenAICompatibleJudge
+from transcreval.engines.judge.parse import extract_json
+from transcreval.engines.judge.templates import resolve_template
 from transcreval.errors import InputError
 from transcreval.judge import TEMPLATES, ImagePart, PromptTemplate, TextPart
-from transcreval.judge.fake_server import synthetic_answer
-from transcreval.judge.openai_judge import OpenAICompatibleJudge
-from transcreval.judge.parse import extract_json
-from transcreval.judge.templates import resolve_template
 
 T = PromptTemplate(
     id="t",

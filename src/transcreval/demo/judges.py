@@ -3,7 +3,7 @@
 With ``TRANSCREVAL_JUDGE_URL`` set, the demo asks that OpenAI-compatible endpoint
 (``TRANSCREVAL_JUDGE_MODEL``, default: the first model it lists; ``OPENAI_API_KEY`` if it needs
 one; ``TRANSCREVAL_JUDGE_CACHE``, default: no cache). Otherwise it starts a **fake** judge on
-loopback (:class:`~transcreval.judge.fake_server.FakeOpenAIServer`) and says so before every
+loopback (:class:`~transcreval.engines.judge.fake_server.FakeOpenAIServer`) and says so before every
 number: the fake "reads" the titles the demo set knows it drew, and makes up every other answer
 from a hash of the request, so its numbers only show that the plumbing (HTTP, retries, caching,
 parsing, failure counts) works end to end. An endpoint that rejects the key or model, or never
@@ -52,7 +52,7 @@ def _images(body: dict[str, Any]) -> list[Any]:
 
 
 def _text(body: dict[str, Any]) -> str:
-    from transcreval.judge.fake_server import prompt_text
+    from transcreval.engines.judge.fake_server import prompt_text
 
     return prompt_text(body)
 
@@ -64,8 +64,8 @@ class DemoResponder:
         self.titles = titles  # pixel hash -> the title drawn on that image
 
     def __call__(self, body: dict[str, Any]) -> str:
-        from transcreval.judge.fake_server import synthetic_answer
-        from transcreval.judge.images import to_image_part
+        from transcreval.engines.judge.fake_server import synthetic_answer
+        from transcreval.engines.judge.images import to_image_part
 
         text = _text(body)
         digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).digest()
@@ -88,7 +88,7 @@ class DemoResponder:
 
 
 def _demo_titles(posters: list[Any]) -> dict[str, str]:
-    from transcreval.judge.images import to_image_part
+    from transcreval.engines.judge.images import to_image_part
 
     out = {}
     for p in posters:
@@ -101,7 +101,7 @@ def _demo_titles(posters: list[Any]) -> dict[str, str]:
 
 def demo_judge(posters: list[Any]) -> tuple[Any, str, Callable[[], None]]:
     """(judge, a label saying what it is, a cleanup function)."""
-    from transcreval.judge.openai_judge import OpenAICompatibleJudge
+    from transcreval.engines.judge.openai_judge import OpenAICompatibleJudge
 
     url = os.environ.get("TRANSCREVAL_JUDGE_URL")
     if url:
@@ -115,7 +115,7 @@ def demo_judge(posters: list[Any]) -> tuple[Any, str, Callable[[], None]]:
         judge = OpenAICompatibleJudge(model, base_url=url, cache=os.environ.get("TRANSCREVAL_JUDGE_CACHE"))
         return judge, f"judge: {model} at {url} (TRANSCREVAL_JUDGE_URL)", judge.close
 
-    from transcreval.judge.fake_server import FakeOpenAIServer
+    from transcreval.engines.judge.fake_server import FakeOpenAIServer
 
     server = FakeOpenAIServer(DemoResponder(_demo_titles(posters)), model="fake-judge").start()
     judge = OpenAICompatibleJudge("fake-judge", base_url=server.base_url, api_key="not-a-real-key", max_retries=0)

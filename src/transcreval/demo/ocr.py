@@ -18,8 +18,8 @@ TITLE = "OCR text-mask IoU (MPTc Table 10) and OCR-extracted title chrF, offline
 
 def run(ctx: DemoContext, out: TextIO) -> None:
     from transcreval.data.demo_ocr import build_ocr_demo_set
+    from transcreval.engines.ocr.title import OCRTitleExtractor
     from transcreval.ocr.mask_iou import OCRMaskIoU
-    from transcreval.ocr.title import OCRTitleExtractor
     from transcreval.protocols.mptc import format_ocr_iou_table, ocr_iou_table
     from transcreval.text.chrf import TitleChrF
 

@@ -8,7 +8,7 @@ import torch
 
 from transcreval.common import check_choice, mean_result
 from transcreval.errors import InputError
-from transcreval.functional.image.lpips import EMPTY_HINT, MaskMode, pair_maps
+from transcreval.functional.image.lpips import EMPTY_HINT, MaskMode
 from transcreval.functional.image.masked_lpips import (
     DEFAULT_MIN_COVERAGE,
     check_masked_options,
@@ -16,6 +16,7 @@ from transcreval.functional.image.masked_lpips import (
     masked_values,
     ocr_background,
 )
+from transcreval.functional.image.pairs import pair_maps
 from transcreval.image.lpips import LPIPSFamily
 from transcreval.result import MetricResult
 from transcreval.states import Sum
@@ -143,7 +144,7 @@ class BackgroundPreservation(MaskedLPIPS):
         ocr_options: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        from transcreval.ocr.masks import check_dilate_px
+        from transcreval.engines.ocr.masks import check_dilate_px
 
         check_choice("mask", mask, ("given", "ocr"))
         dilate = check_dilate_px(ocr_dilate_px, "ocr_dilate_px")
@@ -154,7 +155,7 @@ class BackgroundPreservation(MaskedLPIPS):
         self.ocr_dilate_px = dilate
         self.ocr_detector: Any = None
         if mask == "ocr":
-            from transcreval.ocr.base import get_detector
+            from transcreval.engines.ocr.base import get_detector
 
             self.ocr_detector = get_detector(ocr_backend, **self.ocr_options)  # checks the backend now
 
@@ -197,6 +198,6 @@ class BackgroundPreservation(MaskedLPIPS):
     def __setstate__(self, d: dict[str, Any]) -> None:
         super().__setstate__(d)
         if self.mask_source == "ocr" and self.ocr_detector is None:
-            from transcreval.ocr.base import get_detector
+            from transcreval.engines.ocr.base import get_detector
 
             self.ocr_detector = get_detector(self.ocr_backend, **self.ocr_options)

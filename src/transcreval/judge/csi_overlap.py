@@ -7,11 +7,11 @@ from typing import Any, ClassVar
 
 import torch
 
+from transcreval.engines.judge.roles import Texts
+from transcreval.engines.judge.templates import PromptTemplate, resolve_template
 from transcreval.errors import InputError
 from transcreval.functional.judge.csi_overlap import STEPS, Matching, csi_overlap_from_stats, csi_overlap_stats
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.judge.roles import Texts
-from transcreval.judge.templates import PromptTemplate, resolve_template
 from transcreval.result import MetricResult
 from transcreval.states import Sum
 

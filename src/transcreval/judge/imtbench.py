@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from transcreval.engines.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION_REF
+from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.functional.judge.imtbench import (
     FIELDS,
     Combine,
@@ -14,9 +16,7 @@ from transcreval.functional.judge.imtbench import (
     harmonization_template,
     imtbench_from_stats,
 )
-from transcreval.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION_REF
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.judge.templates import PromptTemplate
 from transcreval.result import MetricResult
 
 

@@ -55,7 +55,7 @@ class IMTBenchScore(Metric):
     """
 
     version_packages: tuple[str, ...] = ("unbabel-comet",)
-    #: the role of each ``update`` argument (:mod:`transcreval.judge.roles`)
+    #: the role of each ``update`` argument (:mod:`transcreval.engines.judge.roles`)
     input_roles: ClassVar[Mapping[str, str]] = {
         "preds": "image",
         "target": "image",

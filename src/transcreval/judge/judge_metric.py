@@ -20,12 +20,12 @@ from typing import Any, ClassVar
 
 import torch
 
+from transcreval.engines.judge.items import check_judge
+from transcreval.engines.judge.pipeline import JudgeSpec
+from transcreval.engines.judge.tally import check_on_failure
+from transcreval.engines.judge.templates import PromptTemplate, resolve_template
+from transcreval.engines.judge.types import FAILURE_STATUSES, Judge
 from transcreval.io import check_input_range
-from transcreval.judge.items import check_judge
-from transcreval.judge.pipeline import JudgeSpec
-from transcreval.judge.tally import check_on_failure
-from transcreval.judge.templates import PromptTemplate, resolve_template
-from transcreval.judge.types import FAILURE_STATUSES, Judge
 from transcreval.metric import Metric
 from transcreval.states import Cat, Sum
 
@@ -46,7 +46,7 @@ class JudgeMetric(Metric):
             uint8/uint16 images and files have a fixed meaning (:mod:`transcreval.io`). Images
             reach the judge as the 8-bit pixels of that rule.
         spec: what the instance asks, where it depends on an option (an aspect): its
-            :class:`~transcreval.judge.pipeline.JudgeSpec` gives the default template and the
+            :class:`~transcreval.engines.judge.pipeline.JudgeSpec` gives the default template and the
             fields in place of the class's ``default_template`` and ``template_fields``.
         **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
     """
@@ -56,7 +56,7 @@ class JudgeMetric(Metric):
     #: the text fields the metric fills (None: those of ``default_template``)
     template_fields: ClassVar[tuple[str, ...] | None] = None
     #: the role of each ``update`` argument: what a value (a ``str`` above all) means there; one
-    #: of :data:`transcreval.judge.roles.ROLES` ("image", "image_or_text", "text", "ids")
+    #: of :data:`transcreval.engines.judge.roles.ROLES` ("image", "image_or_text", "text", "ids")
     input_roles: ClassVar[Mapping[str, str]] = {}
 
     def __init__(

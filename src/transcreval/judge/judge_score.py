@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from transcreval.engines.judge.roles import Texts
 from transcreval.functional.judge.judge_score import (
     FIELDS,
     SPECS,
@@ -14,7 +15,6 @@ from transcreval.functional.judge.judge_score import (
     judge_score_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.judge.roles import Texts
 from transcreval.result import MetricResult
 
 

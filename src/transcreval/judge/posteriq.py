@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import torch
 
+from transcreval.engines.judge.catalog import POSTERIQ_FONT, POSTERIQ_POINT_IMAGE, POSTERIQ_STYLE
 from transcreval.errors import InputError
 from transcreval.functional.choice.style_score import POSTERIQ_STYLES
 from transcreval.functional.judge.posteriq import (
@@ -19,7 +20,6 @@ from transcreval.functional.judge.posteriq import (
     judged_style_score_from_stats,
     judged_style_score_stats,
 )
-from transcreval.judge.catalog import POSTERIQ_FONT, POSTERIQ_POINT_IMAGE, POSTERIQ_STYLE
 from transcreval.judge.judge_metric import JudgeMetric
 from transcreval.result import MetricResult
 from transcreval.state_checks import list_digest

@@ -7,9 +7,9 @@ from typing import Any, ClassVar
 
 import torch
 
+from transcreval.engines.judge.catalog import MPTC_QUIZ, QUIZ_QUESTIONS
 from transcreval.errors import InputError
 from transcreval.functional.judge.quiz_hit_rate import quiz_hit_rate_from_stats, quiz_hit_rate_stats
-from transcreval.judge.catalog import MPTC_QUIZ, QUIZ_QUESTIONS
 from transcreval.judge.judge_metric import JudgeMetric
 from transcreval.result import MetricResult
 from transcreval.state_checks import list_digest

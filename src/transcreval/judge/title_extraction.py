@@ -8,9 +8,9 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.common import check_bool, check_positive_int
+from transcreval.engines.judge.catalog import MPTC_TITLE
 from transcreval.errors import InputError
 from transcreval.functional.judge.title_extraction import title_extraction_from_stats, title_extraction_stats
-from transcreval.judge.catalog import MPTC_TITLE
 from transcreval.judge.judge_metric import JudgeMetric
 from transcreval.result import MetricResult
 from transcreval.states import Sum

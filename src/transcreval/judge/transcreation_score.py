@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import torch
 
+from transcreval.engines.judge.roles import Texts
 from transcreval.functional.judge.transcreation_score import (
     DIRECTION,
     FIELDS,
@@ -17,7 +18,6 @@ from transcreval.functional.judge.transcreation_score import (
     transcreation_score_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.judge.roles import Texts
 from transcreval.result import MetricResult
 from transcreval.states import Sum
 

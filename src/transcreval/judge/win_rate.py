@@ -8,6 +8,8 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.common import check_bool
+from transcreval.engines.judge.catalog import MPTC_MARKET, MPTC_PAIRWISE
+from transcreval.engines.judge.roles import Texts
 from transcreval.errors import InputError
 from transcreval.functional.judge.win_rate import (
     PAIRWISE_FIELDS,
@@ -15,9 +17,7 @@ from transcreval.functional.judge.win_rate import (
     pairwise_from_stats,
     win_rate_stats,
 )
-from transcreval.judge.catalog import MPTC_MARKET, MPTC_PAIRWISE
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.judge.roles import Texts
 from transcreval.result import MetricResult
 from transcreval.states import Sum
 

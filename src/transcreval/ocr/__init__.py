@@ -17,52 +17,52 @@ from typing import TYPE_CHECKING
 from transcreval.lazy import lazy_exports
 
 _EXPORTS = {
-    "TextDetector": "transcreval.ocr.base",
-    "OCRResult": "transcreval.ocr.base",
-    "DetectorInfo": "transcreval.ocr.base",
-    "get_detector": "transcreval.ocr.base",
-    "register_backend": "transcreval.ocr.base",
-    "available_backends": "transcreval.ocr.base",
-    "as_rgb_uint8": "transcreval.ocr.images",
-    "RapidOCRDetector": "transcreval.ocr.rapid",
-    "PPOCRv5MobileDetector": "transcreval.ocr.rapid",
-    "PaddleOCRDetector": "transcreval.ocr.paddle",
-    "polygons_to_mask": "transcreval.ocr.masks",
-    "scale_polygons": "transcreval.ocr.masks",
-    "dilate_mask": "transcreval.ocr.masks",
-    "result_mask": "transcreval.ocr.masks",
-    "text_mask": "transcreval.ocr.masks",
-    "background_mask": "transcreval.ocr.masks",
-    "mask_iou_counts": "transcreval.ocr.masks",
-    "OCRTitleExtractor": "transcreval.ocr.title",
-    "TitleReading": "transcreval.ocr.title",
-    "choose_title": "transcreval.ocr.title",
-    "ocr_title_chrf": "transcreval.ocr.title",
+    "TextDetector": "transcreval.engines.ocr.base",
+    "OCRResult": "transcreval.engines.ocr.base",
+    "DetectorInfo": "transcreval.engines.ocr.base",
+    "get_detector": "transcreval.engines.ocr.base",
+    "register_backend": "transcreval.engines.ocr.base",
+    "available_backends": "transcreval.engines.ocr.base",
+    "as_rgb_uint8": "transcreval.engines.ocr.images",
+    "RapidOCRDetector": "transcreval.engines.ocr.rapid",
+    "PPOCRv5MobileDetector": "transcreval.engines.ocr.rapid",
+    "PaddleOCRDetector": "transcreval.engines.ocr.paddle",
+    "polygons_to_mask": "transcreval.engines.ocr.masks",
+    "scale_polygons": "transcreval.engines.ocr.masks",
+    "dilate_mask": "transcreval.engines.ocr.masks",
+    "result_mask": "transcreval.engines.ocr.masks",
+    "text_mask": "transcreval.engines.ocr.masks",
+    "background_mask": "transcreval.engines.ocr.masks",
+    "mask_iou_counts": "transcreval.engines.ocr.masks",
+    "OCRTitleExtractor": "transcreval.engines.ocr.title",
+    "TitleReading": "transcreval.engines.ocr.title",
+    "choose_title": "transcreval.engines.ocr.title",
+    "ocr_title_chrf": "transcreval.engines.ocr.title",
     "OCRMaskIoU": "transcreval.ocr.mask_iou",
 }
 __all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
 # the same names for type checkers (tests/test_lazy_exports.py keeps this block equal to _EXPORTS)
 if TYPE_CHECKING:
-    from transcreval.ocr.base import DetectorInfo as DetectorInfo
-    from transcreval.ocr.base import OCRResult as OCRResult
-    from transcreval.ocr.base import TextDetector as TextDetector
-    from transcreval.ocr.base import available_backends as available_backends
-    from transcreval.ocr.base import get_detector as get_detector
-    from transcreval.ocr.base import register_backend as register_backend
-    from transcreval.ocr.images import as_rgb_uint8 as as_rgb_uint8
+    from transcreval.engines.ocr.base import DetectorInfo as DetectorInfo
+    from transcreval.engines.ocr.base import OCRResult as OCRResult
+    from transcreval.engines.ocr.base import TextDetector as TextDetector
+    from transcreval.engines.ocr.base import available_backends as available_backends
+    from transcreval.engines.ocr.base import get_detector as get_detector
+    from transcreval.engines.ocr.base import register_backend as register_backend
+    from transcreval.engines.ocr.images import as_rgb_uint8 as as_rgb_uint8
+    from transcreval.engines.ocr.masks import background_mask as background_mask
+    from transcreval.engines.ocr.masks import dilate_mask as dilate_mask
+    from transcreval.engines.ocr.masks import mask_iou_counts as mask_iou_counts
+    from transcreval.engines.ocr.masks import polygons_to_mask as polygons_to_mask
+    from transcreval.engines.ocr.masks import result_mask as result_mask
+    from transcreval.engines.ocr.masks import scale_polygons as scale_polygons
+    from transcreval.engines.ocr.masks import text_mask as text_mask
+    from transcreval.engines.ocr.paddle import PaddleOCRDetector as PaddleOCRDetector
+    from transcreval.engines.ocr.rapid import PPOCRv5MobileDetector as PPOCRv5MobileDetector
+    from transcreval.engines.ocr.rapid import RapidOCRDetector as RapidOCRDetector
+    from transcreval.engines.ocr.title import OCRTitleExtractor as OCRTitleExtractor
+    from transcreval.engines.ocr.title import TitleReading as TitleReading
+    from transcreval.engines.ocr.title import choose_title as choose_title
+    from transcreval.engines.ocr.title import ocr_title_chrf as ocr_title_chrf
     from transcreval.ocr.mask_iou import OCRMaskIoU as OCRMaskIoU
-    from transcreval.ocr.masks import background_mask as background_mask
-    from transcreval.ocr.masks import dilate_mask as dilate_mask
-    from transcreval.ocr.masks import mask_iou_counts as mask_iou_counts
-    from transcreval.ocr.masks import polygons_to_mask as polygons_to_mask
-    from transcreval.ocr.masks import result_mask as result_mask
-    from transcreval.ocr.masks import scale_polygons as scale_polygons
-    from transcreval.ocr.masks import text_mask as text_mask
-    from transcreval.ocr.paddle import PaddleOCRDetector as PaddleOCRDetector
-    from transcreval.ocr.rapid import PPOCRv5MobileDetector as PPOCRv5MobileDetector
-    from transcreval.ocr.rapid import RapidOCRDetector as RapidOCRDetector
-    from transcreval.ocr.title import OCRTitleExtractor as OCRTitleExtractor
-    from transcreval.ocr.title import TitleReading as TitleReading
-    from transcreval.ocr.title import choose_title as choose_title
-    from transcreval.ocr.title import ocr_title_chrf as ocr_title_chrf

@@ -7,11 +7,11 @@ from typing import Any
 import torch
 
 from transcreval.common import check_choice
+from transcreval.engines.ocr.base import TextDetector, get_detector
+from transcreval.engines.ocr.images import check_input_range
+from transcreval.engines.ocr.masks import check_dilate_px
 from transcreval.functional.ocr.mask_iou import ocr_mask_iou_from_stats, ocr_mask_iou_stats
 from transcreval.metric import Metric
-from transcreval.ocr.base import TextDetector, get_detector
-from transcreval.ocr.images import check_input_range
-from transcreval.ocr.masks import check_dilate_px
 from transcreval.result import MetricResult
 from transcreval.states import Cat, Sum
 

@@ -73,10 +73,10 @@ class IMTBenchAdapter(ProtocolAdapter):
 
     def check_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         from transcreval.common import check_choice
+        from transcreval.engines.ocr.masks import check_dilate_px
         from transcreval.functional.judge.imtbench import check_combine
         from transcreval.functional.judge.imtbench_calls import JUDGE_CALLS, check_judge_templates
         from transcreval.functional.judge.imtbench_components import BG_MASKS, RESIZES
-        from transcreval.ocr.masks import check_dilate_px
 
         o = super().check_options(options)
         check_choice("judge_call", o["judge_call"], JUDGE_CALLS)

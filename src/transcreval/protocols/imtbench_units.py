@@ -68,7 +68,7 @@ def _sig(name: str, parts: Mapping[str, Any]) -> str:
 def _comet_available(ctx: UnitContext) -> str | None:
     """None when comet imports; otherwise the run stops here, before anything is scored (a missing
     S_text is never dropped silently from S)."""
-    from transcreval.text import comet_engine
+    from transcreval.engines.comet import engine as comet_engine
 
     try:
         comet_engine.import_comet()
@@ -158,9 +158,9 @@ def _read_mask(path: Path) -> Any:
 
 def background_unit() -> Unit:
     def prepare(ctx: UnitContext) -> Prepared:
+        from transcreval.engines.ocr.masks import check_dilate_px
         from transcreval.features.lpips_network import load_lpips_network
         from transcreval.functional.judge.imtbench_components import background_items
-        from transcreval.ocr.masks import check_dilate_px
 
         o = ctx.options
         dilate = check_dilate_px(o["ocr_dilate_px"], "ocr_dilate_px")
@@ -172,7 +172,7 @@ def background_unit() -> Unit:
         }
         detector: Any = o["ocr_backend"]
         if o["bg_mask"] == "ocr":
-            from transcreval.ocr.base import get_detector
+            from transcreval.engines.ocr.base import get_detector
 
             detector = get_detector(o["ocr_backend"])
             info = detector.info_for(False)

@@ -81,12 +81,12 @@ def build_judge(config: Mapping[str, Any] | None, cache_dir: Path, *, dry_run: b
     else:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     if backend == "replay":
-        from transcreval.judge.replay import ReplayJudge
+        from transcreval.engines.judge.replay import ReplayJudge
 
         return ReplayJudge(cache, **cfg)
     if backend != "openai-compatible":
         raise InputError(f"--judge backend must be 'openai-compatible' or 'replay', got {backend!r}")
-    from transcreval.judge.openai_judge import OpenAICompatibleJudge
+    from transcreval.engines.judge.openai_judge import OpenAICompatibleJudge
 
     try:
         return OpenAICompatibleJudge(cache=cache, **cfg)
@@ -160,7 +160,7 @@ class MeteredJudge:
         return set(cache.get_many(list(dict.fromkeys(keys))))
 
     def complete(self, requests: Sequence[Any]) -> list[Any]:
-        from transcreval.judge.types import JudgeReply
+        from transcreval.engines.judge.types import JudgeReply
 
         reqs = list(requests)
         keys = self._keys(reqs)

@@ -62,7 +62,7 @@ class COMETScore(Metric):
         normalize: Normalize = "auto",
         **kwargs: Any,
     ) -> None:
-        from transcreval.text.comet_engine import CometScorer
+        from transcreval.engines.comet.engine import CometScorer
 
         super().__init__(**kwargs)
         self.normalize = check_normalize(normalize)

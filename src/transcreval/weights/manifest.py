@@ -123,7 +123,7 @@ def _register_builtin_extractors() -> None:
     import importlib
 
     importlib.import_module("transcreval.features")
-    importlib.import_module("transcreval.text.comet_models")  # the COMET checkpoints and encoder files
+    importlib.import_module("transcreval.engines.comet.models")  # the COMET checkpoints and encoder files
 
 
 def get_entry(name: str) -> WeightsEntry:

@@ -27,16 +27,16 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from transcreval.engines.judge.catalog import KHANUJA_CSI_MATCH, KHANUJA_CSI_OBJECTS, KHANUJA_CSI_REPLACEMENTS
+from transcreval.engines.judge.items import render_each
+from transcreval.engines.judge.parse import Read, extract_json, looks_like_refusal, read_str_list
+from transcreval.engines.judge.pipeline import JudgeSpec, begin, read_pairs
+from transcreval.engines.judge.roles import text_field
+from transcreval.engines.judge.tally import check_valid_count, judge_mean
+from transcreval.engines.judge.templates import PromptTemplate, resolve_template
+from transcreval.engines.judge.types import Judge
+from transcreval.engines.judge.verdicts import Verdict, ask
 from transcreval.errors import EmptyInputError, InputError
-from transcreval.judge.catalog import KHANUJA_CSI_MATCH, KHANUJA_CSI_OBJECTS, KHANUJA_CSI_REPLACEMENTS
-from transcreval.judge.items import render_each
-from transcreval.judge.parse import Read, extract_json, looks_like_refusal, read_str_list
-from transcreval.judge.pipeline import JudgeSpec, begin, read_pairs
-from transcreval.judge.roles import text_field
-from transcreval.judge.tally import check_valid_count, judge_mean
-from transcreval.judge.templates import PromptTemplate, resolve_template
-from transcreval.judge.types import Judge
-from transcreval.judge.verdicts import Verdict, ask
 from transcreval.result import MetricResult, Signature
 
 Matching = Literal["judge", "exact"]

@@ -33,14 +33,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
+from transcreval.engines.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION, IMTBENCH_HARMONIZATION_REF
+from transcreval.engines.judge.parse import Read, read_int
+from transcreval.engines.judge.pipeline import JudgeSpec, judge_items
+from transcreval.engines.judge.tally import judge_mean
+from transcreval.engines.judge.templates import PromptTemplate, resolve_template
+from transcreval.engines.judge.types import Judge
+from transcreval.engines.judge.verdicts import json_reader
 from transcreval.errors import InputError
-from transcreval.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION, IMTBENCH_HARMONIZATION_REF
-from transcreval.judge.parse import Read, read_int
-from transcreval.judge.pipeline import JudgeSpec, judge_items
-from transcreval.judge.tally import judge_mean
-from transcreval.judge.templates import PromptTemplate, resolve_template
-from transcreval.judge.types import Judge
-from transcreval.judge.verdicts import json_reader
 from transcreval.result import MetricResult, Signature
 
 Combine = Literal["naturalness", "min", "mean"]

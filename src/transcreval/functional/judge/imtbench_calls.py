@@ -24,6 +24,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from transcreval.common import check_choice
+from transcreval.engines.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_JOINT, IMTBENCH_JOINT_REF
+from transcreval.engines.judge.images import to_image_parts
+from transcreval.engines.judge.parse import Read, looks_like_refusal
+from transcreval.engines.judge.templates import PromptTemplate, is_missing, resolve_template
+from transcreval.engines.judge.types import Judge
+from transcreval.engines.judge.verdicts import ask, check_judge, render_each
 from transcreval.errors import InputError
 from transcreval.functional.judge.imtbench import (
     FIELDS,
@@ -33,12 +39,6 @@ from transcreval.functional.judge.imtbench import (
     read_alignment,
     read_harmonization,
 )
-from transcreval.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_JOINT, IMTBENCH_JOINT_REF
-from transcreval.judge.images import to_image_parts
-from transcreval.judge.parse import Read, looks_like_refusal
-from transcreval.judge.templates import PromptTemplate, is_missing, resolve_template
-from transcreval.judge.types import Judge
-from transcreval.judge.verdicts import ask, check_judge, render_each
 
 __all__ = ["JUDGE_CALLS", "ItemScore", "JudgeCall", "check_judge_templates", "judge_items"]
 

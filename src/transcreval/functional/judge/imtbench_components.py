@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transcreval.common import check_choice, check_texts
+from transcreval.engines.judge.types import FAILURE_STATUSES
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.judge.imtbench_calls import ItemScore, judge_items
 from transcreval.functional.text.comet import comet_samples, normalize_scores
-from transcreval.judge.types import FAILURE_STATUSES
 
 __all__ = [
     "BG_MASKS",

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transcreval.common import check_choice
+from transcreval.engines.judge.types import FAILURE_STATUSES
+from transcreval.engines.judge.verdicts import check_judge
 from transcreval.errors import InputError
 from transcreval.functional.judge.imtbench import check_combine
 from transcreval.functional.judge.imtbench_calls import JUDGE_CALLS, check_judge_templates
@@ -25,8 +27,6 @@ from transcreval.functional.judge.imtbench_components import (
     ItemComponents,
     imtbench_items,
 )
-from transcreval.judge.types import FAILURE_STATUSES
-from transcreval.judge.verdicts import check_judge
 
 __all__ = [
     "IMTBenchSetup",
@@ -124,9 +124,9 @@ def imtbench_setup(
     """Check every option now and load what the components need (COMET model, LPIPS network,
     OCR detector). ``comet``: a :class:`~transcreval.COMETScore`, a dict of its options, or
     None (the default COMET-22 DA). The other options: see :class:`~transcreval.IMTBenchScore`."""
+    from transcreval.engines.ocr.masks import check_dilate_px
     from transcreval.features.lpips_network import load_lpips_network
     from transcreval.io import check_input_range
-    from transcreval.ocr.masks import check_dilate_px
 
     check_judge(judge, "IMTBenchScore")
     input_range = check_input_range(input_range)
@@ -144,7 +144,7 @@ def imtbench_setup(
     dilate = check_dilate_px(ocr_dilate_px, "ocr_dilate_px")
     detector = ocr_backend
     if bg_mask == "ocr":
-        from transcreval.ocr.base import get_detector
+        from transcreval.engines.ocr.base import get_detector
 
         detector = get_detector(ocr_backend)  # an unknown backend fails now
     network = load_lpips_network(lpips_net, lpips_weights, device, version=lpips_version)

@@ -33,16 +33,16 @@ from typing import Any, Literal
 import torch
 
 from transcreval.common import check_text
+from transcreval.engines.judge.catalog import POSTERIQ_FONT, POSTERIQ_POINT_IMAGE, POSTERIQ_POINT_TEXT, POSTERIQ_STYLE
+from transcreval.engines.judge.items import check_judge, render_each
+from transcreval.engines.judge.parse import Read, extract_json, read_bare, read_bool, read_str, read_str_list
+from transcreval.engines.judge.roles import image_or_text, image_part, item_list, text_list
+from transcreval.engines.judge.tally import JudgeTally, check_on_failure, check_valid_count, judge_mean, judge_result
+from transcreval.engines.judge.templates import PromptTemplate, resolve_template
+from transcreval.engines.judge.types import Judge
+from transcreval.engines.judge.verdicts import Verdict, ask, json_reader
 from transcreval.errors import InputError
 from transcreval.functional.choice.style_score import POSTERIQ_STYLES
-from transcreval.judge.catalog import POSTERIQ_FONT, POSTERIQ_POINT_IMAGE, POSTERIQ_POINT_TEXT, POSTERIQ_STYLE
-from transcreval.judge.items import check_judge, render_each
-from transcreval.judge.parse import Read, extract_json, read_bare, read_bool, read_str, read_str_list
-from transcreval.judge.roles import image_or_text, image_part, item_list, text_list
-from transcreval.judge.tally import JudgeTally, check_on_failure, check_valid_count, judge_mean, judge_result
-from transcreval.judge.templates import PromptTemplate, resolve_template
-from transcreval.judge.types import Judge
-from transcreval.judge.verdicts import Verdict, ask, json_reader
 from transcreval.result import MetricResult, Signature
 
 Mode = Literal["paper", "posteriq-code"]

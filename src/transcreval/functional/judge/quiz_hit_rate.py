@@ -20,16 +20,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from transcreval.common import check_text
+from transcreval.engines.judge.catalog import MPTC_QUIZ, QUIZ_QUESTIONS
+from transcreval.engines.judge.items import content_id, item_id_list, item_rng, render_each
+from transcreval.engines.judge.parse import Read, extract_json, read_bare, read_choice
+from transcreval.engines.judge.pipeline import JudgeSpec, begin
+from transcreval.engines.judge.roles import image_parts, text_list
+from transcreval.engines.judge.tally import check_valid_count, judge_mean
+from transcreval.engines.judge.templates import PromptTemplate, format_options
+from transcreval.engines.judge.types import Judge
+from transcreval.engines.judge.verdicts import ask
 from transcreval.errors import InputError
-from transcreval.judge.catalog import MPTC_QUIZ, QUIZ_QUESTIONS
-from transcreval.judge.items import content_id, item_id_list, item_rng, render_each
-from transcreval.judge.parse import Read, extract_json, read_bare, read_choice
-from transcreval.judge.pipeline import JudgeSpec, begin
-from transcreval.judge.roles import image_parts, text_list
-from transcreval.judge.tally import check_valid_count, judge_mean
-from transcreval.judge.templates import PromptTemplate, format_options
-from transcreval.judge.types import Judge
-from transcreval.judge.verdicts import ask
 from transcreval.result import MetricResult, Signature
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

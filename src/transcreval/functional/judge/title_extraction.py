@@ -9,7 +9,7 @@ sacrebleu's sentence chrF (:func:`transcreval.functional.sentence_chrf`, the sam
 image (a known reference title, or the planner's proposed title for MPTc's "Plan" column):
 text is used as it is, with no call. A string is a title unless it is the path of an existing
 image file (then it is read as the poster); one that ends like an image file name but names no
-file is an error (:mod:`transcreval.judge.roles`). An item counts when both titles were read.
+file is an error (:mod:`transcreval.engines.judge.roles`). An item counts when both titles were read.
 
 An empty title is a valid answer ("no title visible") and scores as sacrebleu scores it (0).
 Titles are only stripped of surrounding whitespace; ``lowercase=True`` passes to chrF.
@@ -23,15 +23,15 @@ from typing import Any
 
 import torch
 
+from transcreval.engines.judge.catalog import MPTC_TITLE
+from transcreval.engines.judge.items import check_judge, render_each
+from transcreval.engines.judge.parse import read_str
+from transcreval.engines.judge.roles import image_or_text, item_list
+from transcreval.engines.judge.tally import JudgeTally, check_on_failure, check_valid_count, judge_mean
+from transcreval.engines.judge.templates import PromptTemplate, resolve_template
+from transcreval.engines.judge.types import ImagePart, Judge
+from transcreval.engines.judge.verdicts import Verdict, ask, json_reader
 from transcreval.errors import InputError
-from transcreval.judge.catalog import MPTC_TITLE
-from transcreval.judge.items import check_judge, render_each
-from transcreval.judge.parse import read_str
-from transcreval.judge.roles import image_or_text, item_list
-from transcreval.judge.tally import JudgeTally, check_on_failure, check_valid_count, judge_mean
-from transcreval.judge.templates import PromptTemplate, resolve_template
-from transcreval.judge.types import ImagePart, Judge
-from transcreval.judge.verdicts import Verdict, ask, json_reader
 from transcreval.result import MetricResult, Signature
 
 __all__ = [
@@ -72,7 +72,7 @@ def extract_titles(
 ) -> list[Verdict]:
     """The judge's reading of each poster's main title (a :class:`Verdict` each; ``value`` the
     title when ``status == "ok"``). Strings in ``posters`` are taken as titles already read,
-    except paths of existing image files (see :mod:`transcreval.judge.roles`); ``input_range``:
+    except paths of existing image files (see :mod:`transcreval.engines.judge.roles`); ``input_range``:
     the value range of float images (default (0, 1))."""
     items = _items(posters, "posters")
     return _read_titles(items, [f"posters[{i}]" for i in range(len(items))], judge, template, input_range)

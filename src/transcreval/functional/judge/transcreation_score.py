@@ -20,14 +20,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from transcreval.engines.judge.catalog import KHANUJA_CREATIVITY, KHANUJA_CULTURAL, KHANUJA_INTENT
+from transcreval.engines.judge.parse import Read, read_int
+from transcreval.engines.judge.pipeline import JudgeSpec, judge_items
+from transcreval.engines.judge.tally import check_valid_count, judge_mean
+from transcreval.engines.judge.templates import PromptTemplate
+from transcreval.engines.judge.types import Judge
+from transcreval.engines.judge.verdicts import json_reader
 from transcreval.errors import InputError
-from transcreval.judge.catalog import KHANUJA_CREATIVITY, KHANUJA_CULTURAL, KHANUJA_INTENT
-from transcreval.judge.parse import Read, read_int
-from transcreval.judge.pipeline import JudgeSpec, judge_items
-from transcreval.judge.tally import check_valid_count, judge_mean
-from transcreval.judge.templates import PromptTemplate
-from transcreval.judge.types import Judge
-from transcreval.judge.verdicts import json_reader
 from transcreval.result import MetricResult, Signature
 
 Aspect = Literal["intent", "creativity", "cultural"]

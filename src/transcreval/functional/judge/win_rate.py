@@ -24,15 +24,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from transcreval.engines.judge.catalog import MPTC_MARKET, MPTC_PAIRWISE
+from transcreval.engines.judge.items import content_id, item_id_list, item_rng, render_each
+from transcreval.engines.judge.parse import read_choice
+from transcreval.engines.judge.pipeline import JudgeSpec, begin, field_rows, read_pairs
+from transcreval.engines.judge.tally import check_valid_count, judge_mean
+from transcreval.engines.judge.templates import PromptTemplate
+from transcreval.engines.judge.types import Judge
+from transcreval.engines.judge.verdicts import ask, json_reader
 from transcreval.errors import InputError
-from transcreval.judge.catalog import MPTC_MARKET, MPTC_PAIRWISE
-from transcreval.judge.items import content_id, item_id_list, item_rng, render_each
-from transcreval.judge.parse import read_choice
-from transcreval.judge.pipeline import JudgeSpec, begin, field_rows, read_pairs
-from transcreval.judge.tally import check_valid_count, judge_mean
-from transcreval.judge.templates import PromptTemplate
-from transcreval.judge.types import Judge
-from transcreval.judge.verdicts import ask, json_reader
 from transcreval.result import MetricResult, Signature
 
 #: the text fields the pairwise metrics fill

@@ -55,7 +55,7 @@ def paired_images(
     preds: Any, target: Any, input_range: tuple[float, float] | None = None
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Both sides as uint8 RGB arrays (float data read with ``input_range``), checked to pair up one to one."""
-    from transcreval.ocr.images import as_rgb_uint8
+    from transcreval.engines.ocr.images import as_rgb_uint8
 
     p, t = as_rgb_uint8(preds, input_range=input_range), as_rgb_uint8(target, input_range=input_range)
     if len(p) != len(t):
@@ -77,11 +77,11 @@ def ocr_mask_counts(
     """Per-pair pixel counts: ``intersection``, ``union``, ``pred_area``, ``target_area`` (int64, N).
 
     ``preds`` are resized to their target's size before detection, so every count is in the
-    target's pixel grid; ``detector`` is a :class:`~transcreval.ocr.base.TextDetector`
+    target's pixel grid; ``detector`` is a :class:`~transcreval.engines.ocr.base.TextDetector`
     (detection only; results are cached by image content, so a target shared by several
     outputs is detected once). ``input_range``: the value range of float images (default (0, 1)).
     """
-    from transcreval.ocr.masks import check_dilate_px, mask_iou_counts, result_mask
+    from transcreval.engines.ocr.masks import check_dilate_px, mask_iou_counts, result_mask
 
     check_resample(resample)
     dilate_px = check_dilate_px(dilate_px)
@@ -194,7 +194,7 @@ def ocr_mask_iou(
             size first.
         target: the images whose text layout they should keep (MPTc: the source posters).
         backend: ``"rapidocr"`` (default, offline), ``"ppocrv5-mobile"``, ``"paddleocr"`` or a
-            :class:`~transcreval.ocr.base.TextDetector`.
+            :class:`~transcreval.engines.ocr.base.TextDetector`.
         resample: the filter that scales outputs to their target's size (Pillow's; default
             bicubic, Pillow's own default, as the paper does not say).
         dilate_px: grow both masks by this many pixels before comparing (default 0; finite).
@@ -208,7 +208,7 @@ def ocr_mask_iou(
         them in ``extras["both_empty"]`` and leaves them out of its mean, which is
         ``torch.nanmean`` of these values).
     """
-    from transcreval.ocr.base import get_detector
+    from transcreval.engines.ocr.base import get_detector
 
     det = get_detector(backend, **backend_options)
     counts = ocr_mask_counts(

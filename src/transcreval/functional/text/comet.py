@@ -4,7 +4,7 @@ For each segment, a trained COMET estimator reads the source text, the system's 
 the reference translation and returns a score, ``S_text = f_theta(T_src, T_tgt, T^_tgt)``; the
 system score is the mean of the segment scores. The default model, ``Unbabel/wmt22-comet-da``,
 is the COMET-22 DA estimator. Scores come from comet's own ``predict`` on the same model
-(:mod:`transcreval.text.comet_engine`), so they agree with ``comet-score`` / ``model.predict``.
+(:mod:`transcreval.engines.comet.engine`), so they agree with ``comet-score`` / ``model.predict``.
 
 **Normalisation.** IMTBench writes that the scores "are linearly normalised to the unit
 interval". The mapping is the ``normalize`` option, and it never clips:
@@ -163,7 +163,7 @@ def comet_score(
     """S_text (IMTBench Eq. 2): the mean COMET score of the system's translations ``preds``
     against the reference translations ``target`` given the ``sources``; higher is better.
     Options as :class:`~transcreval.COMETScore`."""
-    from transcreval.text.comet_engine import CometScorer
+    from transcreval.engines.comet.engine import CometScorer
 
     normalize = check_normalize(normalize)
     scorer = CometScorer(model, checkpoint, batch_size=batch_size, device=device)

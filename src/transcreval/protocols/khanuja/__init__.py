@@ -132,11 +132,11 @@ def embedding_scorer(items: list[KhanujaItem], cats: list[str], names: dict[str,
 def vlm_scorer(
     judge: Any, label: str, items: list[KhanujaItem], cats: list[str], names: dict[str, str], o: dict
 ) -> Any:
+    from transcreval.engines.judge.images import to_image_parts
+    from transcreval.engines.judge.templates import resolve_template
+    from transcreval.engines.judge.verdicts import ask, render_each
     from transcreval.functional.judge.transcreation_score import ASPECTS, FIELDS, Aspect, read_transcreation_score
-    from transcreval.judge.images import to_image_parts
-    from transcreval.judge.templates import resolve_template
     from transcreval.judge.transcreation_score import VLMTranscreationScore
-    from transcreval.judge.verdicts import ask, render_each
 
     aspects: tuple[Aspect, ...] = ("cultural", "intent", "creativity")
     given = dict(o["vlm_templates"] or {})
@@ -173,9 +173,9 @@ def vlm_scorer(
 
 
 def csi_scorer(judge: Any, items: list[KhanujaItem], cats: list[str], names: dict[str, str], o: dict[str, Any]) -> Any:
+    from transcreval.engines.judge.types import FAILURE_STATUSES
     from transcreval.functional.judge.csi_overlap import csi_overlap_stats
     from transcreval.judge.csi_overlap import CSIOverlap
-    from transcreval.judge.types import FAILURE_STATUSES
 
     templates = dict(o["csi_templates"] or {})
     sig = str(CSIOverlap(judge=judge, matching=o["csi_matching"], templates=templates).signature)

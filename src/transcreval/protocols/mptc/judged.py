@@ -44,7 +44,7 @@ _FIELDS = {"target_market": "target_market", "source_market": "source_market", "
 def judge_templates(templates: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The prompt of each key in :data:`TEMPLATE_KEYS`: ``templates[key]`` (a template, a built-in id
     or a file) where given, else the built-in MPTc prompt; checked against the fields each fills."""
-    from transcreval.judge.catalog import (
+    from transcreval.engines.judge.catalog import (
         MPTC_ADAPTATION,
         MPTC_AESTHETIC,
         MPTC_AESTHETIC_ADAPTATION,
@@ -52,7 +52,7 @@ def judge_templates(templates: Mapping[str, Any] | None = None) -> dict[str, Any
         MPTC_QUIZ,
         MPTC_TITLE,
     )
-    from transcreval.judge.templates import resolve_template
+    from transcreval.engines.judge.templates import resolve_template
 
     defaults = {
         "title": MPTC_TITLE,
@@ -84,7 +84,7 @@ class _Asker:
         self.rows.setdefault(key, []).append((images, fields, reader, owner))
 
     def run(self) -> dict[str, list[tuple[Any, Any]]]:
-        from transcreval.judge.verdicts import ask, render_each
+        from transcreval.engines.judge.verdicts import ask, render_each
 
         out = {}
         for key, rows in self.rows.items():
@@ -102,7 +102,7 @@ class _Parts:
         self.parts: dict[tuple[str, str], Any] = {}
 
     def get(self, key: tuple[str, str], image: Any, what: str) -> Any:
-        from transcreval.judge.images import to_image_part
+        from transcreval.engines.judge.images import to_image_part
 
         if key not in self.parts:
             try:
@@ -114,8 +114,8 @@ class _Parts:
 
 def _both_scores(text: str) -> Any:
     """Reads the joint answer: a Read of ``(aesthetic Read, adaptation Read)``, failed when no JSON."""
+    from transcreval.engines.judge.parse import Read, extract_json
     from transcreval.functional.judge.judge_score import read_judge_score
-    from transcreval.judge.parse import Read, extract_json
 
     obj = extract_json(text)
     if not obj.ok:
@@ -134,9 +134,9 @@ def _quiz_rows(
     genre_labels: Sequence[str],
     decade_labels: Sequence[str],
 ) -> None:
+    from transcreval.engines.judge.catalog import QUIZ_QUESTIONS
+    from transcreval.engines.judge.templates import format_options
     from transcreval.functional.judge.quiz_hit_rate import LETTERS, quiz_options, read_quiz_answer
-    from transcreval.judge.catalog import QUIZ_QUESTIONS
-    from transcreval.judge.templates import format_options
 
     for kind, metric, target, options, labels in (
         ("genre", "genre_hit", item.genre, item.genre_options, genre_labels),
@@ -177,10 +177,10 @@ def judge_records(
 
     Posters go to the judge ``batch_size`` at a time (their requests in one batch each for the
     judge's concurrency); each image is decoded once per batch."""
+    from transcreval.engines.judge.verdicts import check_judge
     from transcreval.functional.judge.judge_score import read_judge_score
     from transcreval.functional.judge.title_extraction import read_title
     from transcreval.functional.judge.win_rate import pairwise_orders, read_preference
-    from transcreval.judge.verdicts import check_judge
 
     check_judge(judge, "the MPTc judge tables")
     if judge_call not in ("joint", "separate"):

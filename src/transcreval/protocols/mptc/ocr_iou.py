@@ -77,7 +77,7 @@ def ocr_iou_table(
     Returns:
         one :class:`OCRIoURow` per system, in the order given, then the "Overall" row.
     """
-    from transcreval.ocr.base import get_detector
+    from transcreval.engines.ocr.base import get_detector
 
     if len(source) != len(gt):
         raise InputError(f"source and gt must align: {len(source)} source vs {len(gt)} gt posters")

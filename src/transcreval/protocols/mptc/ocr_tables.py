@@ -99,9 +99,9 @@ def ocr_tables(
     paper's PP-OCRv5), or pass a :class:`~transcreval.ocr.TextDetector`."""
     import torch
 
+    from transcreval.engines.ocr.base import get_detector
+    from transcreval.engines.ocr.title import OCRTitleExtractor
     from transcreval.functional.text.chrf import sentence_chrf
-    from transcreval.ocr.base import get_detector
-    from transcreval.ocr.title import OCRTitleExtractor
 
     data = as_set(data, "ocr_tables")
     exact_match("", "", exact)

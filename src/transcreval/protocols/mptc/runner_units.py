@@ -207,7 +207,7 @@ def ocr_unit(options: Mapping[str, Any]) -> Unit:
     def prepare(ctx: UnitContext) -> Prepared:
         import math
 
-        from transcreval.ocr.base import get_detector
+        from transcreval.engines.ocr.base import get_detector
         from transcreval.protocols.mptc.ocr_iou import triplet_ious
 
         o = ctx.options
