@@ -31,9 +31,11 @@ wide = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 
 
 @settings(max_examples=300, deadline=None)
-@given(small, small, st.integers(1, 7))
-def test_dictionary_engine_counts_exact_matches(hyp, ref, order):
-    h, r = _Text(hyp, order, 0, True), _Text(ref, order, 0, True)
+@given(small, small, st.integers(1, 7), st.booleans())
+def test_dictionary_engine_counts_exact_matches(hyp, ref, order, whitespace):
+    h, r = _Text(hyp, order, 0, whitespace), _Text(ref, order, 0, whitespace)
+    if not whitespace:  # sacrebleu's default: whitespace deleted first
+        hyp, ref = "".join(hyp.split()), "".join(ref.split())
     assert _char_matches_dict(h, r, order) == _matches(hyp, ref, order)
 
 

@@ -77,9 +77,10 @@ def _words(text: str) -> list[str]:
 class _Text:
     """One (pre-processed) text: its character line, n-gram counts per order, character counts."""
 
-    __slots__ = ("line", "sizes", "unigrams", "words")
+    __slots__ = ("bare", "line", "sizes", "unigrams", "words")
 
     def __init__(self, text: str, char_order: int, word_order: int, whitespace: bool) -> None:
+        self.bare = not whitespace  # the line holds no whitespace
         self.line = text if whitespace else "".join(text.split())
         self.sizes = _sizes(len(self.line), char_order)
         self.unigrams: dict[str, int] = {}
@@ -100,23 +101,29 @@ class _Text:
 def _runs(text: _Text, common: set[str]) -> list[str]:
     """The stretches (2 characters or more) of ``text``'s line made only of ``common`` characters:
     every n-gram (n >= 2) both texts share lies inside one such stretch of each."""
-    other = text.unigrams.keys() - common
-    if not other:
-        return [text.line]
-    sep = next(iter(other))  # a character of this line that the other text lacks
-    cut = text.line.translate(dict.fromkeys(map(ord, other), sep)).split(sep)
-    return [s for s in cut if len(s) > 1]
+    line = text.line
+    if len(common) == len(text.unigrams):
+        return [line]
+    # cut at the characters the other text lacks: a space where the line has no whitespace
+    # (then str.split() drops the empty pieces), else one of those characters
+    sep = " " if text.bare else next(iter(text.unigrams.keys() - common))
+    cut = "".join([c if c in common else sep for c in line])
+    return [s for s in (cut.split() if text.bare else cut.split(sep)) if len(s) > 1]
 
 
-def _run_grams(runs: list[str], order: int) -> dict[str, int]:
-    """Counts of the character n-grams of orders 2..order lying inside ``runs``."""
+def _run_grams(runs: list[str], order: int) -> tuple[dict[str, int], int]:
+    """Counts of the character n-grams of orders 2..order lying inside ``runs``, and how many
+    there are in all (more than the counts' keys when one repeats)."""
     counts: dict[str, int] = {}
+    total = 0
     for s in runs:
-        if len(s) <= _SLICE_CACHE_CHARS:
-            _count_elements(counts, map(s.__getitem__, _slices(len(s), order)))
+        size = len(s)
+        if size <= _SLICE_CACHE_CHARS:
+            _count_elements(counts, map(s.__getitem__, _slices(size, order)))
         else:
-            _count_elements(counts, (s[i : i + n] for n in range(2, order + 1) for i in range(len(s) - n + 1)))
-    return counts
+            _count_elements(counts, (s[i : i + n] for n in range(2, order + 1) for i in range(size - n + 1)))
+        total += sum(_sizes(size, order)) - size
+    return counts, total
 
 
 def _char_matches_dict(hyp: _Text, ref: _Text, order: int) -> list[int]:
@@ -140,11 +147,11 @@ def _char_matches_dict(hyp: _Text, ref: _Text, order: int) -> list[int]:
     hr, rr = _runs(hyp, common), _runs(ref, common)
     if not hr or not rr:
         return matched
-    hc, rc = _run_grams(hr, order), _run_grams(rr, order)
+    (hc, h_total), (rc, r_total) = _run_grams(hr, order), _run_grams(rr, order)
     shared = hc.keys() & rc.keys()
     per_order: dict[int, int] = {}
     _count_elements(per_order, map(len, shared))
-    if len(hc) != sum(_sizes_in(hr, order)) and len(rc) != sum(_sizes_in(rr, order)):  # both repeat one
+    if len(hc) != h_total and len(rc) != r_total:  # both texts repeat some n-gram
         for g in shared:
             a, b = hc[g], rc[g]
             if a > 1 and b > 1:
@@ -152,11 +159,6 @@ def _char_matches_dict(hyp: _Text, ref: _Text, order: int) -> list[int]:
     for n in range(2, order + 1):
         matched[n - 1] = per_order.get(n, 0)
     return matched
-
-
-def _sizes_in(runs: list[str], order: int) -> Any:
-    """How many n-grams of orders 2..order ``runs`` hold, per run."""
-    return (sum(_sizes(len(s), order)[1:]) for s in runs)
 
 
 def _overlap(h: dict[str, int], r: dict[str, int]) -> int:
