@@ -92,6 +92,11 @@ IMAGE_SUFFIXES: tuple[str, ...] = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".g
 _IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM", b"II*\x00", b"MM\x00*")
 
 
+def _same_ids() -> bool:
+    """Whether access() (real user and group ids) sees the paths stat() (effective ids) sees."""
+    return not hasattr(os, "geteuid") or (os.getuid() == os.geteuid() and os.getgid() == os.getegid())
+
+
 def _is_image_file(path: str) -> bool:
     try:
         with open(path, "rb") as f:
@@ -110,7 +115,10 @@ def image_path_kind(text: str) -> str | None:
         return None
     named = s.lower().endswith(IMAGE_SUFFIXES)
     try:
-        exists = os.path.isfile(s)
+        # os.access answers "no such path" without raising (a text is rarely a path, and the
+        # exception isfile builds costs twice the system call); where it finds something,
+        # isfile decides. Only where access() sees what stat() sees: real ids = effective ids.
+        exists = (not _same_ids() or os.access(s, os.F_OK)) and os.path.isfile(s)
     except (OSError, ValueError):  # a NUL byte, a name too long for the file system
         exists = False
     if exists and (named or _is_image_file(s)):
