@@ -62,8 +62,8 @@ def test_absolute_paths_and_the_stat_fallback(files, monkeypatch):
     for text in (str(files / "poster"), str(files / "notes"), str(files / "dir.png"), str(files / "locked")):
         assert image_path_kind(text) == _plain(text)
     assert image_path_kind(str(files / "poster")) == "file"
-    # with real ids != effective ids, access() may see other paths than stat(): stat decides
-    monkeypatch.setattr(common, "_same_ids", lambda: False)
-    monkeypatch.setattr(os, "access", lambda *a, **k: pytest.fail("access() used with differing ids"))
+    # where access() cannot check with the effective ids (as stat does), stat alone decides
+    monkeypatch.setattr(common, "_ACCESS_AS_STAT", False)
+    monkeypatch.setattr(os, "access", lambda *a, **k: pytest.fail("access() used without effective ids"))
     assert image_path_kind("poster") == "file"
     assert image_path_kind("missing.png") == "name"
