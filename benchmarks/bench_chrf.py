@@ -79,3 +79,40 @@ def test_paired_ratio_title_chrf_per_sentence(paired, pairs):
 
     assert ours(hyps, refs) == reference(hyps, refs)
     paired(f"TitleChrF.update per sentence, {n} sentences", reference, ours, hyps, refs)
+
+
+def _text(rng: random.Random, chars: int) -> str:
+    out = ""
+    while len(out) < chars:
+        out += (" " if out else "") + rng.choice(WORDS)
+    return out[:chars]
+
+
+#: (characters per text, pairs): issue 20 item 4 asks for >= 1.2x at 20, 200 and 2,000 characters
+LENGTHS = [(20, 2000), (200, 500), (2000, 50)]
+
+
+@pytest.mark.parametrize(("chars", "n"), LENGTHS, ids=[f"{c}chars" for c, _ in LENGTHS])
+@pytest.mark.parametrize("kind", ["sentence", "corpus"])
+def test_paired_ratio_by_length(paired, chars, n, kind):
+    """Sentence and corpus chrF at one text length against sacrebleu; the same floats first."""
+    rng = random.Random(chars)
+    hyps, refs = [_text(rng, chars) for _ in range(n)], [_text(rng, chars) for _ in range(n)]
+    m = CHRF()
+    if kind == "sentence":
+
+        def reference(h: list[str], r: list[str]) -> object:
+            return [m.sentence_score(a, [b]).score for a, b in zip(h, r)]
+
+        def ours(h: list[str], r: list[str]) -> object:
+            return sentence_chrf(h, r).tolist()
+    else:
+
+        def reference(h: list[str], r: list[str]) -> object:
+            return m.corpus_score(h, [r]).score
+
+        def ours(h: list[str], r: list[str]) -> object:
+            return corpus_chrf(h, r)
+
+    assert ours(hyps, refs) == reference(hyps, refs)  # identical floats
+    paired(f"chrF {kind}, {n} pairs of {chars} chars", reference, ours, hyps, refs)
