@@ -116,3 +116,28 @@ def test_paired_ratio_by_length(paired, chars, n, kind):
 
     assert ours(hyps, refs) == reference(hyps, refs)  # identical floats
     paired(f"chrF {kind}, {n} pairs of {chars} chars", reference, ours, hyps, refs)
+
+
+#: issue 20 item 6: costs grow linearly with items (the ours/peer columns per size show it)
+SCALE = [1_000, 4_000, 16_000, 64_000]
+
+
+@pytest.mark.parametrize("n", SCALE, ids=[f"{n}items" for n in SCALE])
+def test_paired_scale_title_chrf(paired, n):
+    """TitleChrF over ``n`` title pairs in one update (per-item values kept) against sacrebleu's
+    sentence_score per pair; the same scores checked first."""
+    rng = random.Random(n)
+    hyps = [" ".join(rng.choices(WORDS, k=rng.randint(1, 6))) for _ in range(n)]
+    refs = [" ".join(rng.choices(WORDS, k=rng.randint(1, 6))) for _ in range(n)]
+    m = CHRF()
+
+    def reference(h: list[str], r: list[str]) -> list[float]:
+        return [m.sentence_score(a, [b]).score for a, b in zip(h, r)]
+
+    def ours(h: list[str], r: list[str]) -> list[float]:
+        metric = TitleChrF()
+        metric.update(h, r)
+        return metric.compute().per_item.tolist()
+
+    assert ours(hyps, refs) == reference(hyps, refs)
+    paired(f"TitleChrF scale, {n} pairs in one update", reference, ours, hyps, refs, pairs=3, warmup=0)
