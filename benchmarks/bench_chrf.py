@@ -79,3 +79,65 @@ def test_paired_ratio_title_chrf_per_sentence(paired, pairs):
 
     assert ours(hyps, refs) == reference(hyps, refs)
     paired(f"TitleChrF.update per sentence, {n} sentences", reference, ours, hyps, refs)
+
+
+def _text(rng: random.Random, chars: int) -> str:
+    out = ""
+    while len(out) < chars:
+        out += (" " if out else "") + rng.choice(WORDS)
+    return out[:chars]
+
+
+#: (characters per text, pairs): issue 20 item 4 asks for >= 1.2x at 20, 200 and 2,000 characters
+LENGTHS = [(20, 2000), (200, 500), (2000, 50)]
+
+
+@pytest.mark.parametrize(("chars", "n"), LENGTHS, ids=[f"{c}chars" for c, _ in LENGTHS])
+@pytest.mark.parametrize("kind", ["sentence", "corpus"])
+def test_paired_ratio_by_length(paired, chars, n, kind):
+    """Sentence and corpus chrF at one text length against sacrebleu; the same floats first."""
+    rng = random.Random(chars)
+    hyps, refs = [_text(rng, chars) for _ in range(n)], [_text(rng, chars) for _ in range(n)]
+    m = CHRF()
+    if kind == "sentence":
+
+        def reference(h: list[str], r: list[str]) -> object:
+            return [m.sentence_score(a, [b]).score for a, b in zip(h, r)]
+
+        def ours(h: list[str], r: list[str]) -> object:
+            return sentence_chrf(h, r).tolist()
+    else:
+
+        def reference(h: list[str], r: list[str]) -> object:
+            return m.corpus_score(h, [r]).score
+
+        def ours(h: list[str], r: list[str]) -> object:
+            return corpus_chrf(h, r)
+
+    assert ours(hyps, refs) == reference(hyps, refs)  # identical floats
+    paired(f"chrF {kind}, {n} pairs of {chars} chars", reference, ours, hyps, refs)
+
+
+#: issue 20 item 6: costs grow linearly with items (the ours/peer columns per size show it)
+SCALE = [1_000, 4_000, 16_000, 64_000]
+
+
+@pytest.mark.parametrize("n", SCALE, ids=[f"{n}items" for n in SCALE])
+def test_paired_scale_title_chrf(paired, n):
+    """TitleChrF over ``n`` title pairs in one update (per-item values kept) against sacrebleu's
+    sentence_score per pair; the same scores checked first."""
+    rng = random.Random(n)
+    hyps = [" ".join(rng.choices(WORDS, k=rng.randint(1, 6))) for _ in range(n)]
+    refs = [" ".join(rng.choices(WORDS, k=rng.randint(1, 6))) for _ in range(n)]
+    m = CHRF()
+
+    def reference(h: list[str], r: list[str]) -> list[float]:
+        return [m.sentence_score(a, [b]).score for a, b in zip(h, r)]
+
+    def ours(h: list[str], r: list[str]) -> list[float]:
+        metric = TitleChrF()
+        metric.update(h, r)
+        return metric.compute().per_item.tolist()
+
+    assert ours(hyps, refs) == reference(hyps, refs)
+    paired(f"TitleChrF scale, {n} pairs in one update", reference, ours, hyps, refs, pairs=3, warmup=0)

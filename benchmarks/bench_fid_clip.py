@@ -164,3 +164,45 @@ def test_clip_similarity_vs_open_clip(paired, three_sets):
 
     assert ours(pairs_) == pytest.approx(reference(pairs_), abs=1e-3)
     paired(f"CLIPSimilarity vs open_clip, {N_SET} pairs of PIL images", reference, ours, pairs_)
+
+
+@pytest.fixture(scope="module")
+def vit_b_32(tmp_path_factory):
+    """open_clip ViT-B-32 (the real architecture of CLIPSimilarity's default), seeded random
+    weights saved to a local checkpoint: no download, the same FLOPs as the OpenAI weights."""
+    import open_clip
+
+    path = tmp_path_factory.mktemp("clip") / "vit-b-32-random.pt"
+    torch.manual_seed(0)
+    torch.save(open_clip.create_model("ViT-B-32", pretrained=None).state_dict(), path)
+    return str(path)
+
+
+def test_clip_similarity_vit_b_32_vs_open_clip(paired, vit_b_32):
+    """Issue 20 item 5: CLIPSimilarity (update + compute, default open_clip preprocessing) against
+    open_clip's transform + ``encode_image`` + cosine, 32 pairs of 224x224 PIL images."""
+    import open_clip
+    from PIL import Image
+
+    from transcreval.multimodal.embedding_similarity import CLIPSimilarity
+
+    model, _, transform = open_clip.create_model_and_transforms("ViT-B-32", pretrained=vit_b_32)
+    model.eval()
+    metric = CLIPSimilarity("ViT-B-32", vit_b_32)
+    g = torch.Generator().manual_seed(0)
+    pil = lambda t: [Image.fromarray(x.permute(1, 2, 0).numpy()) for x in t]  # noqa: E731
+    pairs_ = tuple(pil((torch.rand(32, 3, 224, 224, generator=g) * 255).to(torch.uint8)) for _ in range(2))
+
+    def reference(p):
+        with torch.no_grad():
+            a = model.encode_image(torch.stack([transform(x) for x in p[0]]), normalize=True)
+            b = model.encode_image(torch.stack([transform(x) for x in p[1]]), normalize=True)
+        return float(100 * (a * b).sum(1).mean())
+
+    def ours(p):
+        metric.reset()
+        metric.update(p[0], p[1])
+        return float(metric.compute())
+
+    assert ours(pairs_) == pytest.approx(reference(pairs_), abs=1e-3)
+    paired("CLIPSimilarity vs open_clip, ViT-B-32, 32 pairs of 224x224", reference, ours, pairs_, pairs=3, warmup=0)

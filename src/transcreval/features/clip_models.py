@@ -159,7 +159,7 @@ class _ImageTower:
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         from transcreval.features.images import fixed_batches
 
-        return fixed_batches(lambda c: self.net.encode_image(c, normalize=True), x)
+        return fixed_batches(lambda c: self.net.encode_image(c, normalize=True), x, spread=True)
 
     def to(self, **_: Any) -> _ImageTower:
         return self
@@ -327,7 +327,7 @@ class CLIPEncoder:
 
             with torch.inference_mode():
                 tokens = self.tokenizer(missing).to(self.device)
-                emb = fixed_batches(lambda t: self.net.encode_text(t, normalize=True), tokens)
+                emb = fixed_batches(lambda t: self.net.encode_text(t, normalize=True), tokens, spread=True)
             with _LOCK:
                 for p, e in zip(missing, emb):
                     self._texts[p] = e.clone()

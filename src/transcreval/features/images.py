@@ -11,6 +11,7 @@ once for both (FID_GT and FID_SRC share the system outputs' Inception features t
 from __future__ import annotations
 
 from collections.abc import Hashable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from transcreval.errors import InputError
@@ -30,22 +31,63 @@ __all__ = ["FIXED_BATCH", "ImageGroups", "extract", "fixed_batches", "image_grou
 FIXED_BATCH = {"cpu": 4, "cuda": 16}
 
 
-def fixed_batches(fn: Any, x: torch.Tensor, size: int | None = None) -> torch.Tensor:
+def fixed_batches(fn: Any, x: torch.Tensor, size: int | None = None, *, spread: bool = False) -> torch.Tensor:
     """``fn(x)`` computed on chunks of exactly ``size`` rows (padded; default
     ``FIXED_BATCH[device type]``), so each row's result does not depend on the other rows or on
-    the batch size."""
+    the batch size.
+
+    ``spread=True`` (CPU, no gradient to record): every chunk runs torch on one intra-op thread,
+    and the chunks are spread over the thread budget's workers (:mod:`transcreval.threads`):
+    small chunks on several OpenMP threads each meet at a barrier per op, which under competing
+    load costs more than the network (a thread waiting for a descheduled peer spins). One
+    thread per chunk always, so a chunk's result does not depend on how many chunks there are;
+    but it may differ in the last bits from the same chunk on several threads (oneDNN's
+    convolutions split work by thread count), so extractors that promise equality with a
+    reference run on the budget's threads (Inception) leave it off.
+    """
     import torch
 
     size = size or FIXED_BATCH.get(x.device.type, 8)
     n = int(x.shape[0])
-    outs = []
+    chunks = []
     for i in range(0, n, size):
         chunk = x[i : i + size]
         k = int(chunk.shape[0])
         if k < size:
             chunk = torch.cat([chunk, chunk[-1:].expand(size - k, *chunk.shape[1:])])
-        outs.append(fn(chunk)[:k])
+        chunks.append((chunk, k))
+    if not spread or x.device.type != "cpu" or not _parallel_safe():
+        outs = [fn(chunk)[:k] for chunk, k in chunks]
+    else:
+        outs = _run_chunks(fn, chunks, min(len(chunks), torch.get_num_threads()))
     return outs[0] if len(outs) == 1 else torch.cat(outs)
+
+
+def _parallel_safe() -> bool:
+    """No gradient recorded and no autocast: the thread-local modes a worker must reproduce."""
+    import torch
+
+    return not torch.is_grad_enabled() and not torch.is_autocast_enabled("cpu")
+
+
+def _run_chunks(fn: Any, chunks: list[tuple[torch.Tensor, int]], workers: int) -> list[torch.Tensor]:
+    """``fn`` on each chunk, in order, on ``workers`` threads with one torch thread each, under
+    the caller's inference mode (or no_grad)."""
+    import torch
+
+    from transcreval.threads import torch_threads
+
+    inference = torch.is_inference_mode_enabled()
+
+    def one(item: tuple[torch.Tensor, int]) -> torch.Tensor:
+        mode = torch.inference_mode() if inference else torch.no_grad()
+        with torch_threads(1), mode:
+            return fn(item[0])[: item[1]]
+
+    if workers < 2:
+        return [one(c) for c in chunks]
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="transcreval-chunks") as pool:
+        return list(pool.map(one, chunks))
 
 
 class ImageGroups:

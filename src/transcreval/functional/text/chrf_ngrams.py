@@ -4,10 +4,12 @@ Per segment and order ``n`` the statistics are three integers: hypothesis n-gram
 n-grams, and matched n-grams (the sum over n-grams of the smaller of the two counts). Both ways
 give these integers exactly, so the scores do not depend on which one ran:
 
-* **dictionaries** (short texts): per order, the n-grams are cut with cached ``slice`` objects
-  and counted by the C loop behind ``collections.Counter``; matches come from a C-level set
-  intersection (a plain size when no n-gram repeats) instead of a Python loop per n-gram.
-  Texts repeated within a call (shared references) are counted once.
+* **dictionaries** (short texts): characters are counted by the C loop behind
+  ``collections.Counter``; longer n-grams are cut (with cached ``slice`` objects) only from the
+  stretches of characters that both texts hold, since an n-gram with a character the other text
+  lacks cannot match, and matches come from a C-level key intersection tallied by length (a
+  Python loop only over n-grams both texts repeat). Equal texts match everything. Texts
+  repeated within a call (shared references) are read once.
 * **integer codes** (longer texts, both strings together at least :data:`NUMPY_MIN_CHARS`):
   characters become small integer ids (code points, or ranks among the pair's distinct
   characters), each n-gram the exact integer ``sum id_i * 2**(b * (n - 1 - i))`` tagged with
@@ -73,18 +75,17 @@ def _words(text: str) -> list[str]:
 
 
 class _Text:
-    """One (pre-processed) text: its character line, and its n-grams when asked."""
+    """One (pre-processed) text: its character line, n-gram counts per order, character counts."""
 
-    __slots__ = ("_counts", "_grams", "char_order", "line", "repeats", "sizes", "unigrams", "words")
+    __slots__ = ("bare", "line", "sizes", "unigrams", "words")
 
     def __init__(self, text: str, char_order: int, word_order: int, whitespace: bool) -> None:
+        self.bare = not whitespace  # the line holds no whitespace
         self.line = text if whitespace else "".join(text.split())
-        self.char_order = char_order
         self.sizes = _sizes(len(self.line), char_order)
-        self._grams: set[str] | None = None
-        self._counts: dict[str, int] | None = None
         self.unigrams: dict[str, int] = {}
-        self.repeats = False
+        if char_order:
+            _count_elements(self.unigrams, self.line)
         self.words: list[dict[str, int]] = []
         if word_order > 0:
             words = _words(text)
@@ -96,44 +97,68 @@ class _Text:
                 sizes.append(max(0, len(words) - n + 1))
             self.sizes = tuple(sizes)
 
-    def _cut(self) -> Any:
-        line, order = self.line, self.char_order
-        if len(line) <= _SLICE_CACHE_CHARS:
-            return map(line.__getitem__, _slices(len(line), order))
-        return (line[i : i + n] for n in range(2, order + 1) for i in range(len(line) - n + 1))
 
-    def grams(self) -> set[str]:
-        """The distinct character n-grams of orders 2..order (an n-gram's length is its order;
-        characters are counted in ``unigrams``); ``repeats``: some n-gram occurs twice."""
-        if self._grams is None:
-            _count_elements(self.unigrams, self.line)
-            self._grams = set(self._cut())
-            self.repeats = len(self._grams) != sum(self.sizes[1 : self.char_order])
-        return self._grams
+def _runs(text: _Text, common: set[str]) -> list[str]:
+    """The stretches (2 characters or more) of ``text``'s line made only of ``common`` characters:
+    every n-gram (n >= 2) both texts share lies inside one such stretch of each."""
+    line = text.line
+    if len(common) == len(text.unigrams):
+        return [line]
+    # cut at the characters the other text lacks: a space where the line has no whitespace
+    # (then str.split() drops the empty pieces), else one of those characters
+    sep = " " if text.bare else next(iter(text.unigrams.keys() - common))
+    cut = "".join([c if c in common else sep for c in line])
+    return [s for s in (cut.split() if text.bare else cut.split(sep)) if len(s) > 1]
 
-    def counts(self) -> dict[str, int]:
-        """Counts of the n-grams of :meth:`grams` (computed when repeats make them matter)."""
-        if self._counts is None:
-            self._counts = {}
-            _count_elements(self._counts, self._cut())
-        return self._counts
+
+def _run_grams(runs: list[str], order: int) -> tuple[dict[str, int], int]:
+    """Counts of the character n-grams of orders 2..order lying inside ``runs``, and how many
+    there are in all (more than the counts' keys when one repeats)."""
+    counts: dict[str, int] = {}
+    total = 0
+    for s in runs:
+        size = len(s)
+        if size <= _SLICE_CACHE_CHARS:
+            _count_elements(counts, map(s.__getitem__, _slices(size, order)))
+        else:
+            _count_elements(counts, (s[i : i + n] for n in range(2, order + 1) for i in range(size - n + 1)))
+        total += sum(_sizes(size, order)) - size
+    return counts, total
 
 
 def _char_matches_dict(hyp: _Text, ref: _Text, order: int) -> list[int]:
-    """Matched character n-grams per order: characters by the smaller counts; longer n-grams
-    each count once (a C-level set intersection tallied by length), plus ``min(count) - 1``
-    for those repeated on both sides (looked for only when both texts repeat one)."""
-    common = hyp.grams() & ref.grams()
+    """Matched character n-grams per order 1..order: the sum over shared n-grams of the smaller
+    count. Characters from the two character counts; longer n-grams are cut only from the
+    stretches of characters both texts hold (:func:`_runs`; an n-gram with a character the other
+    text lacks cannot match), each shared one counting once (a C-level key intersection tallied
+    by length) plus ``min(count) - 1`` where both texts repeat it."""
+    if order == 0:
+        return []
+    if hyp.line == ref.line:  # every n-gram matches all its occurrences
+        return list(hyp.sizes[:order])
+    hu, ru = hyp.unigrams, ref.unigrams
+    common = hu.keys() & ru.keys()
+    matched = [0] * order
+    if not common:
+        return matched
+    matched[0] = sum(map(min, map(hu.__getitem__, common), map(ru.__getitem__, common)))
+    if order == 1:
+        return matched
+    hr, rr = _runs(hyp, common), _runs(ref, common)
+    if not hr or not rr:
+        return matched
+    (hc, h_total), (rc, r_total) = _run_grams(hr, order), _run_grams(rr, order)
+    shared = hc.keys() & rc.keys()
     per_order: dict[int, int] = {}
-    _count_elements(per_order, map(len, common))
-    if hyp.repeats and ref.repeats:
-        h, r = hyp.counts(), ref.counts()
-        for g in common:
-            a, b = h[g], r[g]
+    _count_elements(per_order, map(len, shared))
+    if len(hc) != h_total and len(rc) != r_total:  # both texts repeat some n-gram
+        for g in shared:
+            a, b = hc[g], rc[g]
             if a > 1 and b > 1:
                 per_order[len(g)] += (a if a < b else b) - 1
-    per_order[1] = _overlap(hyp.unigrams, ref.unigrams) if order else 0
-    return [per_order.get(n, 0) for n in range(1, order + 1)]
+    for n in range(2, order + 1):
+        matched[n - 1] = per_order.get(n, 0)
+    return matched
 
 
 def _overlap(h: dict[str, int], r: dict[str, int]) -> int:

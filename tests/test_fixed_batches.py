@@ -1,0 +1,71 @@
+"""``fixed_batches(spread=True)``: chunks on the budget's workers with one torch thread each, in
+order, under the caller's no-grad/inference mode; the same values whatever the chunking."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import torch
+
+from transcreval.features.images import fixed_batches
+from transcreval.threads import torch_threads
+
+
+def _net() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.LazyLinear(5))
+
+
+def test_spread_matches_chunks_on_one_thread_and_keeps_order():
+    net = _net()
+    x = torch.rand(11, 3, 12, 12)
+    with torch.inference_mode():
+        net(x[:1])
+        with torch_threads(1):
+            want = torch.cat([net(torch.cat([c, c[-1:].expand(4 - len(c), -1, -1, -1)]))[: len(c)] for c in x.split(4)])
+        with torch_threads(2):
+            got = fixed_batches(net, x, spread=True)
+        for n in (1, 3, 4, 11):  # any batching, one thread or two: the same values
+            with torch_threads(2):
+                parts = [fixed_batches(net, c, spread=True) for c in x.split(n)]
+            assert torch.equal(torch.cat(parts), want)
+    assert torch.equal(got, want)
+
+
+def test_spread_workers_run_one_torch_thread_in_the_callers_mode():
+    seen = []
+
+    def fn(c: torch.Tensor) -> torch.Tensor:
+        seen.append((threading.current_thread().name, torch.get_num_threads(), torch.is_inference_mode_enabled()))
+        return c * 2
+
+    x = torch.rand(16, 3)
+    with torch.inference_mode(), torch_threads(2):
+        out = fixed_batches(fn, x, spread=True)
+    assert torch.equal(out, x * 2)
+    assert len(seen) == 4
+    assert all(n == 1 and inference for _, n, inference in seen)
+    assert any(name.startswith("transcreval-chunks") for name, _, _ in seen)
+    seen.clear()
+    with torch.no_grad(), torch_threads(2):
+        fixed_batches(fn, x, spread=True)
+    assert all(n == 1 and not inference for _, n, inference in seen)
+
+
+@pytest.mark.parametrize("spread", [False, True])
+def test_gradients_keep_the_callers_thread(spread):
+    """With a gradient to record the chunks run in the calling thread (autograd and its
+    thread-local grad mode untouched), as without ``spread``."""
+    names = []
+
+    def fn(c: torch.Tensor) -> torch.Tensor:
+        names.append(threading.current_thread().name)
+        return c * 3
+
+    x = torch.rand(9, 2, requires_grad=True)
+    with torch_threads(2):
+        out = fixed_batches(fn, x, spread=spread)
+    out.sum().backward()
+    assert torch.equal(x.grad, torch.full_like(x, 3.0))
+    assert set(names) == {threading.current_thread().name}
