@@ -25,9 +25,37 @@ ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 300
 
 
+def _slow_start(rank: int) -> None:
+    """Widen the window between rank 0's first write into the run directory and another rank's
+    first look at it (the race CI once hit under load: a rank found the lock file but no run.json
+    and refused the folder as foreign)."""
+    import time
+
+    from transcreval.runs.store import RunDir
+
+    if rank == 0:
+        write_lock = RunDir.write_lock
+
+        def slow_write_lock(self, lines):
+            write_lock(self, lines)
+            time.sleep(3.0)
+
+        RunDir.write_lock = slow_write_lock
+    else:
+        check = RunDir.check_resumable
+
+        def slow_check(self, protocol, version):
+            time.sleep(1.5)
+            return check(self, protocol, version)
+
+        RunDir.check_resumable = slow_check
+
+
 def _worker(rank: int, world: int, init_file: str, args: dict, errors) -> None:
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
     try:
+        if args.get("slow_start"):
+            _slow_start(rank)
         import torch.distributed as dist
 
         dist.init_process_group("gloo", init_method=f"file://{init_file}", rank=rank, world_size=world)
@@ -68,15 +96,16 @@ def single(tmp_path_factory):
     return d, root, json.loads(run.store.results.read_text())
 
 
-@pytest.mark.parametrize("world", [2, 3])
-def test_sharded_run_equals_one_process_exactly(single, world):
+@pytest.mark.parametrize(("world", "slow_start"), [(2, False), (3, False), (3, True)])
+def test_sharded_run_equals_one_process_exactly(single, world, slow_start):
     d, root, one = single
-    out, counter = root / f"w{world}", root / f"w{world}.txt"
+    out, counter = root / f"w{world}{'-slow' * slow_start}", root / f"w{world}{'-slow' * slow_start}.txt"
     args = {
         "manifest": str(d["manifest"]),
         "systems": {k: str(v) for k, v in d["systems"].items()},
         "out": str(out),
         "counter": str(counter),
+        "slow_start": slow_start,
     }
     _spawn(world, args)
     got = json.loads((out / "results.json").read_text())

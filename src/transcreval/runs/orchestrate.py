@@ -124,6 +124,9 @@ def run_evaluate(
     ranks.barrier()
     store = RunDir(out, ranks.rank, ranks.world)
     prev = store.check_resumable(protocol.name, protocol.version) or {}
+    # every rank reads the directory before rank 0 writes into it: a slow rank must not find
+    # rank 0's half-written run (a lock file, no run.json yet) and refuse it as a foreign folder
+    ranks.barrier()
     items, outputs, notes = read_inputs(protocol, manifest, systems, root=root, limit=limit)
     if ranks.main:
         for n in notes:
