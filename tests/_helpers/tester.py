@@ -45,7 +45,9 @@ class MetricCase:
 
     factory: builds the metric; must be picklable (a class or ``functools.partial``) and accept
         Metric keyword options (``process_group``).
-    functional: ``functional(*batch) -> float`` on one batch (the functional twin).
+    functional: ``functional(*batch)`` on one batch (the functional twin): a MetricResult, what
+        ``compute()`` returns (issue 16 item 1; checked equal to the class's result: value, n,
+        per-item values, extras keys and the signature), or a float while a twin is not converted.
     reference: ``reference(*batch) -> float`` from the reference package/formula.
     batches: positional ``update`` arguments per batch (at least 3, the last one smaller).
     join: merges a list of batches into one batch.
@@ -58,7 +60,7 @@ class MetricCase:
     """
 
     factory: Callable[..., Metric]
-    functional: Callable[..., float]
+    functional: Callable[..., MetricResult | float]
     reference: Callable[..., float]
     batches: Sequence[tuple[Any, ...]]
     join: Callable[[Sequence[tuple[Any, ...]]], tuple[Any, ...]]
@@ -128,6 +130,17 @@ def _same_result(a: MetricResult, b: MetricResult, exact: bool, what: str, atol:
             assert r.n >= status.count("ok"), f"{what}: n < the number of 'ok' items"
 
 
+def _vs_twin(res: MetricResult, twin_out: MetricResult | float, case: MetricCase, what: str) -> None:
+    """The class's result against the functional twin's on the same data."""
+    if isinstance(twin_out, MetricResult):
+        assert str(twin_out.signature) == str(res.signature), (
+            f"{what}: the twin's signature {twin_out.signature} != the class's {res.signature}"
+        )
+        _same_result(twin_out, res, case.exact_value, what, atol=max(case.same_atol, case.atol))
+    else:
+        _close(float(res.value), float(twin_out), case.atol, what)
+
+
 def _states_equal(a: dict[str, Any], b: dict[str, Any]) -> bool:
     if set(a) != set(b):
         return False
@@ -194,10 +207,10 @@ def check_metric(case: MetricCase, ddp_pool: Any = None) -> None:
     for i, b in enumerate(batches):
         res = metric.forward(*b)
         assert isinstance(res, MetricResult)
-        _close(float(res.value), case.functional(*b), case.atol, f"batch {i}: forward vs functional")
+        _vs_twin(res, case.functional(*b), case, f"batch {i}: forward vs functional")
         _close(float(res.value), case.reference(*b), case.atol, f"batch {i}: forward vs reference")
     total = metric.compute()
-    _close(float(total.value), case.functional(*whole), case.atol, "compute vs functional on all data")
+    _vs_twin(total, case.functional(*whole), case, "compute vs functional on all data")
     _close(float(total.value), case.reference(*whole), case.atol, "compute vs reference on all data")
     for k in case.extras_keys:
         assert k in total.extras, f"missing extra {k!r}"
@@ -231,7 +244,7 @@ def check_metric(case: MetricCase, ddp_pool: Any = None) -> None:
     fresh.update(*batches[1])
     longer = fresh.compute()
     assert counter.calls == 1, "compute() after update() did not recompute"
-    _close(float(longer.value), case.functional(*case.join(batches[:2])), case.atol, "compute after a new update")
+    _vs_twin(longer, case.functional(*case.join(batches[:2])), case, "compute after a new update")
 
     # reset
     fresh.reset()
@@ -252,8 +265,8 @@ def check_metric(case: MetricCase, ddp_pool: Any = None) -> None:
     twin_states = twin.state_dict()
     original.update(*batches[1])
     assert _states_equal(twin.state_dict(), twin_states), "updating the original changed its clone"
-    _close(float(twin.compute().value), case.functional(*case.join([*batches, batches[0]])), case.atol, "clone")
-    _close(float(original.compute().value), case.functional(*case.join([*batches, batches[1]])), case.atol, "original")
+    _vs_twin(twin.compute(), case.functional(*case.join([*batches, batches[0]])), case, "clone")
+    _vs_twin(original.compute(), case.functional(*case.join([*batches, batches[1]])), case, "original")
     same(pickle.loads(pickle.dumps(metric)).compute(), total, case.exact_value, "pickle round trip")
 
     # state_dict holds exactly the declared states, and reloads
