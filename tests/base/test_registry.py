@@ -15,7 +15,7 @@ from transcreval.metric import Metric
 from transcreval.metric_docs import sync_pages
 from transcreval.registry import DOMAINS, list_metrics
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "transcreval"
 METRICS = list_metrics()
 

@@ -10,7 +10,7 @@ import pytest
 from transcreval.metric import Metric
 from transcreval.registry import list_metrics
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 @pytest.mark.parametrize("info", list_metrics(), ids=lambda m: m.name)

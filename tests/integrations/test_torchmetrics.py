@@ -22,7 +22,7 @@ from transcreval.functional.text.chrf import title_chrf
 pytest.importorskip("torchmetrics", reason="the torchmetrics adapter needs the 'lightning' extra")
 from transcreval.integrations.torchmetrics import TorchmetricsMetric, wrap
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tests" / "_helpers" / "lightning_ddp.py"
 HYPS = ["a cat sat on the mat", "the dog ran", "red hat", "far from home"]
 REFS = ["a cat sat on a mat", "a dog ran away", "the red hat", "far away from home"]

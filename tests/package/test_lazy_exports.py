@@ -19,7 +19,7 @@ import pytest
 from transcreval.lazy import lazy_exports, type_checking_block
 from transcreval.registry import list_metrics
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 PKG = SRC / "transcreval"
 
 

@@ -12,7 +12,7 @@ from transcreval.cli import main, run_list
 from transcreval.protocols.catalog import PROTOCOLS, get_protocol, list_protocols
 from transcreval.registry import PAPERS
 
-PROTOCOL_DIR = pathlib.Path(__file__).resolve().parents[1] / "src" / "transcreval" / "protocols"
+PROTOCOL_DIR = pathlib.Path(__file__).resolve().parents[2] / "src" / "transcreval" / "protocols"
 NOT_PROTOCOLS = {
     "__init__",
     "catalog",

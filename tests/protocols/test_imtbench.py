@@ -21,7 +21,7 @@ import torch.nn.functional as F
 from tests._helpers import random_weights as rw
 from tests._helpers.comet_env import WHY
 from tests._helpers.text_images import render
-from tests.test_comet import comet_reference
+from tests.text.test_comet import comet_reference
 from transcreval.judge import FunctionJudge
 
 pytestmark = [

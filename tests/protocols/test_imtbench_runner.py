@@ -4,7 +4,7 @@
 The main environment has no unbabel-comet (it pins numpy < 2), so here comet's model is the
 deterministic stand-in of tests/_helpers/imtbench_set.py, patched in under COMETScore (every
 other piece is real: rapidocr masks, random-init squeeze LPIPS, the judge over HTTP on the
-loopback fake server). tests/test_imtbench_runner_comet.py runs the same path with the tiny real
+loopback fake server). tests/protocols/test_imtbench_runner_comet.py runs the same path with the tiny real
 COMET model in `make test-comet`.
 """
 

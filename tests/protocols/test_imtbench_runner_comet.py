@@ -14,7 +14,7 @@ import pytest
 
 from tests._helpers.comet_env import WHY
 from tests._helpers.imtbench_set import NO_OUTPUT, NO_TEXT, REF, SRC, SYS, responder, write_set
-from tests.test_comet import comet_reference
+from tests.text.test_comet import comet_reference
 from transcreval.cli import main
 from transcreval.engines.judge.fake_server import FakeOpenAIServer
 

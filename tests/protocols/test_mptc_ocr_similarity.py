@@ -257,7 +257,7 @@ def test_table5_layout_sets_and_missing_outputs(monkeypatch):
 
 
 def test_table9_spearman_of_year_against_title_chrf_and_per_year_fid(monkeypatch):
-    """Per-year FID_GT is transcreval.functional.fid (agreement with torch-fidelity: test_fid.py);
+    """Per-year FID_GT is transcreval.functional.fid (agreement with torch-fidelity: tests/image/test_fid.py);
     here a stand-in gives known per-year values so both rhos are checked against scipy."""
     from scipy.stats import spearmanr
 

@@ -1,5 +1,5 @@
 """The report's content (Markdown, HTML), galleries, thumbnails and plot helpers, on synthetic
-protocol results (the browser rendering is in test_report_browser.py)."""
+protocol results (the browser rendering is in tests/report/test_browser.py)."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from tests._helpers.runner_toy import write_set
 from transcreval.cli import main
 
 TOY = "tests._helpers.runner_toy:ADAPTER"
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from transcreval import evaluate
 from transcreval.cli import main
 
 TOY = "tests._helpers.runner_toy:ADAPTER"
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 300
 
 

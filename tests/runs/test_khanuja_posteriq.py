@@ -1,9 +1,9 @@
 """The Khanuja et al. and PosterIQ runner adapters equal the protocols' own functions.
 
-Khanuja: the synthetic set of tests/test_khanuja_protocol.py (scripted VLM and CSI judges, a
+Khanuja: the synthetic set of tests/protocols/test_khanuja.py (scripted VLM and CSI judges, a
 random-init SigLIP, the authors' rating layout) written to disk and run through `evaluate`;
 Table 3 must equal ``khanuja_table3`` on the same items. PosterIQ: the hand-worked records of
-tests/test_posteriq_protocol.py as a manifest and answers; the tables must equal ``evaluate``'s.
+tests/protocols/test_posteriq.py as a manifest and answers; the tables must equal ``evaluate``'s.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _same(a, b):
 def test_khanuja_table3_through_the_runner_equals_khanuja_table3(tmp_path):
     pytest.importorskip("open_clip")
     from tests._helpers.model_weights import tiny_siglip_dir, tiny_tokenizer_dir
-    from tests.test_khanuja_protocol import SYSTEMS, csi_judge, synthetic, vlm_judge, write_ratings
+    from tests.protocols.test_khanuja import SYSTEMS, csi_judge, synthetic, vlm_judge, write_ratings
     from transcreval.protocols.khanuja import khanuja_table3
 
     items, plan, human = synthetic()
@@ -101,7 +101,7 @@ def _posteriq_files(tmp_path, records):
 
 
 def test_posteriq_tables_through_the_runner_equal_evaluate(tmp_path):
-    from tests.test_posteriq_protocol import ALPHA
+    from tests.protocols.test_posteriq import ALPHA
 
     manifest, systems = _posteriq_files(tmp_path, ALPHA)
     run = run_evaluate("posteriq", manifest, systems, tmp_path / "run")

@@ -1,7 +1,7 @@
 """`transcreval report DIR` in a real headless browser: the demo run's page (MPTc tables, the
 protocol's Win% figure, galleries of the run's own pictures) loads offline from file://, every
 figure and thumbnail decodes, and a non-blank screenshot is kept (the checks of
-tests/test_report_browser.py, on a report the runner wrote)."""
+tests/report/test_browser.py, on a report the runner wrote)."""
 
 from __future__ import annotations
 

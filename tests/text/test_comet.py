@@ -3,7 +3,7 @@
 The model is built here (tests/_helpers/comet_model.py): a 2-layer XLM-R-shaped encoder with
 random weights and a sentencepiece tokenizer trained on a few sentences. Needs unbabel-comet,
 which pins numpy < 2: these tests run in `make test-comet` (.venv-comet) and are skipped in the
-main environment (tests/test_comet_dependency.py checks the MissingDependencyError there).
+main environment (tests/text/test_comet_dependency.py checks the MissingDependencyError there).
 """
 
 from __future__ import annotations

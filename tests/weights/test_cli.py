@@ -138,7 +138,7 @@ def test_every_command_in_the_offline_page_parses(capsys):
     import shlex
     from pathlib import Path
 
-    page = (Path(__file__).resolve().parents[1] / "docs" / "offline.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[2] / "docs" / "offline.md").read_text(encoding="utf-8")
     commands = [m.split("#")[0].strip() for m in re.findall(r"^(transcreval weights .+)$", page, flags=re.M)]
     assert len(commands) >= 6
     for cmd in commands:

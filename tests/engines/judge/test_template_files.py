@@ -24,7 +24,7 @@ from transcreval.engines.judge.templates import PromptTemplate, resolve_template
 from transcreval.engines.judge.verdicts import Verdict, json_reader
 from transcreval.errors import InputError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 # id -> (version, SHA-256 of the user message): a change of wording without a version bump
 # would replay cached answers to the old wording; this table makes it fail here instead
