@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import doctest
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,16 @@ def test_no_module_imports_another_modules_private_names():
 def test_source_files_stay_small():
     too_long = {str(f.relative_to(SRC)): n for f in _source_files() if (n := f.read_text().count("\n")) > 420}
     assert not too_long, f"split these modules (about 400 lines at most): {too_long}"
+
+
+def test_every_metric_module_has_its_mirrored_test_file_naming_its_classes():
+    """transcreval/<domain>/<module>.py -> tests/<domain>/test_<module>.py, naming each class."""
+    problems = []
+    for info in list_metrics():
+        _, domain, module = info.module.split(".")
+        path = ROOT / "tests" / domain / f"test_{module}.py"
+        if not path.is_file():
+            problems.append(f"{info.name}: no {path.relative_to(ROOT)} (tests mirror {info.module})")
+        elif not re.search(rf"\b{info.name}\b", path.read_text(encoding="utf-8")):
+            problems.append(f"{info.name}: {path.relative_to(ROOT)} never names {info.name}")
+    assert not problems, "\n".join(problems)
