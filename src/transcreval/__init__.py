@@ -55,7 +55,7 @@ _SUBMODULES = (
 )
 __all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, submodules=_SUBMODULES, also=["__version__"])
 
-# the same names for type checkers (tests/test_lazy_exports.py keeps this block equal to _EXPORTS)
+# the same names for type checkers (tests/package/test_lazy_exports.py keeps this block equal to _EXPORTS)
 if TYPE_CHECKING:
     from transcreval.choice.font_richness import FontRichness as FontRichness
     from transcreval.choice.k_option import KOptionScore as KOptionScore

@@ -14,7 +14,7 @@ in the package's namespace (later lookups do not call it again); names listed in
 import ``<package>.<name>``; ``dir(package)`` is the public names and the submodules. Type
 checkers cannot read a table, so each package also imports its names under
 ``if TYPE_CHECKING:`` in the explicit re-export form (``import X as X``);
-``tests/test_lazy_exports.py`` checks that block against the table (:func:`type_checking_block`
+``tests/package/test_lazy_exports.py`` checks that block against the table (:func:`type_checking_block`
 writes the expected block). Importing this module imports nothing beyond the standard library.
 """
 

@@ -1,7 +1,7 @@
 """Every registered feature metric (image/multimodal metrics that load weights), built offline
 with small random-init weights, with its functional twin and a batch of inputs.
 
-:data:`CASES` has one entry per metric; ``tests/test_feature_options.py`` checks that it covers
+:data:`CASES` has one entry per metric; ``tests/features/test_options.py`` checks that it covers
 exactly the registered metrics, so a new feature metric must add its case here and then
 inherits the family-wide tests (one option convention, pinned weights).
 """

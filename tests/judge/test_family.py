@@ -125,7 +125,7 @@ def _imtbench_variants():
     import torchvision
 
     from tests._helpers.every_metric import squeeze_trunk, tiny_comet
-    from tests.test_inputs_family import DarkBoxes, lpips_file
+    from tests.io.test_decoding_family import DarkBoxes, lpips_file
 
     torch.manual_seed(1)
     other = Path(tempfile.mkdtemp(prefix="transcreval-family-")) / "squeezenet-seed1.pth"

@@ -34,7 +34,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
-# the same names for type checkers (tests/test_lazy_exports.py keeps this block equal to _EXPORTS)
+# the same names for type checkers (tests/package/test_lazy_exports.py keeps this block equal to _EXPORTS)
 if TYPE_CHECKING:
     from transcreval.functional.choice.font_richness import font_richness as font_richness
     from transcreval.functional.choice.k_option import k_option_score as k_option_score

@@ -41,7 +41,7 @@ _EXPORTS = {
 }
 __all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
-# the same names for type checkers (tests/test_lazy_exports.py keeps this block equal to _EXPORTS)
+# the same names for type checkers (tests/package/test_lazy_exports.py keeps this block equal to _EXPORTS)
 if TYPE_CHECKING:
     from transcreval.engines.judge.base import CachingJudge as CachingJudge
     from transcreval.engines.judge.cache import JudgeCache as JudgeCache

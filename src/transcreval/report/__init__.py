@@ -33,7 +33,7 @@ _EXPORTS = {
 }
 __all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
 
-# the same names for type checkers (tests/test_lazy_exports.py keeps this block equal to _EXPORTS)
+# the same names for type checkers (tests/package/test_lazy_exports.py keeps this block equal to _EXPORTS)
 if TYPE_CHECKING:
     from transcreval.report.build import build_report as build_report
     from transcreval.report.document import Report as Report

@@ -1,0 +1,50 @@
+"""The significance engine, the report and the integrations keep ``import transcreval`` light."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OPTIONAL = {"matplotlib", "pandas", "pyarrow", "torchmetrics", "lightning", "PIL", "scipy", "torch"}
+
+
+def _loaded_after(code: str) -> set[str]:
+    probe = f"import sys, json\n{code}\nprint(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}})))"
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, timeout=300)
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_new_packages_import_nothing_optional():
+    code = (
+        "import transcreval, transcreval.significance, transcreval.report, transcreval.integrations\n"
+        "import transcreval.integrations.tables\n"
+        "from transcreval.stats import paired_bootstrap, compare_systems\n"
+        "transcreval.report.__dir__(); transcreval.stats.paired_randomization"
+    )
+    loaded = _loaded_after(code)
+    assert not loaded & OPTIONAL, sorted(loaded & OPTIONAL)
+
+
+def test_public_names_resolve():
+    import transcreval
+    import transcreval.report as report
+    import transcreval.stats as stats
+
+    for name in stats.__all__:
+        assert getattr(stats, name) is getattr(transcreval.significance, name)
+    for name in report.__all__:
+        assert getattr(report, name) is not None
+    assert {"significance", "report", "integrations", "stats"} <= set(dir(transcreval))
+
+
+def test_significance_docs_examples_run():
+    res = doctest.testfile(
+        str(ROOT / "docs" / "significance.md"),
+        module_relative=False,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+    )
+    assert res.attempted > 0 and res.failed == 0

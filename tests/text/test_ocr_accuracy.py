@@ -1,0 +1,25 @@
+"""OCRAccuracy (transcreval.text.ocr_accuracy): the module's own checks on the shared cases.
+
+Agreement with the reference lives in tests/protocols/test_posteriq_metrics.py and
+tests/protocols/test_posteriq_labels.py (hand-worked examples, the harness); see
+tests/_helpers/module_checks.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests._helpers.module_checks import check_built, params
+
+MODULE = "transcreval.text.ocr_accuracy"
+
+
+def test_the_module_registers_its_metrics():
+    from tests._helpers.module_checks import module_metrics
+
+    assert module_metrics(MODULE) == ["OCRAccuracy"]
+
+
+@pytest.mark.parametrize("name", params(MODULE))
+def test_built_metric_states_round_trip(name):
+    check_built(name)
