@@ -390,7 +390,7 @@ def test_code_mode_rating_similarity_agrees_when_nothing_is_readable():
     fn = overall_rating_similarity(answers, human, mode="posteriq-code")
     m = OverallRatingSimilarity(mode="posteriq-code")
     m.update(answers, human)
-    assert m.compute().value == fn == 0.0
+    assert m.compute().value == fn.value == 0.0
 
 
 # ------------------------------------------------------------------ 19. one result type

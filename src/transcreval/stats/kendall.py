@@ -79,4 +79,4 @@ class SegmentKendallTau(BootstrappedMetric):
             "segment": [names.get(k, k) for k in stats["segment"].tolist()],
             "group": [names.get(g, g) for g in stats["group"].tolist()],
         }
-        return segment_kendall_tau_from_stats(rows, self.signature, **self._boot())
+        return segment_kendall_tau_from_stats(rows, self.options)

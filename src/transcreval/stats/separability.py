@@ -27,4 +27,4 @@ class SeparabilityAUC(BootstrappedMetric):
         return separability_auc_stats(preds, target)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return separability_auc_from_stats(stats, self.signature, **self._boot())
+        return separability_auc_from_stats(stats, self.options)

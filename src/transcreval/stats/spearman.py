@@ -27,4 +27,4 @@ class SpearmanRho(BootstrappedMetric):
         return spearman_rho_stats(preds, target)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return spearman_rho_from_stats(stats, self.signature, **self._boot())
+        return spearman_rho_from_stats(stats, self.options)
