@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import torch
-
 from transcreval.functional.stats.kappa import (
     KappaOptions,
     Unknown,
@@ -14,7 +12,6 @@ from transcreval.functional.stats.kappa import (
     quadratic_weighted_kappa_stats,
 )
 from transcreval.result import MetricResult
-from transcreval.states import Cat
 from transcreval.stats.resampling import BootstrappedMetric
 
 
@@ -32,8 +29,6 @@ class QuadraticWeightedKappa(BootstrappedMetric):
     def __init__(self, labels: Sequence[float] | None = None, *, unknown: Unknown = "raise", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.options = KappaOptions(labels=labels, unknown=unknown, **self.options.as_kwargs())
-        self.add_state("preds", Cat(torch.float64))
-        self.add_state("target", Cat(torch.float64))
 
     def _stats(self, preds: Sequence[float], target: Sequence[float]) -> dict[str, Any]:
         """``preds``/``target``: the two raters' ratings (e.g. judge and human scores)."""

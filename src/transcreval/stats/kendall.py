@@ -41,8 +41,6 @@ class SegmentKendallTau(BootstrappedMetric):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.add_state("preds", Cat(torch.float64))
-        self.add_state("target", Cat(torch.float64))
         self.add_state("segment", Cat(torch.int64))
         self.add_state("group", Cat(torch.int64))
         self.add_state("names", Objects(sync=True, unique=True))

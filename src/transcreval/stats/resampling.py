@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import torch
+
 from transcreval.functional.stats.resampling import PACKAGES, BootstrapOptions
 from transcreval.metric import Metric
+from transcreval.states import Cat
 
 
 class BootstrappedMetric(Metric):
@@ -13,6 +16,7 @@ class BootstrappedMetric(Metric):
 
     The options live in ``self.options`` (a :class:`~transcreval.functional.stats.resampling.BootstrapOptions`,
     or a subclass of it for a statistic with more options), the object its functional twin builds.
+    The pairs are kept whole: ``preds`` (float64) and ``target`` (``target_dtype``) Cat states.
 
     Args:
         bootstrap: resamples for the percentile interval (0: none), in ``extras["ci"]``.
@@ -23,11 +27,14 @@ class BootstrappedMetric(Metric):
     higher_is_better: bool | None = True
     value_range: ClassVar[tuple[float, float] | None] = (-1.0, 1.0)
     version_packages = PACKAGES
+    target_dtype: ClassVar[torch.dtype] = torch.float64
     options: BootstrapOptions
 
     def __init__(self, *, bootstrap: int = 0, seed: int = 0, confidence: float = 0.95, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.options = BootstrapOptions(bootstrap=bootstrap, seed=seed, confidence=confidence)
+        self.add_state("preds", Cat(torch.float64))
+        self.add_state("target", Cat(self.target_dtype))
 
     def _signature_options(self) -> dict[str, Any]:
         return self.options.signature_options()

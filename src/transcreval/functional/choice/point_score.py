@@ -143,13 +143,7 @@ def point_score(
     return point_score_from_stats(point_score_stats(preds, options=opts), opts)
 
 
-def point_score_per_point(
-    preds: Sequence[Sequence[Any]],
-    *,
-    mode: Mode = "paper",
-    code_yes: CodeYes = "substring",
-    on_unreadable: OnUnreadable = "zero",
-) -> float:
+def point_score_per_point(preds: Sequence[Sequence[Any]], **options: Any) -> float:
     """Mean over posters of the fraction of key points covered (``extras["per_point"]`` of
-    :func:`point_score`)."""
-    return float(point_score(preds, mode=mode, code_yes=code_yes, on_unreadable=on_unreadable).extras["per_point"])
+    :func:`point_score`, which takes the same options)."""
+    return float(point_score(preds, **options).extras["per_point"])
