@@ -390,7 +390,7 @@ def test_code_mode_rating_similarity_agrees_when_nothing_is_readable():
     fn = overall_rating_similarity(answers, human, mode="posteriq-code")
     m = OverallRatingSimilarity(mode="posteriq-code")
     m.update(answers, human)
-    assert m.compute().value == fn == 0.0
+    assert m.compute().value == fn.value == 0.0
 
 
 # ------------------------------------------------------------------ 19. one result type
@@ -558,7 +558,7 @@ def test_inputs_that_used_to_give_raw_errors():
     for answer in ([7], {"score": 7}, 3 + 1j):
         with pytest.raises(InputError, match="a score must be"):
             overall_rating_similarity([answer, 5], [1, 2])
-    assert box_recall_rate([np.int64(1)], [np.int64(2)]) == 0.5
+    assert box_recall_rate([np.int64(1)], [np.int64(2)]).value == 0.5
 
 
 def test_to_dict_turns_numpy_and_torch_non_finite_scalars_into_json_values():

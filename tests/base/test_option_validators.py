@@ -48,13 +48,6 @@ INPUTS_FIRST = {
     ("BackgroundPreservation", "ocr_dilate_px"): "loads the LPIPS network first",
     **{(m, "unit"): "reads the texts first" for m in ("WordRecall", "OCRRobustnessGap", "FontSizeStability")},
     ("FontSizeStability", "ddof"): "reads the texts first",
-    ("KOptionScore", "clamp"): "reads the answers first",
-    ("KOptionScore", "max_k"): "reads the answers first",
-    **{
-        (m, o): "reads the ratings first"
-        for m in ("SpearmanRho", "QuadraticWeightedKappa", "SeparabilityAUC", "SegmentKendallTau")
-        for o in ("bootstrap", "seed")
-    },
     **{
         (m, o): "reads the images first"
         for m in ("TitleExtraction",)

@@ -37,10 +37,7 @@ RETURNS_OTHER_TEXT = {
     "FontSizeStability", "OCRMaskIoU",
 }  # fmt: skip
 
-RETURNS_OTHER_CHOICE_LAYOUT_STATS = {
-    "KOptionScore", "PointScore", "StyleScore", "FontRichness", "TextLocalizationIoU", "BoxRecallRate",
-    "CenterBias", "AreaRatio", "PatchIoU", "MatchAccuracy", "OverallRatingSimilarity",
-}  # fmt: skip
+RETURNS_OTHER_CHOICE_LAYOUT_STATS: set[str] = set()
 
 RETURNS_OTHER_JUDGE = {
     "TitleExtraction", "QuizHitRate", "JudgeScore", "WinRate", "MarketPreferenceRate", "VLMTranscreationScore",
@@ -53,7 +50,7 @@ INLINE_IMAGE = {"PHashDistance", "DINOv2Distance", "BackgroundPreservation"}
 
 INLINE_TEXT: set[str] = set()
 
-INLINE_CHOICE_LAYOUT_STATS = {"KOptionScore"}
+INLINE_CHOICE_LAYOUT_STATS: set[str] = set()
 
 INLINE_JUDGE = {"WinRate", "MarketPreferenceRate"}
 
@@ -65,11 +62,7 @@ NO_OPTIONS_TEXT = {
     "PlanChrF", "COMETScore", "WordRecall", "OCRAccuracy", "OCRRobustnessGap", "FontSizeStability", "OCRMaskIoU",
 }  # fmt: skip
 
-NO_OPTIONS_CHOICE_LAYOUT_STATS = {
-    "KOptionScore", "PointScore", "StyleScore", "FontRichness", "TextLocalizationIoU", "BoxRecallRate",
-    "CenterBias", "AreaRatio", "PatchIoU", "MatchAccuracy", "OverallRatingSimilarity", "SpearmanRho",
-    "QuadraticWeightedKappa", "SeparabilityAUC", "SegmentKendallTau",
-}  # fmt: skip
+NO_OPTIONS_CHOICE_LAYOUT_STATS: set[str] = set()
 
 NO_OPTIONS_JUDGE = {
     "TitleExtraction", "QuizHitRate", "JudgeScore", "WinRate", "MarketPreferenceRate", "VLMTranscreationScore",

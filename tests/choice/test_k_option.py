@@ -26,13 +26,13 @@ def _formula(correct, k, clamp=True):
 
 
 def test_known_values():
-    assert k_option_score([1, 1, 1, 1], k=4) == 1.0
-    assert k_option_score([1, 0, 0, 0], k=4) == 0.0  # chance level
-    assert k_option_score([1, 1, 0, 0], k=4) == pytest.approx((4 * 0.5 - 1) / 3)
-    assert k_option_score([0] * 10, k=4) == 0.0
+    assert k_option_score([1, 1, 1, 1], k=4).value == 1.0
+    assert k_option_score([1, 0, 0, 0], k=4).value == 0.0  # chance level
+    assert k_option_score([1, 1, 0, 0], k=4).value == pytest.approx((4 * 0.5 - 1) / 3)
+    assert k_option_score([0] * 10, k=4).value == 0.0
     # PosterIQ's code does not clamp: 10% accuracy on 4 options is -0.2 (docs/posteriq-paper-vs-code.md)
-    assert k_option_score([1] + [0] * 9, k=4, clamp=False) == pytest.approx(-0.2)
-    assert k_option_score([True, False], k=2) == 0.0
+    assert k_option_score([1] + [0] * 9, k=4, clamp=False).value == pytest.approx(-0.2)
+    assert k_option_score([True, False], k=2).value == 0.0
 
 
 def test_per_k_groups_are_averaged_with_equal_weight():
@@ -40,13 +40,13 @@ def test_per_k_groups_are_averaged_with_equal_weight():
     ks = [2, 2, 2, 9, 9, 9, 9]
     a2, a9 = 2 / 3, 1 / 4
     expected = (max(0, (2 * a2 - 1) / 1) + max(0, (9 * a9 - 1) / 8)) / 2
-    assert k_option_score(correct, k=ks) == pytest.approx(expected)
-    assert k_option_score(correct, k=torch.tensor(ks)) == pytest.approx(_formula(correct, ks))
+    assert k_option_score(correct, k=ks).value == pytest.approx(expected)
+    assert k_option_score(correct, k=torch.tensor(ks)).value == pytest.approx(_formula(correct, ks))
 
 
 def test_single_item_and_ties():
-    assert k_option_score([1], k=3) == 1.0
-    assert k_option_score([0], k=3) == 0.0
+    assert k_option_score([1], k=3).value == 1.0
+    assert k_option_score([0], k=3).value == 0.0
 
 
 def test_bad_inputs():
@@ -105,10 +105,10 @@ def test_constructor_k_and_extras():
 
 def test_chosen_options_against_correct_ones():
     # preds = the options the model chose, target = the correct ones (None = no answer: wrong)
-    assert k_option_score(["A", "b ", None, "D"], ["A", "B", "C", "C"], k=4) == pytest.approx((4 * 0.5 - 1) / 3)
+    assert k_option_score(["A", "b ", None, "D"], ["A", "B", "C", "C"], k=4).value == pytest.approx((4 * 0.5 - 1) / 3)
     m = KOptionScore(k=4)
     m.update(preds=["A", "B"], target=["A", "C"])
-    assert m.compute().value == pytest.approx(k_option_score(["A", "B"], ["A", "C"], k=4))
+    assert m.compute().value == pytest.approx(k_option_score(["A", "B"], ["A", "C"], k=4).value)
 
 
 def test_confusing_inputs_get_clear_errors():
@@ -139,6 +139,8 @@ def test_an_answer_or_correct_option_outside_the_k_options_is_refused():
     with pytest.raises(InputError, match="not one of the 4 options"):
         k_option_score(["I think B"], ["B"], k=4)
     # the options themselves, None (no answer: wrong), both index conventions, case and spaces
-    assert k_option_score([" b", None, "c"], ["B", "A", "C"], k=4) == pytest.approx((4 * 2 / 3 - 1) / 3)
-    assert k_option_score([0, 3], [0, 2], k=4) == k_option_score([1, 4], [1, 3], k=4) == pytest.approx(1 / 3)
-    assert k_option_score([1.0, 2], [1, 2], k=3) == 1.0
+    assert k_option_score([" b", None, "c"], ["B", "A", "C"], k=4).value == pytest.approx((4 * 2 / 3 - 1) / 3)
+    assert (
+        k_option_score([0, 3], [0, 2], k=4).value == k_option_score([1, 4], [1, 3], k=4).value == pytest.approx(1 / 3)
+    )
+    assert k_option_score([1.0, 2], [1, 2], k=3).value == 1.0

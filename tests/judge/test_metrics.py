@@ -637,7 +637,7 @@ def test_judged_point_score_equals_point_score_on_the_verdicts(tmp_path, ddp_poo
     def reference(p, t):
         rows = [key[x if as_text else sha(x)] for x in p]
         verdicts = [[covered[i, k] for k in range(len(points[i]))] for i in rows if i not in failing]
-        return point_score(verdicts, mode=mode)
+        return point_score(verdicts, mode=mode).value
 
     factory = functools.partial(JudgedPointScore, judge=replay, mode=mode)
     check_metric(
@@ -678,7 +678,7 @@ def test_judged_style_score_equals_style_score_on_the_labels(tmp_path, ddp_pool)
 
     def reference(p, t):
         rows = [where[sha(x)] for x in p if where[sha(x)] not in failing]
-        return style_score([judged[i] for i in rows], [target[i] for i in rows], labels=STYLES)
+        return style_score([judged[i] for i in rows], [target[i] for i in rows], labels=STYLES).value
 
     factory = functools.partial(JudgedStyleScore, judge=replay, labels=STYLES)
     check_metric(
@@ -712,7 +712,8 @@ def test_judged_font_richness_equals_font_richness_on_the_attributes(tmp_path, d
     )
 
     def reference(p):
-        return font_richness([attrs[where[sha(x)]] for x in p if where[sha(x)] not in failing], vocabulary=VOCAB)
+        kept = [attrs[where[sha(x)]] for x in p if where[sha(x)] not in failing]
+        return font_richness(kept, vocabulary=VOCAB).value
 
     factory = functools.partial(JudgedFontRichness, judge=replay, vocabulary=VOCAB)
     check_metric(

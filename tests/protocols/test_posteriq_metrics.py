@@ -122,11 +122,11 @@ PRED = [A, (0.5, 0.5, 0.7, 0.7), (0.0, 0.6, 1.0, 0.8)]
 
 def test_text_localization_hand_example():
     # paper, top 2 by ground-truth area: C (IoU .2/.4 = .5) and A (IoU 1): (0.5 + 1) / 2 = .75
-    assert text_localization_iou([PRED], [[A, B, C]], top_n=2) == pytest.approx(0.75)
+    assert text_localization_iou([PRED], [[A, B, C]], top_n=2).value == pytest.approx(0.75)
     # code: the first two by position: A (1.0) and B (.01/.04 = .25), pooled: .625
-    assert text_localization_iou([PRED], [[A, B, C]], top_n=2, mode=CODE) == pytest.approx(0.625)
+    assert text_localization_iou([PRED], [[A, B, C]], top_n=2, mode=CODE).value == pytest.approx(0.625)
     # a missing prediction counts 0 in the paper's mean over n
-    assert text_localization_iou([[A]], [[A, B, C]], top_n=3) == pytest.approx(1 / 3)
+    assert text_localization_iou([[A]], [[A, B, C]], top_n=3).value == pytest.approx(1 / 3)
     # raw answers are parsed; an unreadable one is counted and scores 0 (the default; it was left
     # out before issue 18 item 4: 0.75, as on_unreadable="drop" still gives)
     m = TextLocalizationIoU(top_n=2)
@@ -150,20 +150,20 @@ def test_text_localization_hand_example():
 def test_code_mode_best_of_four_readings():
     # a pixel answer for a 100x200 image: the code tries /[W, H], as is, /1024, /1000
     pixel = [(0.0, 0.0, 50.0, 100.0)]
-    assert text_localization_iou([pixel], [[A]], top_n=1, mode=CODE, image_sizes=[(100, 200)]) == 1.0
-    assert text_localization_iou([pixel], [[A]], top_n=1, coords="pixel", image_sizes=[(100, 200)]) == 1.0
+    assert text_localization_iou([pixel], [[A]], top_n=1, mode=CODE, image_sizes=[(100, 200)]).value == 1.0
+    assert text_localization_iou([pixel], [[A]], top_n=1, coords="pixel", image_sizes=[(100, 200)]).value == 1.0
 
 
 def test_box_recall_center_bias_area_ratio():
-    assert box_recall_rate([1, 3, 0], [2, 2, 4]) == pytest.approx(0.5)
-    assert center_bias([[(0, 0, 0.2, 0.2)]], [[(0.1, 0.1, 0.3, 0.3)]]) == pytest.approx(math.sqrt(0.02))
-    assert area_ratio([[(0, 0, 0.2, 0.2), (0, 0, 0.1, 0.1)]], [[(0, 0, 0.4, 0.1), (0, 0, 0.4, 0.1)]]) == pytest.approx(
-        (1 + 0.25) / 2
-    )
+    assert box_recall_rate([1, 3, 0], [2, 2, 4]).value == pytest.approx(0.5)
+    assert center_bias([[(0, 0, 0.2, 0.2)]], [[(0.1, 0.1, 0.3, 0.3)]]).value == pytest.approx(math.sqrt(0.02))
+    assert area_ratio(
+        [[(0, 0, 0.2, 0.2), (0, 0, 0.1, 0.1)]], [[(0, 0, 0.4, 0.1), (0, 0, 0.4, 0.1)]]
+    ).value == pytest.approx((1 + 0.25) / 2)
     # pixels: the code's /[W, H] reading finds the exact box; the paper needs coords="pixel"
     px, gt = [[(10, 10, 30, 30)]], [[(0.1, 0.1, 0.3, 0.3)]]
-    assert center_bias(px, gt, mode=CODE, image_sizes=[(100, 100)]) == 0.0
-    assert center_bias(px, gt, coords="pixel", image_sizes=[(100, 100)]) == 0.0
+    assert center_bias(px, gt, mode=CODE, image_sizes=[(100, 100)]).value == 0.0
+    assert center_bias(px, gt, coords="pixel", image_sizes=[(100, 100)]).value == 0.0
     with pytest.raises(InputError, match="coords='pixel'"):
         center_bias(px, gt)  # pixel boxes given as normalised
     with pytest.raises(InputError, match="zero area"):
@@ -176,11 +176,11 @@ def test_box_recall_center_bias_area_ratio():
 
 # ---------------------------------------------------------------- empty space
 def test_patch_iou_and_match_accuracy():
-    assert patch_iou([[3, 4, 10], []], [[3, 4, 5], []]) == pytest.approx((2 / 4 + 1) / 2)
-    assert patch_iou(["I pick [3, 4, 10]"], [[3, 4, 5]]) == pytest.approx(0.5)
+    assert patch_iou([[3, 4, 10], []], [[3, 4, 5], []]).value == pytest.approx((2 / 4 + 1) / 2)
+    assert patch_iou(["I pick [3, 4, 10]"], [[3, 4, 5]]).value == pytest.approx(0.5)
     # duplicates: the paper counts distinct patches, the code counts list entries
-    assert match_accuracy([[3, 3, 4]], [3]) == 0.0
-    assert match_accuracy([[3, 3, 4]], [3], mode=CODE) == 1.0
+    assert match_accuracy([[3, 3, 4]], [3]).value == 0.0
+    assert match_accuracy([[3, 3, 4]], [3], mode=CODE).value == 1.0
     # "3.0" is not an int for the code's int(): its script crashes; we count it unparsable and
     # score it 0 (default since issue 18 item 4; (1.0, 1, 1) with on_unreadable="drop")
     m = PatchIoU(mode=CODE)
@@ -197,16 +197,18 @@ def test_patch_iou_and_match_accuracy():
 
 # ---------------------------------------------------------------- overall rating
 def test_overall_rating_similarity():
-    assert overall_rating_similarity([1, 2, 3, 4], [2, 4, 6, 8]) == pytest.approx(1.0)
-    assert overall_rating_similarity([1, 2, 3, 4], [8, 6, 4, 2]) == pytest.approx(-1.0)
+    assert overall_rating_similarity([1, 2, 3, 4], [2, 4, 6, 8]).value == pytest.approx(1.0)
+    assert overall_rating_similarity([1, 2, 3, 4], [8, 6, 4, 2]).value == pytest.approx(-1.0)
     human, answers = (
         [1, 2, 3, 4, 5],
         ["8/10", "Score: 12, then 8", "7", "6 points", "I rate it 9 (out of 10, where 7 is average)"],
     )
     # paper: "Score: 12" is out of range and the last answer is ambiguous: pairs (1,8) (3,7) (4,6)
-    assert overall_rating_similarity(answers, human) == pytest.approx(_pearson([1, 3, 4], [8, 7, 6]))
+    assert overall_rating_similarity(answers, human).value == pytest.approx(_pearson([1, 3, 4], [8, 7, 6]))
     # code: the last answer reads as 9 (first bare number in range): pairs (1,8) (3,7) (4,6) (5,9)
-    assert overall_rating_similarity(answers, human, mode=CODE) == pytest.approx(_pearson([1, 3, 4, 5], [8, 7, 6, 9]))
+    assert overall_rating_similarity(answers, human, mode=CODE).value == pytest.approx(
+        _pearson([1, 3, 4, 5], [8, 7, 6, 9])
+    )
     # zero spread: the cosine is undefined, never a made-up 0.0
     with pytest.raises(UndefinedValueError, match="zero spread"):
         overall_rating_similarity([1, 2, 3], [5, 5, 5])
@@ -227,12 +229,12 @@ def _pearson(x, y):
 # ---------------------------------------------------------------- judge verdicts
 def test_point_score():
     v = [["Yes", "Yes"], ["Yes", "No"], ["yes."]]
-    assert point_score(v) == pytest.approx(2 / 3)  # paper: images with every point covered
+    assert point_score(v).value == pytest.approx(2 / 3)  # paper: images with every point covered
     assert point_score_per_point(v) == pytest.approx((1 + 0.5 + 1) / 3)
     # code (understanding): "Yes" substring, case-sensitive: "yes." fails -> (1 + .5 + 0) / 3
-    assert point_score(v, mode=CODE) == pytest.approx(0.5)
-    assert point_score(v, mode=CODE, code_yes="exact") == pytest.approx(0.5)  # "yes." != "yes"
-    assert point_score([[True, True], [False]]) == 0.5
+    assert point_score(v, mode=CODE).value == pytest.approx(0.5)
+    assert point_score(v, mode=CODE, code_yes="exact").value == pytest.approx(0.5)  # "yes." != "yes"
+    assert point_score([[True, True], [False]]).value == 0.5
     # an unreadable verdict reads as "not covered" by default (issue 18 item 4; the poster was
     # left out before, 1.0, as on_unreadable="drop" still does)
     m = PointScore()
@@ -253,12 +255,12 @@ def test_style_score():
     target = ["minimalist", "pop art", "retro", "retro"]
     # paper: 3 readable answers, all right; the retro-or-vintage answer is ambiguous: scored 0 by
     # default (issue 18 item 4; it was left out, 1.0, as on_unreadable="drop" still does)
-    assert style_score(pred, target, labels=LABELS) == 0.75
-    assert style_score(pred, target, labels=LABELS, on_unreadable="drop") == 1.0
+    assert style_score(pred, target, labels=LABELS).value == 0.75
+    assert style_score(pred, target, labels=LABELS, on_unreadable="drop").value == 1.0
     # code: exact lower-case equality, no stripping: only the first
-    assert style_score(pred, target, mode=CODE) == 0.25
+    assert style_score(pred, target, mode=CODE).value == 0.25
     # the label list is fixed (default: PosterIQ's 17 styles), never taken from a batch
-    assert style_score(["I'd say pop art"], ["Pop Art"]) == 1.0
+    assert style_score(["I'd say pop art"], ["Pop Art"]).value == 1.0
     with pytest.raises(InputError, match="labels"):
         style_score(["retro"], ["retro"])  # not one of PosterIQ's style names
     m = StyleScore(LABELS)
@@ -272,10 +274,10 @@ def test_font_richness():
     vocab = ["serif", "sans-serif", "italic", "bold"]
     desc = ["A bold sans-serif title", "serif italic"]
     # paper: whole words -> {sans-serif, bold}, {serif, italic}: 4 / (2 * 4)
-    assert font_richness(desc, vocabulary=vocab) == 0.5
+    assert font_richness(desc, vocabulary=vocab).value == 0.5
     # code: substrings -> "serif" also inside "sans-serif": 5 / 8
-    assert font_richness(desc, vocabulary=vocab, mode=CODE) == 0.625
-    assert font_richness([["bold"], ["bold", "italic", "unknown"]], vocabulary=vocab) == pytest.approx(3 / 8)
+    assert font_richness(desc, vocabulary=vocab, mode=CODE).value == 0.625
+    assert font_richness([["bold"], ["bold", "italic", "unknown"]], vocabulary=vocab).value == pytest.approx(3 / 8)
     m = FontRichness(vocab)
     m.update(desc)
     assert m.compute().extras["coverage"] == {"serif": 0.5, "sans-serif": 0.5, "italic": 0.5, "bold": 0.5}
@@ -666,7 +668,7 @@ def test_overall_rating_class_harness(ddp_pool):
 
 # ---------------------------------------------------------------- docs/posteriq-paper-vs-code.md
 def both(fn, *args, **kwargs):
-    return fn(*args, **kwargs), fn(*args, mode=CODE, **kwargs)
+    return float(fn(*args, **kwargs)), float(fn(*args, mode=CODE, **kwargs))
 
 
 def test_paper_vs_code_table_examples():
@@ -682,23 +684,31 @@ def test_paper_vs_code_table_examples():
     answers, gts = ["[[0, 0, 1, 1]]", "[[0.0, 0.0, 0.25, 0.5]]"], [[(0, 0, 1, 1)], [A]]
     assert both(text_localization_iou, answers, gts, top_n=1) == pytest.approx((0.75, 0.5))  # row 7
     assert (
-        text_localization_iou([[(0.0, 0.0, 50.0, 100.0)]], [[A]], top_n=1, coords="pixel", image_sizes=[(100, 200)])
+        text_localization_iou(
+            [[(0.0, 0.0, 50.0, 100.0)]], [[A]], top_n=1, coords="pixel", image_sizes=[(100, 200)]
+        ).value
         == 1.0
     )
     assert both(match_accuracy, [[3, 3, 4]], [3]) == (0.0, 1.0)  # row 11
     assert both(patch_iou, ["[3.0, 4]", "[3, 4]"], [[3, 4], [3, 5]]) == pytest.approx(
         ((1 + 1 / 3) / 2, (0 + 1 / 3) / 2)
     )  # row 12 (the item the script crashes on scores 0; left out with on_unreadable="drop": 1/3)
-    assert patch_iou(["[3.0, 4]", "[3, 4]"], [[3, 4], [3, 5]], mode=CODE, on_unreadable="drop") == pytest.approx(1 / 3)
-    with pytest.raises(UndefinedValueError):  # row 14: undefined in the paper's reading...
-        overall_rating_similarity([3, 3, 3], [5, 5, 5])
-    assert overall_rating_similarity([3, 3, 3], [5, 5, 5], mode=CODE) == pytest.approx(1.0)  # ...1.0 in the code's
-    v = [[True, True], [True, False], [True]]
-    assert point_score(v) == pytest.approx(2 / 3) and point_score(v, mode=CODE) == pytest.approx(2.5 / 3)  # row 15
-    pred, target = ["Minimalist", "pop art poster", "Retro "], ["minimalist", "pop art", "retro"]
-    assert style_score(pred, target, labels=LABELS) == 1.0 and style_score(pred, target, mode=CODE) == pytest.approx(
+    assert patch_iou(["[3.0, 4]", "[3, 4]"], [[3, 4], [3, 5]], mode=CODE, on_unreadable="drop").value == pytest.approx(
         1 / 3
     )
+    with pytest.raises(UndefinedValueError):  # row 14: undefined in the paper's reading...
+        overall_rating_similarity([3, 3, 3], [5, 5, 5])
+    assert overall_rating_similarity([3, 3, 3], [5, 5, 5], mode=CODE).value == pytest.approx(
+        1.0
+    )  # ...1.0 in the code's
+    v = [[True, True], [True, False], [True]]
+    assert point_score(v).value == pytest.approx(2 / 3) and point_score(v, mode=CODE).value == pytest.approx(
+        2.5 / 3
+    )  # row 15
+    pred, target = ["Minimalist", "pop art poster", "Retro "], ["minimalist", "pop art", "retro"]
+    assert style_score(pred, target, labels=LABELS).value == 1.0 and style_score(
+        pred, target, mode=CODE
+    ).value == pytest.approx(1 / 3)
 
 
 @pytest.mark.ddp
@@ -745,7 +755,7 @@ def test_pixel_ground_truth_with_image_sizes_in_both_modes():
     gt_px = [[(100, 150, 500, 450)]]
     answer = ["[[0.1, 0.1, 0.5, 0.3]]"]
     for mode in ("paper", CODE):
-        got = text_localization_iou(answer, gt_px, top_n=1, mode=mode, target_coords="pixel", image_sizes=[size])
+        got = text_localization_iou(answer, gt_px, top_n=1, mode=mode, target_coords="pixel", image_sizes=[size]).value
         assert got == pytest.approx(1.0)
         # pixel ground truth read as normalised: an error in both modes, never a silent number
         with pytest.raises(InputError, match="target_coords='pixel'"):
@@ -755,7 +765,8 @@ def test_pixel_ground_truth_with_image_sizes_in_both_modes():
     # predictions and ground truth both in pixels
     px_pred = [[(100, 150, 500, 450)]]
     assert (
-        text_localization_iou(px_pred, gt_px, top_n=1, coords="pixel", target_coords="pixel", image_sizes=[size]) == 1.0
+        text_localization_iou(px_pred, gt_px, top_n=1, coords="pixel", target_coords="pixel", image_sizes=[size]).value
+        == 1.0
     )
     # ground truth that looks normalised while pixels were announced
     with pytest.raises(InputError, match="look normalised"):
@@ -763,7 +774,9 @@ def test_pixel_ground_truth_with_image_sizes_in_both_modes():
     m = TextLocalizationIoU(top_n=1, target_coords="pixel")
     m.update(answer, gt_px, image_sizes=[size])
     assert m.compute().value == pytest.approx(1.0)
-    assert center_bias([[(0.1, 0.1, 0.5, 0.3)]], gt_px, target_coords="pixel", image_sizes=[size]) == pytest.approx(0)
+    assert center_bias(
+        [[(0.1, 0.1, 0.5, 0.3)]], gt_px, target_coords="pixel", image_sizes=[size]
+    ).value == pytest.approx(0)
 
 
 def test_inverted_boxes_are_errors_or_unreadable_never_scores():
@@ -796,7 +809,7 @@ def test_code_mode_area_ratio_follows_the_script_rule():
     size = (1400, 1400)
     pred = (100.0, 100.0, 640.0, 640.0)  # a 540 px box: the readings disagree on which is closest to 1
     gt = (0.1, 0.1, 0.5, 0.45)
-    assert area_ratio([[pred]], [[gt]], mode=CODE, image_sizes=[size]) == pytest.approx(
+    assert area_ratio([[pred]], [[gt]], mode=CODE, image_sizes=[size]).value == pytest.approx(
         _script_area_ratio(pred, gt, size), abs=1e-12
     )
     for _ in range(300):
@@ -804,7 +817,7 @@ def test_code_mode_area_ratio_follows_the_script_rule():
         p = (x0, y0, x0 + rng.uniform(1, 500), y0 + rng.uniform(1, 500))
         g0 = rng.uniform(0, 0.5, 2)
         g = (g0[0], g0[1], g0[0] + rng.uniform(0.01, 0.5), g0[1] + rng.uniform(0.01, 0.5))
-        got = area_ratio([[p]], [[g]], mode=CODE, image_sizes=[size])
+        got = area_ratio([[p]], [[g]], mode=CODE, image_sizes=[size]).value
         assert got == pytest.approx(_script_area_ratio(p, g, size), abs=1e-12)
 
 
@@ -814,7 +827,10 @@ def test_pixel_boxes_past_the_image_say_so():
     with pytest.raises(InputError, match="goes past the 1000x1000 image"):
         text_localization_iou([[A]], [[(0, 0, 1001, 20)]], top_n=1, target_coords="pixel", image_sizes=[(1000, 1000)])
     sizes = np.array([[100, 200]])  # an (N, 2) array of sizes is fine
-    assert text_localization_iou([[(0.0, 0.0, 50.0, 100.0)]], [[A]], top_n=1, coords="pixel", image_sizes=sizes) == 1.0
+    assert (
+        text_localization_iou([[(0.0, 0.0, 50.0, 100.0)]], [[A]], top_n=1, coords="pixel", image_sizes=sizes).value
+        == 1.0
+    )
 
 
 def test_code_box_parser_reads_unicode_digits_like_the_script():

@@ -22,6 +22,7 @@ from transcreval import TextLocalizationIoU, WordRecall
 from transcreval.errors import InputError
 from transcreval.functional import box_recall_rate, match_accuracy, patch_iou, text_localization_iou
 from transcreval.registry import get_metric, list_metrics
+from transcreval.result import MetricResult
 
 A = (0.0, 0.0, 0.5, 0.5)
 
@@ -97,7 +98,10 @@ def test_zero_by_default_drop_on_request_counted_either_way(name):
         assert res.extras["n_unparsable"] == 1, (name, rule)
         f_kw = {"k": case.init["k"]} if "k" in case.init else {}
         f_kw.update({"top_n": case.init["top_n"]} if "top_n" in case.init else {})
-        assert fn(*case.args, **f_kw, **opts) == pytest.approx(expected, abs=1e-12), (name, rule)
+        twin = fn(*case.args, **f_kw, **opts)
+        assert float(twin) == pytest.approx(expected, abs=1e-12), (name, rule)
+        if isinstance(twin, MetricResult):  # the twin returns what compute() returns (issue 16)
+            assert str(twin.signature) == str(res.signature), (name, rule)
         if res.per_item is not None:  # one entry per input item, with its status
             assert len(res.per_item) == n_items and len(res.extras["item_status"]) == n_items
             assert res.extras["item_status"][1] == "unparsable" and res.extras["item_status"][0] == "ok"
@@ -123,11 +127,11 @@ def test_an_empty_list_is_an_answer_prose_stays_unreadable():
     res = m.compute()
     assert res.value == pytest.approx(0.5) and res.n == 2 and res.extras["n_unparsable"] == 1
     assert res.extras["item_status"] == ["ok", "ok", "unparsable"]
-    assert box_recall_rate(["[]", "I could not find any"], [2, 2], on_unreadable="drop") == 0.0
+    assert box_recall_rate(["[]", "I could not find any"], [2, 2], on_unreadable="drop").value == 0.0
     with pytest.raises(InputError):  # the prose answer alone: nothing readable to average
         box_recall_rate(["I could not find any"], [2], on_unreadable="drop")
-    assert patch_iou(["[]"], [[3]], on_unreadable="drop") == 0.0
-    assert match_accuracy(["[]"], [0], on_unreadable="drop") == 1.0
+    assert patch_iou(["[]"], [[3]], on_unreadable="drop").value == 0.0
+    assert match_accuracy(["[]"], [0], on_unreadable="drop").value == 1.0
 
 
 def test_code_mode_reads_unreadable_answers_as_the_script_does():
@@ -139,7 +143,7 @@ def test_code_mode_reads_unreadable_answers_as_the_script_does():
         res = m.compute()
         assert (res.value, res.n, res.extras["n_unparsable"]) == (1.0, 1, 1)
         assert res.extras["item_status"] == ["ok", "undefined", "unparsable"]
-    assert text_localization_iou(["no boxes", [A]], [[A], [A]], top_n=1, mode="posteriq-code") == 1.0
+    assert text_localization_iou(["no boxes", [A]], [[A], [A]], top_n=1, mode="posteriq-code").value == 1.0
 
 
 @pytest.mark.ddp

@@ -7,13 +7,13 @@ from typing import Any
 
 import torch
 
-from transcreval.common import OnUnreadable, check_bool, check_on_unreadable, check_positive_int
-from transcreval.errors import InputError
+from transcreval.common import OnUnreadable
 from transcreval.functional.choice.k_option import (
     DEFAULT_MAX_K,
-    k_option_answered,
-    k_option_from_table,
-    k_option_table,
+    PACKAGES,
+    KOptionOptions,
+    k_option_score_from_stats,
+    k_option_score_stats,
 )
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
@@ -39,6 +39,8 @@ class KOptionScore(Metric):
         on_unreadable: "zero" (default) or "drop" for answers of None.
     """
 
+    version_packages = PACKAGES
+
     def __init__(
         self,
         k: int | None = None,
@@ -49,14 +51,7 @@ class KOptionScore(Metric):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        check_on_unreadable(on_unreadable)
-        check_positive_int("max_k", max_k)
-        if k is not None:
-            check_positive_int("k", k)
-            if not 2 <= k <= max_k:
-                raise InputError(f"k must lie in 2..max_k={max_k}, got {k}")
-        check_bool("clamp", clamp)
-        self.k, self.clamp, self.max_k, self.on_unreadable = k, clamp, max_k, on_unreadable
+        self.options = KOptionOptions(k=k, clamp=clamp, max_k=max_k, on_unreadable=on_unreadable)
         self.add_state("table", Sum(torch.int64, (max_k + 1, 2)))
         self.add_state("unparsable", Sum(torch.int64))
 
@@ -65,18 +60,10 @@ class KOptionScore(Metric):
     ) -> dict[str, Any]:
         """``preds``: chosen options (or correctness when ``target`` is None); ``target``: correct
         options; ``k``: options per item (default: the constructor's)."""
-        kk = self.k if k is None else k
-        if kk is None:
-            raise InputError("KOptionScore.update needs k (the number of options), or set k in the constructor")
-        correct, kk, missing = k_option_answered(preds, target, kk, self.on_unreadable)
-        return {"table": k_option_table(correct, kk, self.max_k), "unparsable": missing}
+        return k_option_score_stats(preds, target, k, options=self.options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        table = stats["table"]
-        value, per_k = k_option_from_table(table, self.clamp)
-        extras = {"per_k": per_k, "n_unparsable": int(stats["unparsable"])}
-        return MetricResult(value=value, n=int(table[:, 1].sum()), signature=self.signature, extras=extras)
+        return k_option_score_from_stats(stats, self.options)
 
     def _signature_options(self) -> dict[str, Any]:
-        k = self.k if self.k is not None else "per-item"
-        return {"k": k, "clamp": self.clamp, "unreadable": self.on_unreadable}
+        return self.options.signature_options()

@@ -9,8 +9,9 @@ import torch
 
 from transcreval.common import Mode, OnUnreadable
 from transcreval.functional.choice.point_score import (
+    PACKAGES,
     CodeYes,
-    check_point_options,
+    PointScoreOptions,
     point_score_from_stats,
     point_score_stats,
 )
@@ -29,6 +30,8 @@ class PointScore(Metric):
     (``"drop"``).
     """
 
+    version_packages = PACKAGES
+
     def __init__(
         self,
         *,
@@ -38,8 +41,7 @@ class PointScore(Metric):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        check_point_options(mode, code_yes, on_unreadable)
-        self.mode, self.code_yes, self.on_unreadable = mode, code_yes, on_unreadable
+        self.options = PointScoreOptions(mode=mode, code_yes=code_yes, on_unreadable=on_unreadable)
         self.add_state("all_covered", Sum(torch.float64))
         self.add_state("covered_fraction", Sum(torch.float64))
         self.add_state("count", Sum(torch.int64))
@@ -49,11 +51,10 @@ class PointScore(Metric):
 
     def _stats(self, preds: Sequence[Sequence[Any]]) -> dict[str, Any]:
         """``preds[i]``: the verdicts (bools or yes/no answers) on poster ``i``'s key points."""
-        return point_score_stats(preds, mode=self.mode, code_yes=self.code_yes, on_unreadable=self.on_unreadable)
+        return point_score_stats(preds, options=self.options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return point_score_from_stats(stats, self.signature, self.mode)
+        return point_score_from_stats(stats, self.options)
 
     def _signature_options(self) -> dict[str, Any]:
-        code = {} if self.mode == "paper" else {"yes": self.code_yes}
-        return {"mode": self.mode, **code, "unreadable": self.on_unreadable}
+        return self.options.signature_options()

@@ -6,9 +6,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from transcreval.aggregate_metric import AggregateMetric
-from transcreval.common import Mode, OnUnreadable, check_mode, check_on_unreadable
-from transcreval.functional.choice.style_score import POSTERIQ_STYLES, check_labels, style_score_stats
-from transcreval.state_checks import list_digest
+from transcreval.common import Mode, OnUnreadable
+from transcreval.functional.choice.style_score import (
+    PACKAGES,
+    POSTERIQ_STYLES,
+    StyleScoreOptions,
+    style_score_from_stats,
+    style_score_stats,
+)
+from transcreval.result import MetricResult
 
 
 class StyleScore(AggregateMetric):
@@ -21,6 +27,8 @@ class StyleScore(AggregateMetric):
         on_unreadable: "zero" (default) or "drop" for answers naming no label or several.
     """
 
+    version_packages = PACKAGES
+
     def __init__(
         self,
         labels: Sequence[str] = POSTERIQ_STYLES,
@@ -30,15 +38,14 @@ class StyleScore(AggregateMetric):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        check_mode(mode)
-        check_on_unreadable(on_unreadable)
-        self.labels = check_labels(labels)
-        self.mode, self.on_unreadable = mode, on_unreadable
+        self.options = StyleScoreOptions(labels=labels, mode=mode, on_unreadable=on_unreadable)
 
     def _stats(self, preds: Sequence[Any], target: Sequence[str]) -> dict[str, Any]:
         """``preds``: the judged styles (names or raw answers); ``target``: the true styles."""
-        return style_score_stats(preds, target, labels=self.labels, mode=self.mode, on_unreadable=self.on_unreadable)
+        return style_score_stats(preds, target, options=self.options)
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return style_score_from_stats(stats, self.options)
 
     def _signature_options(self) -> dict[str, Any]:
-        labels = "posteriq17" if tuple(self.labels) == POSTERIQ_STYLES else list_digest(self.labels)
-        return {"labels": labels, "mode": self.mode, "unreadable": self.on_unreadable}
+        return self.options.signature_options()

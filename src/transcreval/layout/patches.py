@@ -6,25 +6,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from transcreval.aggregate_metric import AggregateMetric
-from transcreval.common import Mode, OnUnreadable, check_mode, check_on_unreadable, check_positive_int
-from transcreval.functional.layout.patches import match_accuracy_stats, patch_iou_stats
+from transcreval.common import Mode, OnUnreadable
+from transcreval.functional.layout import patches as F
+from transcreval.result import MetricResult
 
 
 class _PatchMetric(AggregateMetric):
+    version_packages = F.PACKAGES
+
     def __init__(
         self, *, mode: Mode = "paper", n_patches: int = 49, on_unreadable: OnUnreadable = "zero", **kwargs: Any
     ) -> None:
         super().__init__(**kwargs)
-        check_mode(mode)
-        check_positive_int("n_patches", n_patches)
-        check_on_unreadable(on_unreadable)
-        self.mode, self.n_patches, self.on_unreadable = mode, n_patches, on_unreadable
-
-    def _options(self) -> dict[str, Any]:
-        return {"mode": self.mode, "n_patches": self.n_patches, "on_unreadable": self.on_unreadable}
+        self.options = F.PatchOptions(mode=mode, n_patches=n_patches, on_unreadable=on_unreadable)
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"mode": self.mode, "patches": self.n_patches, "unreadable": self.on_unreadable}
+        return self.options.signature_options()
 
 
 class PatchIoU(_PatchMetric):
@@ -33,7 +30,10 @@ class PatchIoU(_PatchMetric):
 
     def _stats(self, preds: Sequence[Any], target: Sequence[Sequence[int]]) -> dict[str, Any]:
         """``preds[i]``: predicted patch ids (or the raw answer); ``target[i]``: the true empty patches."""
-        return patch_iou_stats(preds, target, **self._options())
+        return F.patch_iou_stats(preds, target, options=self.options)
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return F.patch_iou_from_stats(stats, self.options)
 
 
 class MatchAccuracy(_PatchMetric):
@@ -42,4 +42,7 @@ class MatchAccuracy(_PatchMetric):
 
     def _stats(self, preds: Sequence[Any], target: Sequence[int]) -> dict[str, Any]:
         """``preds[i]``: predicted patch ids (or the raw answer); ``target[i]``: how many were asked for."""
-        return match_accuracy_stats(preds, target, **self._options())
+        return F.match_accuracy_stats(preds, target, options=self.options)
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return F.match_accuracy_from_stats(stats, self.options)

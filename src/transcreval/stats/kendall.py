@@ -41,8 +41,6 @@ class SegmentKendallTau(BootstrappedMetric):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.add_state("preds", Cat(torch.float64))
-        self.add_state("target", Cat(torch.float64))
         self.add_state("segment", Cat(torch.int64))
         self.add_state("group", Cat(torch.int64))
         self.add_state("names", Objects(sync=True, unique=True))
@@ -79,4 +77,4 @@ class SegmentKendallTau(BootstrappedMetric):
             "segment": [names.get(k, k) for k in stats["segment"].tolist()],
             "group": [names.get(g, g) for g in stats["group"].tolist()],
         }
-        return segment_kendall_tau_from_stats(rows, self.signature, **self._boot())
+        return segment_kendall_tau_from_stats(rows, self.options)

@@ -7,8 +7,10 @@ from typing import Any
 
 import torch
 
-from transcreval.common import Mode, check_mode
+from transcreval.common import Mode
 from transcreval.functional.stats.rating_similarity import (
+    PACKAGES,
+    RatingSimilarityOptions,
     overall_rating_similarity_from_stats,
     overall_rating_similarity_stats,
 )
@@ -22,20 +24,21 @@ class OverallRatingSimilarity(Metric):
     better. Unreadable pairs are dropped and counted (``n_unparsable``); zero spread is
     undefined (``UndefinedValueError``; PosterIQ's code mode uses the flat vector uncentred)."""
 
+    version_packages = PACKAGES
+
     def __init__(self, *, mode: Mode = "paper", **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        check_mode(mode)
-        self.mode = mode
+        self.options = RatingSimilarityOptions(mode=mode)
         self.add_state("preds", Cat(torch.float64))
         self.add_state("target", Cat(torch.float64))
         self.add_state("unparsable", Sum(torch.int64))
 
     def _stats(self, preds: Sequence[Any], target: Sequence[Any]) -> dict[str, Any]:
         """``preds``: the model's scores (numbers or raw answers, 0-10); ``target``: the human scores."""
-        return overall_rating_similarity_stats(preds, target, mode=self.mode)
+        return overall_rating_similarity_stats(preds, target, options=self.options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return overall_rating_similarity_from_stats(stats, self.signature, self.mode)
+        return overall_rating_similarity_from_stats(stats, self.options)
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"mode": self.mode}
+        return self.options.signature_options()

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from transcreval.functional.stats.resampling import check_bootstrap
-from transcreval.functional.stats.spearman import bootstrap_options
+import torch
+
+from transcreval.functional.stats.resampling import PACKAGES, BootstrapOptions
 from transcreval.metric import Metric
+from transcreval.states import Cat
 
 
 class BootstrappedMetric(Metric):
     """A statistic over whole data sets, with an optional seeded bootstrap interval.
+
+    The options live in ``self.options`` (a :class:`~transcreval.functional.stats.resampling.BootstrapOptions`,
+    or a subclass of it for a statistic with more options), the object its functional twin builds.
+    The pairs are kept whole: ``preds`` (float64) and ``target`` (``target_dtype``) Cat states.
 
     Args:
         bootstrap: resamples for the percentile interval (0: none), in ``extras["ci"]``.
@@ -20,14 +26,15 @@ class BootstrappedMetric(Metric):
 
     higher_is_better: bool | None = True
     value_range: ClassVar[tuple[float, float] | None] = (-1.0, 1.0)
+    version_packages = PACKAGES
+    target_dtype: ClassVar[torch.dtype] = torch.float64
+    options: BootstrapOptions
 
     def __init__(self, *, bootstrap: int = 0, seed: int = 0, confidence: float = 0.95, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        check_bootstrap(bootstrap, seed, confidence)
-        self.bootstrap, self.seed, self.confidence = bootstrap, seed, confidence
-
-    def _boot(self) -> dict[str, Any]:
-        return {"bootstrap": self.bootstrap, "seed": self.seed, "confidence": self.confidence}
+        self.options = BootstrapOptions(bootstrap=bootstrap, seed=seed, confidence=confidence)
+        self.add_state("preds", Cat(torch.float64))
+        self.add_state("target", Cat(self.target_dtype))
 
     def _signature_options(self) -> dict[str, Any]:
-        return bootstrap_options(self.bootstrap, self.seed, self.confidence)
+        return self.options.signature_options()

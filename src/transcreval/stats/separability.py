@@ -9,7 +9,6 @@ import torch
 
 from transcreval.functional.stats.separability import separability_auc_from_stats, separability_auc_stats
 from transcreval.result import MetricResult
-from transcreval.states import Cat
 from transcreval.stats.resampling import BootstrappedMetric
 
 
@@ -17,14 +16,11 @@ class SeparabilityAUC(BootstrappedMetric):
     """ROC AUC of a distance for deep (positive) vs surface pairs (MPTc App. B.2), in [0, 1],
     higher is better."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.add_state("preds", Cat(torch.float64))
-        self.add_state("target", Cat(torch.int64))
+    target_dtype = torch.int64
 
     def _stats(self, preds: Sequence[float], target: Sequence[Any]) -> dict[str, Any]:
         """``preds``: the distances; ``target``: 1/True/"deep" or 0/False/"surface" per pair."""
         return separability_auc_stats(preds, target)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return separability_auc_from_stats(stats, self.signature, **self._boot())
+        return separability_auc_from_stats(stats, self.options)

@@ -5,11 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import torch
-
 from transcreval.functional.stats.spearman import spearman_rho_from_stats, spearman_rho_stats
 from transcreval.result import MetricResult
-from transcreval.states import Cat
 from transcreval.stats.resampling import BootstrappedMetric
 
 
@@ -17,14 +14,9 @@ class SpearmanRho(BootstrappedMetric):
     """Spearman's rho between two sequences, in [-1, 1], higher is better; agrees with
     ``scipy.stats.spearmanr``. Pairs may arrive in any batches and ranks."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.add_state("preds", Cat(torch.float64))
-        self.add_state("target", Cat(torch.float64))
-
     def _stats(self, preds: Sequence[float], target: Sequence[float]) -> dict[str, Any]:
         """``preds``/``target``: the two paired sequences (e.g. title chrF and release year)."""
         return spearman_rho_stats(preds, target)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return spearman_rho_from_stats(stats, self.signature, **self._boot())
+        return spearman_rho_from_stats(stats, self.options)

@@ -12,13 +12,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from transcreval.common import Mode, as_list, check_mode
 from transcreval.errors import EmptyInputError, InputError
-from transcreval.result import MetricResult, Signature
+from transcreval.options import MetricOptions
+from transcreval.result import MetricResult
+from transcreval.state_checks import list_digest
 
-__all__ = ["check_vocabulary", "font_richness", "font_richness_from_stats", "font_richness_stats"]
+__all__ = [
+    "FontRichnessOptions",
+    "check_vocabulary",
+    "font_richness",
+    "font_richness_from_stats",
+    "font_richness_stats",
+]
+
+#: distributions whose versions change the numbers (none)
+PACKAGES: tuple[str, ...] = ()
 
 
 def check_vocabulary(vocabulary: Sequence[str]) -> list[str]:
@@ -41,36 +53,53 @@ def _attributes(item: Any, vocab: Sequence[str], mode: Mode, what: str = "a post
     return {a for a in names if a in set(vocab)}
 
 
-def font_richness_stats(preds: Sequence[Any], *, vocabulary: Sequence[str], mode: Mode = "paper") -> dict[str, Any]:
+@dataclass(frozen=True)
+class FontRichnessOptions(MetricOptions):
+    """The options of :class:`~transcreval.FontRichness` and :func:`font_richness`: the fixed
+    attribute ``vocabulary`` (kept as a tuple) and ``mode``."""
+
+    vocabulary: Sequence[str]
+    mode: Mode = "paper"
+
+    def check(self) -> None:
+        self.set_checked("vocabulary", tuple(check_vocabulary(self.vocabulary)))
+        check_mode(self.mode)
+
+    def signature_options(self) -> dict[str, Any]:
+        return {"attrs": list_digest(self.vocabulary), "mode": self.mode}
+
+
+def font_richness_stats(preds: Sequence[Any], *, options: FontRichnessOptions) -> dict[str, Any]:
     """How many posters show each vocabulary attribute, and how many posters there are."""
-    check_mode(mode)
-    vocab = check_vocabulary(vocabulary)
+    vocab = list(options.vocabulary)
     counts = [0] * len(vocab)
     items = as_list(preds, "preds")
     for i, item in enumerate(items):
         if item is None:
             raise InputError(f"preds[{i}]: a poster has no attribute list or description (None)")
-        found = _attributes(item, vocab, mode, f"preds[{i}]")
+        found = _attributes(item, vocab, options.mode, f"preds[{i}]")
         for k, a in enumerate(vocab):
             counts[k] += a in found
     return {"attribute_counts": counts, "posters": len(items)}
 
 
-def font_richness_from_stats(stats: dict[str, Any], signature: Signature, vocabulary: Sequence[str]) -> MetricResult:
+def font_richness_from_stats(stats: dict[str, Any], options: FontRichnessOptions) -> MetricResult:
     """Mean coverage; ``extras["coverage"]`` maps each attribute to its ``R_a``."""
     n = int(stats["posters"])
     if n == 0:
         raise EmptyInputError("font richness needs at least one poster")
     counts = [int(c) for c in stats["attribute_counts"]]
-    coverage = {a: c / n for a, c in zip(vocabulary, counts)}
+    coverage = {a: c / n for a, c in zip(options.vocabulary, counts)}
+    signature = options.signature("FontRichness", PACKAGES)
     return MetricResult(sum(counts) / (n * len(counts)), n, signature, extras={"coverage": coverage})
 
 
-def font_richness(preds: Sequence[Any], *, vocabulary: Sequence[str], mode: Mode = "paper") -> float:
-    """Font richness (PosterIQ Eq. 14-15), in [0, 1], higher is better.
+def font_richness(preds: Sequence[Any], *, vocabulary: Sequence[str], mode: Mode = "paper") -> MetricResult:
+    """Font richness (PosterIQ Eq. 14-15), in [0, 1], higher is better: what
+    :class:`~transcreval.FontRichness` computes on the same posters.
 
     ``preds[i]`` lists the attributes the judge assigned to poster ``i``, or is its raw
     description; ``vocabulary`` is the fixed attribute list.
     """
-    stats = font_richness_stats(preds, vocabulary=vocabulary, mode=mode)
-    return font_richness_from_stats(stats, Signature.make("font_richness"), check_vocabulary(vocabulary)).value
+    opts = FontRichnessOptions(vocabulary=vocabulary, mode=mode)
+    return font_richness_from_stats(font_richness_stats(preds, options=opts), opts)

@@ -18,24 +18,62 @@ PosterIQ's code and Eq. 3 read literally: ``a`` is over every item) or left out 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from transcreval.common import OnUnreadable, check_on_unreadable
+from transcreval.common import OnUnreadable, check_bool, check_on_unreadable, check_positive_int
 from transcreval.errors import EmptyInputError, InputError
+from transcreval.options import MetricOptions, option
+from transcreval.result import MetricResult
 
 __all__ = [
+    "KOptionOptions",
     "check_options",
     "k_option_answered",
     "k_option_correct",
     "k_option_from_table",
     "k_option_normalise",
     "k_option_score",
+    "k_option_score_from_stats",
+    "k_option_score_stats",
     "k_option_table",
 ]
 
 DEFAULT_MAX_K = 64
+#: distributions whose versions change the numbers (none)
+PACKAGES: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class KOptionOptions(MetricOptions):
+    """The options of :class:`~transcreval.KOptionScore` and :func:`k_option_score`.
+
+    ``k``: the default number of options (None: every ``update`` gives its own), in
+    ``2..max_k``; ``clamp``: apply ``max(0, .)``; ``max_k``: the largest k accepted (the size
+    of the state table); ``on_unreadable``: "zero" or "drop" for answers of None.
+    """
+
+    k: int | None = None
+    clamp: bool = True
+    max_k: int = DEFAULT_MAX_K
+    on_unreadable: OnUnreadable = option("zero", signature="unreadable")
+
+    def check(self) -> None:
+        check_on_unreadable(self.on_unreadable)
+        check_positive_int("max_k", self.max_k)
+        if self.k is not None:
+            check_positive_int("k", self.k)
+            if self.k < 2:
+                raise InputError(f"k must be at least 2 (the number of options), got {self.k}")
+            if self.k > self.max_k:
+                raise InputError(f"k={self.k} exceeds max_k={self.max_k}: raise max_k")
+        check_bool("clamp", self.clamp)
+
+    def signature_options(self) -> dict[str, Any]:
+        k = self.k if self.k is not None else "per-item"
+        return {"k": k, "clamp": self.clamp, "unreadable": self.on_unreadable}
 
 
 def _as_vector(x: Any, what: str) -> torch.Tensor:
@@ -208,6 +246,31 @@ def k_option_from_table(table: torch.Tensor, clamp: bool = True) -> tuple[float,
     return sum(per_k.values()) / len(per_k), per_k
 
 
+def k_option_score_stats(
+    preds: Any,
+    target: Any | None = None,
+    k: int | Sequence[int] | torch.Tensor | None = None,
+    *,
+    options: KOptionOptions,
+) -> dict[str, Any]:
+    """Per batch: the int64 ``table`` of [correct, total] per k (:func:`k_option_table`) and the
+    number of unanswered items (``unparsable``); ``k`` defaults to ``options.k``."""
+    kk = options.k if k is None else k
+    if kk is None:
+        raise InputError("KOptionScore.update needs k (the number of options), or set k in the constructor")
+    correct, kk, missing = k_option_answered(preds, target, kk, options.on_unreadable)
+    return {"table": k_option_table(correct, kk, options.max_k), "unparsable": missing}
+
+
+def k_option_score_from_stats(stats: dict[str, Any], options: KOptionOptions) -> MetricResult:
+    """The score of a table; ``extras["per_k"]`` the per-k scores, ``extras["n_unparsable"]``
+    the unanswered items."""
+    table = torch.as_tensor(stats["table"])
+    value, per_k = k_option_from_table(table, options.clamp)
+    extras = {"per_k": per_k, "n_unparsable": int(stats["unparsable"])}
+    return MetricResult(value, int(table[:, 1].sum()), options.signature("KOptionScore", PACKAGES), extras=extras)
+
+
 def k_option_score(
     preds: Any,
     target: Any | None = None,
@@ -216,19 +279,22 @@ def k_option_score(
     clamp: bool = True,
     max_k: int = DEFAULT_MAX_K,
     on_unreadable: OnUnreadable = "zero",
-) -> float:
+) -> MetricResult:
     """Chance-normalised accuracy ``max(0, (k a - 1)/(k - 1))`` (PosterIQ Supp. B), in [0, 1],
-    higher is better.
+    higher is better: what :class:`~transcreval.KOptionScore` computes on the same items.
 
     Args:
         preds: the chosen options (letters or indices; None = no readable answer), or per-item
             correctness (bools / 0-1) when ``target`` is None. An answer that is not one of its
             item's k options is an InputError.
         target: the correct options, one per item (each one of its item's k options).
-        k: the number of options, one int for all items or one per item.
+        k: the number of options, one int for all items (as ``KOptionScore(k)``) or one per
+            item (as ``update(..., k=[...])``).
         clamp: ``False`` reproduces PosterIQ's code (negative below chance).
         max_k: the largest ``k`` accepted (the size of the class's state table).
         on_unreadable: "zero" (a None answer is wrong) or "drop" (it is left out of ``a``).
     """
-    correct, kk, _ = k_option_answered(preds, target, k, on_unreadable)
-    return k_option_from_table(k_option_table(correct, kk, max_k), clamp)[0]
+    one_k = k if isinstance(k, int) and not isinstance(k, bool) else None  # as KOptionScore(k); else per update
+    opts = KOptionOptions(k=one_k, clamp=clamp, max_k=max_k, on_unreadable=on_unreadable)
+    per_item = k if one_k is None else None
+    return k_option_score_from_stats(k_option_score_stats(preds, target, per_item, options=opts), opts)

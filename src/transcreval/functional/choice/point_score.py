@@ -14,18 +14,51 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 from transcreval.common import Mode, OnUnreadable, as_list, check_choice, check_mode, check_on_unreadable, status_names
 from transcreval.errors import EmptyInputError, InputError
+from transcreval.options import MetricOptions, option
 from transcreval.parsing import parse_yes_no
-from transcreval.result import MetricResult, Signature
+from transcreval.result import MetricResult
 
 CodeYes = Literal["substring", "exact"]
 
-__all__ = ["point_score", "point_score_from_stats", "point_score_per_point", "point_score_stats", "read_verdict"]
+__all__ = [
+    "PointScoreOptions",
+    "point_score",
+    "point_score_from_stats",
+    "point_score_per_point",
+    "point_score_stats",
+    "read_verdict",
+]
+
+#: distributions whose versions change the numbers (none)
+PACKAGES: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PointScoreOptions(MetricOptions):
+    """The options of :class:`~transcreval.PointScore` and :func:`point_score` (``mode``,
+    ``code_yes``: how code mode reads "yes", ``on_unreadable``)."""
+
+    mode: Mode = "paper"
+    code_yes: CodeYes = option("substring", signature="yes")
+    on_unreadable: OnUnreadable = option("zero", signature="unreadable")
+
+    def check(self) -> None:
+        check_mode(self.mode)
+        check_choice("code_yes", self.code_yes, ("substring", "exact"))
+        check_on_unreadable(self.on_unreadable)
+
+    def signature_options(self) -> dict[str, Any]:
+        out = super().signature_options()
+        if self.mode == "paper":  # code_yes changes nothing in paper mode
+            del out["yes"]
+        return out
 
 
 def read_verdict(v: Any, mode: Mode = "paper", code_yes: CodeYes = "substring") -> bool | None:
@@ -43,23 +76,11 @@ def read_verdict(v: Any, mode: Mode = "paper", code_yes: CodeYes = "substring") 
     return parsed.value if parsed.ok else None
 
 
-def check_point_options(mode: Any, code_yes: Any, on_unreadable: Any = "zero") -> None:
-    check_mode(mode)
-    check_choice("code_yes", code_yes, ("substring", "exact"))
-    check_on_unreadable(on_unreadable)
-
-
-def point_score_stats(
-    preds: Sequence[Sequence[Any]],
-    *,
-    mode: Mode = "paper",
-    code_yes: CodeYes = "substring",
-    on_unreadable: OnUnreadable = "zero",
-) -> dict[str, Any]:
+def point_score_stats(preds: Sequence[Sequence[Any]], *, options: PointScoreOptions) -> dict[str, Any]:
     """Per batch: posters with every point covered, the sum of covered fractions, the counted
     posters, the unreadable ones, and per poster its value (``values``, NaN when left out) and
     status (``status``: 0 ok, 1 unparsable)."""
-    check_point_options(mode, code_yes, on_unreadable)
+    mode, code_yes, on_unreadable = options.mode, options.code_yes, options.on_unreadable
     all_covered = covered_fraction = 0.0
     count = bad = 0
     values: list[float] = []
@@ -90,7 +111,7 @@ def point_score_stats(
     }
 
 
-def point_score_from_stats(stats: dict[str, Any], signature: Signature, mode: Mode = "paper") -> MetricResult:
+def point_score_from_stats(stats: dict[str, Any], options: PointScoreOptions) -> MetricResult:
     """The score (paper: all points; code: per point); ``extras["per_point"]`` the per-point
     average; ``per_item`` one value per poster, ``extras["item_status"]`` aligned with it."""
     import torch
@@ -99,10 +120,10 @@ def point_score_from_stats(stats: dict[str, Any], signature: Signature, mode: Mo
     if n == 0:
         raise EmptyInputError(f"point score: no posters with readable verdicts ({bad} unparsable)")
     per_point = float(stats["covered_fraction"]) / n
-    value = per_point if mode == "posteriq-code" else float(stats["all_covered"]) / n
+    value = per_point if options.mode == "posteriq-code" else float(stats["all_covered"]) / n
     extras = {"per_point": per_point, "n_unparsable": bad, "item_status": status_names(stats["status"])}
     per_item = torch.as_tensor(np.asarray(stats["values"], dtype=np.float64))
-    return MetricResult(value, n, signature, per_item=per_item, extras=extras)
+    return MetricResult(value, n, options.signature("PointScore", PACKAGES), per_item=per_item, extras=extras)
 
 
 def point_score(
@@ -111,23 +132,18 @@ def point_score(
     mode: Mode = "paper",
     code_yes: CodeYes = "substring",
     on_unreadable: OnUnreadable = "zero",
-) -> float:
-    """Point score (PosterIQ Eq. 10), in [0, 1], higher is better.
+) -> MetricResult:
+    """Point score (PosterIQ Eq. 10), in [0, 1], higher is better: what
+    :class:`~transcreval.PointScore` computes on the same posters.
 
     ``preds[i]`` holds the judge's verdict on each annotated key point of poster ``i`` (bools
     or yes/no answers). See the module docstring for both modes and ``on_unreadable``.
     """
-    stats = point_score_stats(preds, mode=mode, code_yes=code_yes, on_unreadable=on_unreadable)
-    return point_score_from_stats(stats, Signature.make("point_score"), mode).value
+    opts = PointScoreOptions(mode=mode, code_yes=code_yes, on_unreadable=on_unreadable)
+    return point_score_from_stats(point_score_stats(preds, options=opts), opts)
 
 
-def point_score_per_point(
-    preds: Sequence[Sequence[Any]],
-    *,
-    mode: Mode = "paper",
-    code_yes: CodeYes = "substring",
-    on_unreadable: OnUnreadable = "zero",
-) -> float:
-    """Mean over posters of the fraction of key points covered."""
-    stats = point_score_stats(preds, mode=mode, code_yes=code_yes, on_unreadable=on_unreadable)
-    return float(point_score_from_stats(stats, Signature.make("point_score"), mode).extras["per_point"])
+def point_score_per_point(preds: Sequence[Sequence[Any]], **options: Any) -> float:
+    """Mean over posters of the fraction of key points covered (``extras["per_point"]`` of
+    :func:`point_score`, which takes the same options)."""
+    return float(point_score(preds, **options).extras["per_point"])

@@ -14,21 +14,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from transcreval.common import (
-    MeanStats,
-    Mode,
-    OnUnreadable,
-    as_list,
-    check_mode,
-    check_on_unreadable,
-    mean_from_stats,
-    same_length,
-)
+from transcreval import common as C
 from transcreval.errors import InputError
+from transcreval.options import MetricOptions, option
+from transcreval.result import MetricResult
+from transcreval.state_checks import list_digest
 
-__all__ = ["POSTERIQ_STYLES", "check_labels", "read_label", "style_score", "style_score_stats"]
+__all__ = [
+    "POSTERIQ_STYLES",
+    "StyleScoreOptions",
+    "check_labels",
+    "read_label",
+    "style_score",
+    "style_score_from_stats",
+    "style_score_stats",
+]
+
+#: distributions whose versions change the numbers (none)
+PACKAGES: tuple[str, ...] = ()
 
 #: PosterIQ's 17 poster styles (its style-understanding and style-generation label set)
 POSTERIQ_STYLES: tuple[str, ...] = (
@@ -75,27 +81,37 @@ def check_labels(labels: Sequence[str]) -> list[str]:
     """``labels`` as a list of distinct strings."""
     if labels is None:
         raise InputError("labels must be the fixed list of style names (default: PosterIQ's 17 styles)")
-    labs = as_list(labels, "labels")
+    labs = C.as_list(labels, "labels")
     if not labs or not all(isinstance(x, str) for x in labs) or len(set(labs)) != len(labs):
         raise InputError("labels must be a non-empty list of distinct style names")
     return labs
 
 
-def style_score_stats(
-    preds: Sequence[Any],
-    target: Sequence[str],
-    *,
-    labels: Sequence[str] = POSTERIQ_STYLES,
-    mode: Mode = "paper",
-    on_unreadable: OnUnreadable = "zero",
-) -> dict[str, Any]:
+@dataclass(frozen=True)
+class StyleScoreOptions(MetricOptions):
+    """The options of :class:`~transcreval.StyleScore` and :func:`style_score`: the fixed style
+    list (``labels``, kept as a tuple), ``mode`` and ``on_unreadable``."""
+
+    labels: Sequence[str] = POSTERIQ_STYLES
+    mode: C.Mode = "paper"
+    on_unreadable: C.OnUnreadable = option("zero", signature="unreadable")
+
+    def check(self) -> None:
+        self.set_checked("labels", tuple(check_labels(self.labels)))
+        C.check_mode(self.mode)
+        C.check_on_unreadable(self.on_unreadable)
+
+    def signature_options(self) -> dict[str, Any]:
+        labels = "posteriq17" if tuple(self.labels) == POSTERIQ_STYLES else list_digest(self.labels)
+        return {**super().signature_options(), "labels": labels}
+
+
+def style_score_stats(preds: Sequence[Any], target: Sequence[str], *, options: StyleScoreOptions) -> dict[str, Any]:
     """Per item 1 (right style) or 0; unreadable answers counted (0 or left out)."""
-    check_mode(mode)
-    check_on_unreadable(on_unreadable)
-    labs = check_labels(labels)
-    p, t = as_list(preds, "preds"), as_list(target, "target")
-    same_length(p, t, "style_score (preds vs target)")
-    agg = MeanStats()
+    labs, mode, on_unreadable = list(options.labels), options.mode, options.on_unreadable
+    p, t = C.as_list(preds, "preds"), C.as_list(target, "target")
+    C.same_length(p, t, "style_score (preds vs target)")
+    agg = C.MeanStats()
     for a, b in zip(p, t):
         if not isinstance(b, str):
             raise InputError(f"target styles must be strings, got {type(b).__name__}")
@@ -115,16 +131,22 @@ def style_score_stats(
     return agg.as_stats()
 
 
+def style_score_from_stats(stats: dict[str, Any], options: StyleScoreOptions) -> MetricResult:
+    """The mean (``per_item`` one value per answer, ``extras``: ``n_unparsable``, ``item_status``)."""
+    return C.mean_result(stats, options.signature("StyleScore", PACKAGES), "StyleScore")
+
+
 def style_score(
     preds: Sequence[Any],
     target: Sequence[str],
     *,
     labels: Sequence[str] = POSTERIQ_STYLES,
-    mode: Mode = "paper",
-    on_unreadable: OnUnreadable = "zero",
-) -> float:
+    mode: C.Mode = "paper",
+    on_unreadable: C.OnUnreadable = "zero",
+) -> MetricResult:
     """Style score (PosterIQ Eq. 13), in [0, 1], higher is better: the fraction of judged styles
     (``preds``, names or raw answers) equal to the target styles; an answer naming no label
-    (or several) scores 0 (``on_unreadable="zero"``) or is left out (``"drop"``)."""
-    stats = style_score_stats(preds, target, labels=labels, mode=mode, on_unreadable=on_unreadable)
-    return mean_from_stats(stats, "style_score")
+    (or several) scores 0 (``on_unreadable="zero"``) or is left out (``"drop"``). What
+    :class:`~transcreval.StyleScore` computes on the same items."""
+    opts = StyleScoreOptions(labels=labels, mode=mode, on_unreadable=on_unreadable)
+    return style_score_from_stats(style_score_stats(preds, target, options=opts), opts)

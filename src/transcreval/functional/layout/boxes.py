@@ -25,12 +25,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any
 
-from transcreval.common import MeanStats, Mode, OnUnreadable, check_on_unreadable, check_positive_int, mean_from_stats
+from transcreval.common import (
+    MeanStats,
+    Mode,
+    OnUnreadable,
+    check_choice,
+    check_on_unreadable,
+    check_positive_int,
+    mean_result,
+)
 from transcreval.errors import InputError
 from transcreval.functional.layout.box_reading import (
+    COORDS,
     Coords,
     box_area,
     box_center,
@@ -42,49 +52,117 @@ from transcreval.functional.layout.box_reading import (
     sized_items,
     target_boxes,
 )
+from transcreval.options import MetricOptions, option
 from transcreval.parsing import Box
+from transcreval.result import MetricResult
 
 __all__ = [
+    "BoxOptions",
+    "BoxReadingOptions",
+    "BoxRecallOptions",
+    "TextLocalizationOptions",
     "area_ratio",
+    "area_ratio_from_stats",
     "area_ratio_stats",
     "box_area",
     "box_iou",
     "box_recall_rate",
+    "box_recall_rate_from_stats",
     "box_recall_rate_stats",
     "center_bias",
+    "center_bias_from_stats",
     "center_bias_stats",
     "check_box_options",
     "text_localization_iou",
+    "text_localization_iou_from_stats",
     "text_localization_iou_stats",
 ]
+
+#: distributions whose versions change the numbers (none)
+PACKAGES: tuple[str, ...] = ()
+Sizes = Sequence[tuple[float, float]] | None
+
+
+# ----------------------------------------------------------------------------- options
+@dataclass(frozen=True)
+class BoxReadingOptions(MetricOptions):
+    """How answers are read: ``mode`` ("paper" or "posteriq-code") and ``coords`` of the
+    predictions ("normalized" or "pixel")."""
+
+    mode: Mode = "paper"
+    coords: Coords = "normalized"
+
+    def check(self) -> None:
+        check_box_options(self.mode, self.coords, "normalized")
+
+
+@dataclass(frozen=True)
+class BoxOptions(BoxReadingOptions):
+    """The options of :class:`~transcreval.CenterBias` and :class:`~transcreval.AreaRatio`:
+    :class:`BoxReadingOptions` and ``target_coords`` (of the ground truth)."""
+
+    target_coords: Coords = option("normalized", signature="target")
+
+    def check(self) -> None:
+        super().check()
+        check_choice("target_coords", self.target_coords, COORDS)
+
+
+@dataclass(frozen=True)
+class BoxRecallOptions(BoxReadingOptions):
+    """The options of :class:`~transcreval.BoxRecallRate`: :class:`BoxReadingOptions` and
+    ``on_unreadable`` ("zero" or "drop")."""
+
+    on_unreadable: OnUnreadable = option("zero", signature="unreadable")
+
+    def check(self) -> None:
+        super().check()
+        check_on_unreadable(self.on_unreadable)
+
+
+@dataclass(frozen=True)
+class TextLocalizationOptions(BoxOptions):
+    """The options of :class:`~transcreval.TextLocalizationIoU`: ``top_n`` (required),
+    :class:`BoxOptions` and ``on_unreadable``."""
+
+    top_n: int = field(kw_only=True)
+    on_unreadable: OnUnreadable = option("zero", signature="unreadable")
+
+    def check(self) -> None:
+        check_positive_int("top_n", self.top_n)
+        super().check()
+        check_on_unreadable(self.on_unreadable)
+
+    def signature_options(self) -> dict[str, Any]:
+        out = super().signature_options()
+        return {"top_n": out.pop("top_n"), **out}
+
+
+def _mean(stats: dict[str, Any], options: MetricOptions, name: str) -> MetricResult:
+    """The result of a mean of :class:`~transcreval.common.MeanStats` statistics, signed as ``name``."""
+    return mean_result(stats, options.signature(name, PACKAGES), name)
 
 
 # ----------------------------------------------------------------------------- text localisation
 def text_localization_iou_stats(
     preds: Sequence[Any],
     target: Sequence[Sequence[Sequence[float]]],
+    image_sizes: Sizes = None,
     *,
-    top_n: int,
-    mode: Mode = "paper",
-    coords: Coords = "normalized",
-    target_coords: Coords = "normalized",
-    image_sizes: Sequence[tuple[float, float]] | None = None,
-    on_unreadable: OnUnreadable = "zero",
+    options: TextLocalizationOptions,
 ) -> dict[str, Any]:
     """Per image IoU (paper) or per matched box IoU (code), plus the unreadable answers."""
-    check_box_options(mode, coords, target_coords)
-    check_on_unreadable(on_unreadable)
-    check_positive_int("top_n", top_n)
+    o, top_n = options, options.top_n
     agg = MeanStats()
     for pred, gt, size in sized_items(preds, target, image_sizes, "text_localization_iou"):
-        g = target_boxes(gt, target_coords, size, mode)
+        g = target_boxes(gt, o.target_coords, size, o.mode)
         if not g:
             raise InputError("an image has no ground-truth boxes")
-        p = pred_boxes(pred, mode, coords, size)
+        p = pred_boxes(pred, o.mode, o.coords, size)
         if p is None:  # code mode: as the script reads an answer it cannot parse, no boxes
-            agg.unreadable(on_unreadable, units=0 if mode == "posteriq-code" else 1)
+            agg.unreadable(o.on_unreadable, units=0 if o.mode == "posteriq-code" else 1)
             continue
-        if mode == "posteriq-code":  # by position, no sorting, pooled over boxes
+        if o.mode == "posteriq-code":  # by position, no sorting, pooled over boxes
             agg.add_pooled(
                 [max(box_iou(r, g[j]) for r in code_readings(p[j], size)) for j in range(min(len(g), len(p), top_n))]
             )
@@ -95,6 +173,11 @@ def text_localization_iou_stats(
     return agg.as_stats()
 
 
+def text_localization_iou_from_stats(stats: dict[str, Any], options: TextLocalizationOptions) -> MetricResult:
+    """The mean IoU (``per_item`` one value per image)."""
+    return _mean(stats, options, "TextLocalizationIoU")
+
+
 def text_localization_iou(
     preds: Sequence[Any],
     target: Sequence[Sequence[Sequence[float]]],
@@ -103,10 +186,11 @@ def text_localization_iou(
     mode: Mode = "paper",
     coords: Coords = "normalized",
     target_coords: Coords = "normalized",
-    image_sizes: Sequence[tuple[float, float]] | None = None,
+    image_sizes: Sizes = None,
     on_unreadable: OnUnreadable = "zero",
-) -> float:
-    """Top-n text-localisation IoU (PosterIQ Eq. 4), in [0, 1], higher is better.
+) -> MetricResult:
+    """Top-n text-localisation IoU (PosterIQ Eq. 4), in [0, 1], higher is better: what
+    :class:`~transcreval.TextLocalizationIoU` computes on the same images.
 
     ``preds[i]`` answers image ``i``: a list of boxes (box ``j`` for queried text ``j``) or the
     raw answer text; ``target[i]`` the ground-truth boxes in query order.
@@ -118,17 +202,10 @@ def text_localization_iou(
     coordinate readings; the IoUs of all matched boxes of all images are pooled. An
     unreadable answer scores 0 (``on_unreadable="zero"``) or is left out (``"drop"``).
     """
-    stats = text_localization_iou_stats(
-        preds,
-        target,
-        top_n=top_n,
-        mode=mode,
-        coords=coords,
-        target_coords=target_coords,
-        image_sizes=image_sizes,
-        on_unreadable=on_unreadable,
+    opts = TextLocalizationOptions(
+        top_n=top_n, mode=mode, coords=coords, target_coords=target_coords, on_unreadable=on_unreadable
     )
-    return mean_from_stats(stats, "text_localization_iou")
+    return text_localization_iou_from_stats(text_localization_iou_stats(preds, target, image_sizes, options=opts), opts)
 
 
 # ----------------------------------------------------------------------------- recall rate
@@ -139,34 +216,31 @@ def _count(x: Any, what: str) -> int:
 
 
 def box_recall_rate_stats(
-    preds: Sequence[Any],
-    target: Sequence[Any],
-    *,
-    mode: Mode = "paper",
-    coords: Coords = "normalized",
-    image_sizes: Sequence[tuple[float, float]] | None = None,
-    on_unreadable: OnUnreadable = "zero",
+    preds: Sequence[Any], target: Sequence[Any], image_sizes: Sizes = None, *, options: BoxRecallOptions
 ) -> dict[str, Any]:
     """Per item ``min(1, n_pred / n_query)``; an unreadable answer scores 0 or is left out."""
-    check_box_options(mode, coords, "normalized")
-    check_on_unreadable(on_unreadable)
     agg = MeanStats()
     for pred, query, size in sized_items(preds, target, image_sizes, "box_recall_rate"):
         nq = _count(query, "target") if isinstance(query, Real) else len(box_list(query, "target", False))
         if isinstance(pred, Real):
             npred: int | None = _count(pred, "preds")
         else:
-            boxes = pred_boxes(pred, mode, coords, size)
+            boxes = pred_boxes(pred, options.mode, options.coords, size)
             npred = None if boxes is None else len(boxes)
         if nq <= 0 or (npred is not None and npred < 0):
             raise InputError(
                 f"target (queried boxes) must be positive and preds (returned boxes) non-negative, got {npred} and {nq}"
             )
         if npred is None:
-            agg.unreadable(on_unreadable)
+            agg.unreadable(options.on_unreadable)
         else:
             agg.add(min(1.0, npred / nq))
     return agg.as_stats()
+
+
+def box_recall_rate_from_stats(stats: dict[str, Any], options: BoxRecallOptions) -> MetricResult:
+    """The mean recall (``per_item`` one value per item)."""
+    return _mean(stats, options, "BoxRecallRate")
 
 
 def box_recall_rate(
@@ -175,37 +249,34 @@ def box_recall_rate(
     *,
     mode: Mode = "paper",
     coords: Coords = "normalized",
-    image_sizes: Sequence[tuple[float, float]] | None = None,
+    image_sizes: Sizes = None,
     on_unreadable: OnUnreadable = "zero",
-) -> float:
+) -> MetricResult:
     """Recall rate (PosterIQ Eq. 5): mean of ``min(1, n_pred / n_query)`` over items, in [0, 1],
-    higher is better. ``preds[i]``: the number of boxes returned, the boxes, or the raw answer
-    (parsed as :func:`text_localization_iou` parses it; ``[]`` is 0 boxes); ``target[i]``: the
-    number of boxes asked for, or the ground-truth boxes. An unreadable answer scores 0
+    higher is better (what :class:`~transcreval.BoxRecallRate` computes). ``preds[i]``: the
+    number of boxes returned, the boxes, or the raw answer (parsed as
+    :func:`text_localization_iou` parses it; ``[]`` is 0 boxes); ``target[i]``: the number of
+    boxes asked for, or the ground-truth boxes. An unreadable answer scores 0
     (``on_unreadable="zero"``, as PosterIQ's code, whose parser reads it as no boxes) or is left
     out (``"drop"``)."""
-    stats = box_recall_rate_stats(
-        preds, target, mode=mode, coords=coords, image_sizes=image_sizes, on_unreadable=on_unreadable
-    )
-    return mean_from_stats(stats, "box_recall_rate")
+    opts = BoxRecallOptions(mode=mode, coords=coords, on_unreadable=on_unreadable)
+    return box_recall_rate_from_stats(box_recall_rate_stats(preds, target, image_sizes, options=opts), opts)
 
 
 # ----------------------------------------------------------------------------- centre bias, area ratio
 def _per_pair_stats(
     preds: Sequence[Any],
     target: Sequence[Any],
-    mode: Mode,
-    coords: Coords,
-    target_coords: Coords,
-    image_sizes: Any,
+    image_sizes: Sizes,
+    options: BoxOptions,
     score: Callable[[list[Box], Box], float],
 ) -> dict[str, Any]:
     """``score(readings of a predicted box, its ground-truth box)`` for every paired element."""
-    check_box_options(mode, coords, target_coords)
+    mode = options.mode
     agg = MeanStats()
     for pred, gt, size in sized_items(preds, target, image_sizes, "layout boxes"):
-        g = target_boxes(gt, target_coords, size, mode)
-        p = pred_boxes(pred, mode, coords, size)
+        g = target_boxes(gt, options.target_coords, size, mode)
+        p = pred_boxes(pred, mode, options.coords, size)
         if p is None:  # no boxes: no pair to score, whatever on_unreadable says
             agg.unreadable("drop")
             continue
@@ -236,16 +307,15 @@ def _ratio(readings: list[Box], g: Box) -> float:
 
 
 def center_bias_stats(
-    preds: Sequence[Any],
-    target: Sequence[Any],
-    *,
-    mode: Mode = "paper",
-    coords: Coords = "normalized",
-    target_coords: Coords = "normalized",
-    image_sizes: Sequence[tuple[float, float]] | None = None,
+    preds: Sequence[Any], target: Sequence[Any], image_sizes: Sizes = None, *, options: BoxOptions
 ) -> dict[str, Any]:
     """Per paired element, the distance of the box centres."""
-    return _per_pair_stats(preds, target, mode, coords, target_coords, image_sizes, _distance)
+    return _per_pair_stats(preds, target, image_sizes, options, _distance)
+
+
+def center_bias_from_stats(stats: dict[str, Any], options: BoxOptions) -> MetricResult:
+    """The mean distance over all paired boxes (``per_item``: each image's mean)."""
+    return _mean(stats, options, "CenterBias")
 
 
 def center_bias(
@@ -255,29 +325,27 @@ def center_bias(
     mode: Mode = "paper",
     coords: Coords = "normalized",
     target_coords: Coords = "normalized",
-    image_sizes: Sequence[tuple[float, float]] | None = None,
-) -> float:
+    image_sizes: Sizes = None,
+) -> MetricResult:
     """Centre bias (PosterIQ Eq. 6): mean Euclidean distance of normalised box centres over all
-    paired elements (box j with box j), in [0, sqrt(2)], lower is better.
+    paired elements (box j with box j), in [0, sqrt(2)], lower is better (what
+    :class:`~transcreval.CenterBias` computes).
 
     Code: each distance is the smallest over the four coordinate readings."""
-    stats = center_bias_stats(
-        preds, target, mode=mode, coords=coords, target_coords=target_coords, image_sizes=image_sizes
-    )
-    return mean_from_stats(stats, "center_bias")
+    opts = BoxOptions(mode=mode, coords=coords, target_coords=target_coords)
+    return center_bias_from_stats(center_bias_stats(preds, target, image_sizes, options=opts), opts)
 
 
 def area_ratio_stats(
-    preds: Sequence[Any],
-    target: Sequence[Any],
-    *,
-    mode: Mode = "paper",
-    coords: Coords = "normalized",
-    target_coords: Coords = "normalized",
-    image_sizes: Sequence[tuple[float, float]] | None = None,
+    preds: Sequence[Any], target: Sequence[Any], image_sizes: Sizes = None, *, options: BoxOptions
 ) -> dict[str, Any]:
     """Per paired element, ``min(A_pred, A_gt) / max(A_pred, A_gt)``."""
-    return _per_pair_stats(preds, target, mode, coords, target_coords, image_sizes, _ratio)
+    return _per_pair_stats(preds, target, image_sizes, options, _ratio)
+
+
+def area_ratio_from_stats(stats: dict[str, Any], options: BoxOptions) -> MetricResult:
+    """The mean ratio over all paired boxes (``per_item``: each image's mean)."""
+    return _mean(stats, options, "AreaRatio")
 
 
 def area_ratio(
@@ -287,12 +355,11 @@ def area_ratio(
     mode: Mode = "paper",
     coords: Coords = "normalized",
     target_coords: Coords = "normalized",
-    image_sizes: Sequence[tuple[float, float]] | None = None,
-) -> float:
+    image_sizes: Sizes = None,
+) -> MetricResult:
     """Area ratio (PosterIQ Eq. 7): mean of ``min(A_pred, A_gt) / max(A_pred, A_gt)`` over all
-    paired elements, in [0, 1], higher is better. A zero-area ground-truth box is an error; a
-    zero-area prediction scores 0. Code: the reading whose ratio is closest to 1."""
-    stats = area_ratio_stats(
-        preds, target, mode=mode, coords=coords, target_coords=target_coords, image_sizes=image_sizes
-    )
-    return mean_from_stats(stats, "area_ratio")
+    paired elements, in [0, 1], higher is better (what :class:`~transcreval.AreaRatio`
+    computes). A zero-area ground-truth box is an error; a zero-area prediction scores 0.
+    Code: the reading whose ratio is closest to 1."""
+    opts = BoxOptions(mode=mode, coords=coords, target_coords=target_coords)
+    return area_ratio_from_stats(area_ratio_stats(preds, target, image_sizes, options=opts), opts)

@@ -11,27 +11,47 @@ default, as a literal reading of Eq. 8-9) or is left out (``"drop"``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from transcreval.common import (
-    MeanStats,
-    Mode,
-    OnUnreadable,
-    as_list,
-    check_mode,
-    check_on_unreadable,
-    check_positive_int,
-    mean_from_stats,
-    same_length,
-)
+from transcreval import common as C
 from transcreval.errors import InputError
+from transcreval.options import MetricOptions, option
 from transcreval.parsing import parse_patch_ids, posteriq_code_patch_ids
+from transcreval.result import MetricResult
 
-__all__ = ["match_accuracy", "match_accuracy_stats", "patch_iou", "patch_iou_stats", "read_patch_ids"]
+__all__ = [
+    "PatchOptions",
+    "match_accuracy",
+    "match_accuracy_from_stats",
+    "match_accuracy_stats",
+    "patch_iou",
+    "patch_iou_from_stats",
+    "patch_iou_stats",
+    "read_patch_ids",
+]
+
+#: distributions whose versions change the numbers (none)
+PACKAGES: tuple[str, ...] = ()
 
 
-def read_patch_ids(pred: Any, mode: Mode = "paper", n_patches: int = 49) -> list[int] | None:
+@dataclass(frozen=True)
+class PatchOptions(MetricOptions):
+    """The options of :class:`~transcreval.PatchIoU` and :class:`~transcreval.MatchAccuracy`:
+    ``mode``, ``n_patches`` (the grid's patch count, 49 for 7x7) and ``on_unreadable``."""
+
+    mode: C.Mode = "paper"
+    n_patches: int = option(49, signature="patches")
+    on_unreadable: C.OnUnreadable = option("zero", signature="unreadable")
+
+    def check(self) -> None:
+        C.check_mode(self.mode)
+        C.check_positive_int("n_patches", self.n_patches)
+        C.check_on_unreadable(self.on_unreadable)
+
+
+def read_patch_ids(pred: Any, mode: C.Mode = "paper", n_patches: int = 49) -> list[int] | None:
     """A prediction as patch ids (None when the answer cannot be read)."""
     if pred is None:
         return None
@@ -41,7 +61,7 @@ def read_patch_ids(pred: Any, mode: Mode = "paper", n_patches: int = 49) -> list
         )
         return parsed.value if parsed.ok else None
     ids = []
-    for v in as_list(pred, "a predicted id list"):
+    for v in C.as_list(pred, "a predicted id list"):
         # NaN / inf / 2.5 are no ids (int(NaN) used to raise a raw ValueError)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not v.is_integer()):
             raise InputError(f"patch ids must be integers, got {v!r}")
@@ -51,87 +71,94 @@ def read_patch_ids(pred: Any, mode: Mode = "paper", n_patches: int = 49) -> list
     return ids
 
 
-def _check(mode: Mode, n_patches: int, on_unreadable: OnUnreadable) -> None:
-    check_mode(mode)
-    check_positive_int("n_patches", n_patches)
-    check_on_unreadable(on_unreadable)
-
-
-def patch_iou_stats(
+def _scored(
     preds: Sequence[Any],
-    target: Sequence[Sequence[int]],
-    *,
-    mode: Mode = "paper",
-    n_patches: int = 49,
-    on_unreadable: OnUnreadable = "zero",
+    target: Sequence[Any],
+    what: str,
+    options: PatchOptions,
+    read_target: Callable[[Any], Any],
+    score: Callable[[list[int], Any], float],
 ) -> dict[str, Any]:
-    """Per item the set IoU of predicted and ground-truth patch ids."""
-    _check(mode, n_patches, on_unreadable)
-    p, t = as_list(preds, "preds"), as_list(target, "target")
-    same_length(p, t, "patch_iou (preds vs target)")
-    agg = MeanStats()
+    """``score(predicted ids, read_target(target item))`` per item (the target is read first,
+    whatever the answer); an unreadable answer scores 0 or is left out."""
+    p, t = C.as_list(preds, "preds"), C.as_list(target, "target")
+    C.same_length(p, t, f"{what} (preds vs target)")
+    agg = C.MeanStats()
     for pred, gt in zip(p, t):
-        g = set(read_patch_ids(list(gt), "paper", n_patches) or [])
-        ids = read_patch_ids(pred, mode, n_patches)
+        wanted = read_target(gt)
+        ids = read_patch_ids(pred, options.mode, options.n_patches)
         if ids is None:
-            agg.unreadable(on_unreadable)
-            continue
-        ps = set(ids)
-        union = ps | g
-        agg.add(len(ps & g) / len(union) if union else 1.0)
+            agg.unreadable(options.on_unreadable)
+        else:
+            agg.add(score(ids, wanted))
     return agg.as_stats()
+
+
+def patch_iou_stats(preds: Sequence[Any], target: Sequence[Sequence[int]], *, options: PatchOptions) -> dict[str, Any]:
+    """Per item the set IoU of predicted and ground-truth patch ids."""
+
+    def read_target(gt: Any) -> set[int]:
+        return set(read_patch_ids(list(gt), "paper", options.n_patches) or [])
+
+    def score(ids: list[int], g: set[int]) -> float:
+        union = set(ids) | g
+        return len(set(ids) & g) / len(union) if union else 1.0
+
+    return _scored(preds, target, "patch_iou", options, read_target, score)
+
+
+def patch_iou_from_stats(stats: dict[str, Any], options: PatchOptions) -> MetricResult:
+    """The mean IoU (``per_item`` one value per answer)."""
+    return C.mean_result(stats, options.signature("PatchIoU", PACKAGES), "PatchIoU")
 
 
 def patch_iou(
     preds: Sequence[Any],
     target: Sequence[Sequence[int]],
     *,
-    mode: Mode = "paper",
+    mode: C.Mode = "paper",
     n_patches: int = 49,
-    on_unreadable: OnUnreadable = "zero",
-) -> float:
+    on_unreadable: C.OnUnreadable = "zero",
+) -> MetricResult:
     """Patch IoU (PosterIQ Eq. 8): mean over samples of ``|P ∩ G| / |P ∪ G|`` of patch-id sets
     (7x7 grid, ids 0..48), in [0, 1], higher is better; two empty sets score 1. An unreadable
-    answer scores 0 (``on_unreadable="zero"``) or is left out (``"drop"``)."""
-    stats = patch_iou_stats(preds, target, mode=mode, n_patches=n_patches, on_unreadable=on_unreadable)
-    return mean_from_stats(stats, "patch_iou")
+    answer scores 0 (``on_unreadable="zero"``) or is left out (``"drop"``). What
+    :class:`~transcreval.PatchIoU` computes on the same answers."""
+    opts = PatchOptions(mode=mode, n_patches=n_patches, on_unreadable=on_unreadable)
+    return patch_iou_from_stats(patch_iou_stats(preds, target, options=opts), opts)
 
 
-def match_accuracy_stats(
-    preds: Sequence[Any],
-    target: Sequence[int],
-    *,
-    mode: Mode = "paper",
-    n_patches: int = 49,
-    on_unreadable: OnUnreadable = "zero",
-) -> dict[str, Any]:
+def match_accuracy_stats(preds: Sequence[Any], target: Sequence[int], *, options: PatchOptions) -> dict[str, Any]:
     """Per item 1 when the answer has the requested number of patches, else 0."""
-    _check(mode, n_patches, on_unreadable)
-    p, t = as_list(preds, "preds"), as_list(target, "target")
-    same_length(p, t, "match_accuracy (preds vs target)")
-    agg = MeanStats()
-    for pred, requested in zip(p, t):
+
+    def read_target(requested: Any) -> int:
         if isinstance(requested, bool) or not isinstance(requested, int) or requested < 0:
             raise InputError(f"target holds the number of patches asked for (an integer >= 0), got {requested!r}")
-        ids = read_patch_ids(pred, mode, n_patches)
-        if ids is None:
-            agg.unreadable(on_unreadable)
-            continue
-        size = len(ids) if mode == "posteriq-code" else len(set(ids))
-        agg.add(float(size == requested))
-    return agg.as_stats()
+        return requested
+
+    def score(ids: list[int], requested: int) -> float:
+        size = len(ids) if options.mode == "posteriq-code" else len(set(ids))
+        return float(size == requested)
+
+    return _scored(preds, target, "match_accuracy", options, read_target, score)
+
+
+def match_accuracy_from_stats(stats: dict[str, Any], options: PatchOptions) -> MetricResult:
+    """The fraction of answers of the requested size (``per_item`` one value per answer)."""
+    return C.mean_result(stats, options.signature("MatchAccuracy", PACKAGES), "MatchAccuracy")
 
 
 def match_accuracy(
     preds: Sequence[Any],
     target: Sequence[int],
     *,
-    mode: Mode = "paper",
+    mode: C.Mode = "paper",
     n_patches: int = 49,
-    on_unreadable: OnUnreadable = "zero",
-) -> float:
+    on_unreadable: C.OnUnreadable = "zero",
+) -> MetricResult:
     """Match accuracy (PosterIQ Eq. 9): fraction of samples whose predicted patch *set* has the
     requested size (``target``), in [0, 1], higher is better. Code: the length of the
-    predicted *list* (duplicates count). An unreadable answer scores 0 or is left out."""
-    stats = match_accuracy_stats(preds, target, mode=mode, n_patches=n_patches, on_unreadable=on_unreadable)
-    return mean_from_stats(stats, "match_accuracy")
+    predicted *list* (duplicates count). An unreadable answer scores 0 or is left out. What
+    :class:`~transcreval.MatchAccuracy` computes on the same answers."""
+    opts = PatchOptions(mode=mode, n_patches=n_patches, on_unreadable=on_unreadable)
+    return match_accuracy_from_stats(match_accuracy_stats(preds, target, options=opts), opts)

@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 from transcreval.common import as_list, check_choice, paired_vectors
 from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
-from transcreval.functional.stats.resampling import bootstrap_ci, host_vector, stat_result
-from transcreval.functional.stats.spearman import bootstrap_options
-from transcreval.result import MetricResult, Signature
+from transcreval.functional.stats.resampling import BootstrapOptions, host_vector
+from transcreval.result import MetricResult
+from transcreval.state_checks import list_digest
 
 Unknown = Literal["raise", "drop"]
 
-__all__ = ["check_kappa_labels", "quadratic_weighted_kappa", "quadratic_weighted_kappa_from_stats"]
+__all__ = [
+    "KappaOptions",
+    "check_kappa_labels",
+    "quadratic_weighted_kappa",
+    "quadratic_weighted_kappa_from_stats",
+    "quadratic_weighted_kappa_stats",
+]
 
 
 def check_kappa_labels(labels: Sequence[float] | None, unknown: Any) -> list[float] | None:
@@ -29,19 +36,35 @@ def check_kappa_labels(labels: Sequence[float] | None, unknown: Any) -> list[flo
     return labs
 
 
+@dataclass(frozen=True)
+class KappaOptions(BootstrapOptions):
+    """The options of :class:`~transcreval.QuadraticWeightedKappa` and
+    :func:`quadratic_weighted_kappa`: :class:`~transcreval.functional.stats.resampling.BootstrapOptions`,
+    the ordinal scale ``labels`` (None: the ratings seen; kept as a tuple of floats) and
+    ``unknown`` ("raise" or "drop" for ratings outside it)."""
+
+    labels: Sequence[float] | None = None
+    unknown: Unknown = "raise"
+
+    def check(self) -> None:
+        super().check()
+        labs = check_kappa_labels(self.labels, self.unknown)
+        self.set_checked("labels", None if labs is None else tuple(labs))
+
+    def signature_options(self) -> dict[str, Any]:
+        labels = {"labels": list_digest(self.labels)} if self.labels is not None else {}
+        unknown = {"unknown": self.unknown} if self.unknown != "raise" else {}
+        return {**labels, **unknown, **super().signature_options()}
+
+
 def quadratic_weighted_kappa_stats(
-    preds: Sequence[float],
-    target: Sequence[float],
-    *,
-    labels: Sequence[float] | None = None,
-    unknown: Unknown = "raise",
+    preds: Sequence[float], target: Sequence[float], *, options: KappaOptions
 ) -> dict[str, Any]:
     """The two raters' numeric ratings as float64 vectors; with ``labels`` and
     ``unknown="raise"``, a rating outside them is an error here, before anything is accumulated."""
     a, b = paired_vectors(as_list(preds, "preds"), as_list(target, "target"), ("preds", "target"))
-    labs = check_kappa_labels(labels, unknown)
-    if labs is not None and unknown == "raise":
-        _check_known(a, b, labs)
+    if options.labels is not None and options.unknown == "raise":
+        _check_known(a, b, list(options.labels))
     return {"preds": a, "target": b}
 
 
@@ -54,23 +77,15 @@ def _check_known(x: np.ndarray, y: np.ndarray, labs: list[float]) -> None:
         )
 
 
-def quadratic_weighted_kappa_from_stats(
-    stats: dict[str, Any],
-    signature: Signature,
-    *,
-    labels: Sequence[float] | None = None,
-    unknown: Unknown = "raise",
-    bootstrap: int = 0,
-    seed: int = 0,
-    confidence: float = 0.95,
-) -> MetricResult:
+def quadratic_weighted_kappa_from_stats(stats: dict[str, Any], options: KappaOptions) -> MetricResult:
+    """Kappa of the ratings (raw statistics or the class's accumulated states)."""
     x, y = host_vector(stats["preds"]), host_vector(stats["target"])
-    labs = check_kappa_labels(labels, unknown)
+    labs = None if options.labels is None else list(options.labels)
     dropped_unknown = 0
     if labs is not None:
         known = np.isin(x, labs) & np.isin(y, labs)
         if not known.all():
-            if unknown == "raise":
+            if options.unknown == "raise":
                 _check_known(x, y, labs)
             dropped_unknown = int((~known).sum())
             x, y = x[known], y[known]
@@ -96,9 +111,9 @@ def quadratic_weighted_kappa_from_stats(
     value = stat(np.arange(x.size))
     if value is None:
         raise UndefinedValueError("quadratic weighted kappa is undefined: both raters use a single, identical label")
-    ci, dropped = bootstrap_ci(stat, x.size, bootstrap, seed, confidence)
-    details = {"dropped_unknown": dropped_unknown} if unknown == "drop" else {}
-    return stat_result(signature, value, int(x.size), ci, bootstrap, dropped, **details)
+    ci, dropped = options.interval(stat, x.size)
+    details = {"dropped_unknown": dropped_unknown} if options.unknown == "drop" else {}
+    return options.result("QuadraticWeightedKappa", value, int(x.size), ci, dropped, **details)
 
 
 def quadratic_weighted_kappa(
@@ -112,7 +127,7 @@ def quadratic_weighted_kappa(
     confidence: float = 0.95,
 ) -> MetricResult:
     """Cohen's kappa with quadratic weights between two raters' ordinal ratings, in [-1, 1],
-    higher is better.
+    higher is better: what :class:`~transcreval.QuadraticWeightedKappa` computes.
 
     ``kappa = 1 - sum(W * O) / sum(W * E)`` with ``W_ij = (i - j)^2 / (K - 1)^2`` over the label
     positions (``labels`` or the sorted union of the ratings), O the observed confusion matrix
@@ -122,13 +137,5 @@ def quadratic_weighted_kappa(
     ``extras["dropped_unknown"]``). Undefined (both raters give one and the same label
     throughout): :class:`~transcreval.errors.UndefinedValueError`.
     """
-    opts = {**({"labels": len(labels)} if labels is not None else {}), **bootstrap_options(bootstrap, seed, confidence)}
-    return quadratic_weighted_kappa_from_stats(
-        quadratic_weighted_kappa_stats(preds, target, labels=labels, unknown=unknown),
-        Signature.make("quadratic_weighted_kappa", opts),
-        labels=labels,
-        unknown=unknown,
-        bootstrap=bootstrap,
-        seed=seed,
-        confidence=confidence,
-    )
+    opts = KappaOptions(labels=labels, unknown=unknown, bootstrap=bootstrap, seed=seed, confidence=confidence)
+    return quadratic_weighted_kappa_from_stats(quadratic_weighted_kappa_stats(preds, target, options=opts), opts)

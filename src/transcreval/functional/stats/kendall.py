@@ -17,11 +17,16 @@ import numpy as np
 
 from transcreval.common import as_list, float_vector, paired_vectors
 from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
-from transcreval.functional.stats.resampling import bootstrap_ci, host_vector, stat_result
-from transcreval.functional.stats.spearman import bootstrap_options
-from transcreval.result import MetricResult, Signature
+from transcreval.functional.stats.resampling import BootstrapOptions, host_vector
+from transcreval.result import MetricResult
 
-__all__ = ["SKIP_REASONS", "kendall_tau_b", "segment_kendall_tau", "segment_kendall_tau_from_stats"]
+__all__ = [
+    "SKIP_REASONS",
+    "kendall_tau_b",
+    "segment_kendall_tau",
+    "segment_kendall_tau_from_stats",
+    "segment_kendall_tau_stats",
+]
 
 SKIP_REASONS = ("unparsable", "tied_metric", "tied_human", "too_few_systems")
 
@@ -118,9 +123,7 @@ def segment_kendall_tau_stats(
     return {"preds": m, "target": h, "segment": segs, "group": groups}
 
 
-def segment_kendall_tau_from_stats(
-    stats: dict[str, Any], signature: Signature, *, bootstrap: int = 0, seed: int = 0, confidence: float = 0.95
-) -> MetricResult:
+def segment_kendall_tau_from_stats(stats: dict[str, Any], options: BootstrapOptions) -> MetricResult:
     """Per segment tau-b, mean per group, mean over groups; ``extras``: ``per_group``, ``used``,
     ``skipped`` (by reason)."""
     m, h = host_vector(stats["preds"]), host_vector(stats["target"])
@@ -161,10 +164,9 @@ def segment_kendall_tau_from_stats(
 
     per_group = {g: float(tau_v[group_of == k].mean()) for g, k in labels.items()}
     value = float(np.mean(list(per_group.values())))
-    ci, dropped = bootstrap_ci(stat, len(taus), bootstrap, seed, confidence)
-    return stat_result(
-        signature, value, len(taus), ci, bootstrap, dropped, per_group=per_group, used=len(taus), skipped=skipped
-    )
+    ci, dropped = options.interval(stat, len(taus))
+    n = len(taus)
+    return options.result("SegmentKendallTau", value, n, ci, dropped, per_group=per_group, used=n, skipped=skipped)
 
 
 def segment_kendall_tau(
@@ -184,8 +186,8 @@ def segment_kendall_tau(
     are skipped when a metric value is missing (None/NaN: unparsable output), when the metric
     gives all systems the same score, when the humans do (tau undefined) or when a segment has
     fewer than two systems. Taus are averaged per group (e.g. country), then over groups
-    (without ``group_ids``: over all segments). Bootstrap resamples segments.
+    (without ``group_ids``: over all segments). Bootstrap resamples segments. Returns what
+    :class:`~transcreval.SegmentKendallTau` computes.
     """
-    sig = Signature.make("segment_kendall_tau", bootstrap_options(bootstrap, seed, confidence))
-    stats = segment_kendall_tau_stats(preds, target, segment_ids, group_ids)
-    return segment_kendall_tau_from_stats(stats, sig, bootstrap=bootstrap, seed=seed, confidence=confidence)
+    opts = BootstrapOptions(bootstrap=bootstrap, seed=seed, confidence=confidence)
+    return segment_kendall_tau_from_stats(segment_kendall_tau_stats(preds, target, segment_ids, group_ids), opts)

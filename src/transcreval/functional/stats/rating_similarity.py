@@ -14,21 +14,39 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
 from transcreval.common import Mode, as_list, check_mode, same_length
 from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
+from transcreval.options import MetricOptions
 from transcreval.parsing import parse_score, posteriq_code_score
-from transcreval.result import MetricResult, Signature
+from transcreval.result import MetricResult
 
 __all__ = [
+    "RatingSimilarityOptions",
     "overall_rating_similarity",
     "overall_rating_similarity_from_stats",
     "overall_rating_similarity_stats",
     "rating_cosine",
     "read_score",
 ]
+
+
+#: distributions whose versions change the numbers (none)
+PACKAGES: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RatingSimilarityOptions(MetricOptions):
+    """The options of :class:`~transcreval.OverallRatingSimilarity` and
+    :func:`overall_rating_similarity`: ``mode`` ("paper" or "posteriq-code")."""
+
+    mode: Mode = "paper"
+
+    def check(self) -> None:
+        check_mode(self.mode)
 
 
 def read_score(x: Any, mode: Mode = "paper") -> float | None:
@@ -47,10 +65,10 @@ def read_score(x: Any, mode: Mode = "paper") -> float | None:
 
 
 def overall_rating_similarity_stats(
-    preds: Sequence[Any], target: Sequence[Any], *, mode: Mode = "paper"
+    preds: Sequence[Any], target: Sequence[Any], *, options: RatingSimilarityOptions
 ) -> dict[str, Any]:
     """The readable (model, human) score pairs, and how many pairs were unreadable."""
-    check_mode(mode)
+    mode = options.mode
     m, h = as_list(preds, "preds"), as_list(target, "target")
     same_length(m, h, "overall_rating_similarity (preds vs target)")
     ms, hs, bad = [], [], 0
@@ -91,26 +109,28 @@ def _well_scaled(v: Sequence[float]) -> list[float]:
     return [x / top for x in v]
 
 
-def overall_rating_similarity_from_stats(
-    stats: dict[str, Any], signature: Signature, mode: Mode = "paper"
-) -> MetricResult:
+def overall_rating_similarity_from_stats(stats: dict[str, Any], options: RatingSimilarityOptions) -> MetricResult:
+    """The cosine of the readable pairs (raw statistics or the class's accumulated states);
+    ``extras``: ``n_unparsable``, ``zero_spread``."""
     ms = [float(v) for v in stats["preds"]]
     hs = [float(v) for v in stats["target"]]
     bad = int(stats["unparsable"])
+    signature = options.signature("OverallRatingSimilarity", PACKAGES)
     if not hs:
-        if mode == "posteriq-code":  # the script returns 0.0 when nothing is left
+        if options.mode == "posteriq-code":  # the script returns 0.0 when nothing is left
             return MetricResult(0.0, 0, signature, extras={"n_unparsable": bad, "zero_spread": True})
         raise EmptyInputError(f"overall rating similarity: no valid pairs ({bad} unparsable)")
-    value, flat = rating_cosine(hs, ms, mode)
-    if flat and mode == "paper":
+    value, flat = rating_cosine(hs, ms, options.mode)
+    if flat and options.mode == "paper":
         raise UndefinedValueError(
             "overall rating similarity is undefined: the human or the model scores have zero spread (all equal)"
         )
     return MetricResult(value, len(hs), signature, extras={"n_unparsable": bad, "zero_spread": flat})
 
 
-def overall_rating_similarity(preds: Sequence[Any], target: Sequence[Any], *, mode: Mode = "paper") -> float:
+def overall_rating_similarity(preds: Sequence[Any], target: Sequence[Any], *, mode: Mode = "paper") -> MetricResult:
     """Overall-rating agreement (PosterIQ Eq. 11-12): cosine of the zero-mean model (``preds``)
-    and human (``target``) score vectors (= Pearson r), in [-1, 1], higher is better."""
-    stats = overall_rating_similarity_stats(preds, target, mode=mode)
-    return overall_rating_similarity_from_stats(stats, Signature.make("overall_rating_similarity"), mode).value
+    and human (``target``) score vectors (= Pearson r), in [-1, 1], higher is better: what
+    :class:`~transcreval.OverallRatingSimilarity` computes on the same pairs."""
+    opts = RatingSimilarityOptions(mode=mode)
+    return overall_rating_similarity_from_stats(overall_rating_similarity_stats(preds, target, options=opts), opts)

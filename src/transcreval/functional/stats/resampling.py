@@ -10,15 +10,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from transcreval.common import check_positive_int
 from transcreval.errors import InputError
+from transcreval.options import MetricOptions
 from transcreval.result import MetricResult, Signature
 
-__all__ = ["bootstrap_ci", "check_bootstrap", "host_vector", "rankdata", "stat_result"]
+__all__ = [
+    "BootstrapOptions",
+    "bootstrap_ci",
+    "bootstrap_options",
+    "check_bootstrap",
+    "host_vector",
+    "rankdata",
+    "stat_result",
+]
+
+#: distributions whose versions change the numbers (none: numpy's generator is fixed by the seed)
+PACKAGES: tuple[str, ...] = ()
 
 
 def host_vector(x: Any, dtype: Any = np.float64) -> np.ndarray:
@@ -48,6 +61,36 @@ def check_bootstrap(bootstrap: Any, seed: Any, confidence: Any) -> None:
         raise InputError(f"seed must be an integer, got {seed!r}")
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
         raise InputError(f"confidence must lie in (0, 1), got {confidence!r}")
+
+
+def bootstrap_options(bootstrap: int, seed: int, confidence: float) -> dict[str, Any]:
+    """The signature entries of a bootstrapped statistic (nothing when not bootstrapping)."""
+    return {"boot": bootstrap, "seed": seed, "conf": confidence} if bootstrap else {}
+
+
+@dataclass(frozen=True)
+class BootstrapOptions(MetricOptions):
+    """The options of every agreement statistic (:class:`~transcreval.SpearmanRho`, ...):
+    ``bootstrap`` resamples for a percentile interval (0: none), its ``seed`` and ``confidence``.
+    The signature names them only when bootstrapping."""
+
+    bootstrap: int = 0
+    seed: int = 0
+    confidence: float = 0.95
+
+    def check(self) -> None:
+        check_bootstrap(self.bootstrap, self.seed, self.confidence)
+
+    def signature_options(self) -> dict[str, Any]:
+        return bootstrap_options(self.bootstrap, self.seed, self.confidence)
+
+    def interval(self, stat: Callable[[np.ndarray], float | None], n: int) -> tuple[tuple[float, float] | None, int]:
+        """:func:`bootstrap_ci` of ``stat`` over ``n`` items with these options."""
+        return bootstrap_ci(stat, n, self.bootstrap, self.seed, self.confidence)
+
+    def result(self, name: str, value: float, n: int, ci: Any, dropped: int, **details: Any) -> MetricResult:
+        """:func:`stat_result` signed as metric ``name`` under these options."""
+        return stat_result(self.signature(name, PACKAGES), value, n, ci, self.bootstrap, dropped, **details)
 
 
 def bootstrap_ci(

@@ -15,9 +15,8 @@ import numpy as np
 
 from transcreval.common import as_list, float_vector, paired_vectors
 from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
-from transcreval.functional.stats.resampling import bootstrap_ci, host_vector, rankdata, stat_result
-from transcreval.functional.stats.spearman import bootstrap_options
-from transcreval.result import MetricResult, Signature
+from transcreval.functional.stats.resampling import BootstrapOptions, host_vector, rankdata
+from transcreval.result import MetricResult
 
 __all__ = [
     "is_deep",
@@ -66,9 +65,8 @@ def separability_auc_stats(preds: Sequence[float] | np.ndarray, target: Sequence
     return {"preds": d, "target": np.array([is_deep(v) for v in labs], dtype=np.int64)}
 
 
-def separability_auc_from_stats(
-    stats: dict[str, Any], signature: Signature, *, bootstrap: int = 0, seed: int = 0, confidence: float = 0.95
-) -> MetricResult:
+def separability_auc_from_stats(stats: dict[str, Any], options: BootstrapOptions) -> MetricResult:
+    """The AUC of the distances (raw statistics or the class's accumulated states)."""
     d = host_vector(stats["preds"])
     pos = host_vector(stats["target"], np.int64).astype(bool)
 
@@ -83,10 +81,9 @@ def separability_auc_from_stats(
             f"separability AUC needs both deep (positive) and surface (negative) pairs, got "
             f"{int(pos.sum())} deep and {int((~pos).sum())} surface"
         )
-    ci, dropped = bootstrap_ci(stat, d.size, bootstrap, seed, confidence)
-    return stat_result(
-        signature, value, int(d.size), ci, bootstrap, dropped, n_deep=int(pos.sum()), n_surface=int((~pos).sum())
-    )
+    ci, dropped = options.interval(stat, d.size)
+    n_deep, n_surface = int(pos.sum()), int((~pos).sum())
+    return options.result("SeparabilityAUC", value, int(d.size), ci, dropped, n_deep=n_deep, n_surface=n_surface)
 
 
 def separability_auc(
@@ -99,10 +96,10 @@ def separability_auc(
 ) -> MetricResult:
     """ROC AUC of a distance (``preds``) for telling deep (positive: 1/True/"deep") from surface
     (0/False/"surface") pairs (``target``) (MPTc App. B.2), in [0, 1], higher is better; ties
-    count one half. Equals the Mann-Whitney U of the deep distances / ``n_deep * n_surface``."""
-    sig = Signature.make("separability_auc", bootstrap_options(bootstrap, seed, confidence))
-    stats = separability_auc_stats(preds, target)
-    return separability_auc_from_stats(stats, sig, bootstrap=bootstrap, seed=seed, confidence=confidence)
+    count one half. Equals the Mann-Whitney U of the deep distances / ``n_deep * n_surface``.
+    Returns what :class:`~transcreval.SeparabilityAUC` computes."""
+    opts = BootstrapOptions(bootstrap=bootstrap, seed=seed, confidence=confidence)
+    return separability_auc_from_stats(separability_auc_stats(preds, target), opts)
 
 
 def threshold_sweep(

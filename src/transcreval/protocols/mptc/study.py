@@ -164,15 +164,14 @@ def _auc_or_undefined(d: Any, labels: list[int], boot: dict[str, Any]) -> Metric
     """The separability AUC, or an undefined result saying why (no deep or no surface pair):
     the distances, bands and band summary of the study are kept either way."""
     from transcreval.errors import EmptyInputError, UndefinedValueError
+    from transcreval.functional.stats.resampling import BootstrapOptions
     from transcreval.functional.stats.separability import separability_auc
-    from transcreval.functional.stats.spearman import bootstrap_options
-    from transcreval.result import Signature
 
     try:
         return separability_auc(d, labels, **boot)
     except (EmptyInputError, UndefinedValueError) as exc:
         n_deep = sum(labels)
-        sig = Signature.make("separability_auc", bootstrap_options(**boot))
+        sig = BootstrapOptions(**boot).signature("SeparabilityAUC")
         extras = {"undefined": str(exc), "n_deep": n_deep, "n_surface": len(labels) - n_deep}
         return MetricResult(math.nan, 0, sig, extras=extras, defined=False)
 

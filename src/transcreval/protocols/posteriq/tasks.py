@@ -13,16 +13,20 @@ from typing import Any
 
 from transcreval.errors import InputError, UndefinedValueError
 from transcreval.functional.choice import labels as L
-from transcreval.functional.choice.point_score import point_score_stats
+from transcreval.functional.choice.point_score import PointScoreOptions, point_score_stats
 from transcreval.functional.choice.style_score import read_label
 from transcreval.functional.layout.boxes import (
+    BoxOptions,
+    BoxRecallOptions,
+    TextLocalizationOptions,
     area_ratio_stats,
     box_recall_rate_stats,
     center_bias_stats,
     text_localization_iou_stats,
 )
-from transcreval.functional.layout.patches import match_accuracy_stats, patch_iou_stats
+from transcreval.functional.layout.patches import PatchOptions, match_accuracy_stats, patch_iou_stats
 from transcreval.functional.stats.rating_similarity import (
+    RatingSimilarityOptions,
     overall_rating_similarity_from_stats,
     overall_rating_similarity_stats,
     read_score,
@@ -39,7 +43,6 @@ from transcreval.protocols.posteriq.scoring import (
     records_of,
 )
 from transcreval.protocols.records import Cell
-from transcreval.result import Signature
 
 __all__ = ["font_output", "layout_output", "understanding_output"]
 
@@ -114,26 +117,28 @@ def layout_output(items: Sequence[TaskItem], opts: ProtocolOptions) -> TaskOutpu
         sized = _sizes(items)
 
         def kw(it: TaskItem) -> dict[str, Any]:
-            size = {"image_sizes": [it.extra["size"]]} if sized else {}
-            return {"mode": mode, "coords": opts.coords, "target_coords": opts.target_coords, **size}
+            return {"image_sizes": [it.extra["size"]]} if sized else {}
+
+        boxes = BoxOptions(mode=mode, coords=opts.coords, target_coords=opts.target_coords)
 
         runs: dict[str, Any] = {}
         if task == "text_localization":
             deepest = max(len(it.target) for it in items)
             top_mean = opts.mean_iou_top_n or (30 if opts.code else deepest)
             for name, n in (("top1", 1), ("top3", 3), ("mean", top_mean)):
-                runs[f"text_localization_{name}_iou"] = lambda it, n=n: text_localization_iou_stats(
-                    [it.answer], [it.target], top_n=n, on_unreadable=unread, **kw(it)
+                top = TextLocalizationOptions(top_n=n, on_unreadable=unread, **boxes.as_kwargs())
+                runs[f"text_localization_{name}_iou"] = lambda it, top=top: text_localization_iou_stats(
+                    [it.answer], [it.target], **kw(it), options=top
                 )
         else:
-            runs["layout_generation_center_bias"] = lambda it: center_bias_stats([it.answer], [it.target], **kw(it))
-            runs["layout_generation_area_ratio"] = lambda it: area_ratio_stats([it.answer], [it.target], **kw(it))
-        runs[f"{task}_recall"] = lambda it: box_recall_rate_stats(
-            [it.answer],
-            [it.target],
-            **{k: v for k, v in kw(it).items() if k != "target_coords"},
-            on_unreadable=unread,
-        )
+            runs["layout_generation_center_bias"] = lambda it: center_bias_stats(
+                [it.answer], [it.target], **kw(it), options=boxes
+            )
+            runs["layout_generation_area_ratio"] = lambda it: area_ratio_stats(
+                [it.answer], [it.target], **kw(it), options=boxes
+            )
+        recall = BoxRecallOptions(mode=mode, coords=opts.coords, on_unreadable=unread)
+        runs[f"{task}_recall"] = lambda it: box_recall_rate_stats([it.answer], [it.target], **kw(it), options=recall)
         for key, fn in runs.items():
             st = merged_stats(items, fn)
             out.records += records_of(items, key, st["values"], st["status"])
@@ -141,11 +146,12 @@ def layout_output(items: Sequence[TaskItem], opts: ProtocolOptions) -> TaskOutpu
             out.unreadable = max(out.unreadable, int(st["unparsable"]))
         return out
     if task == "empty_space":
-        iou = merged_stats(items, lambda it: patch_iou_stats([it.answer], [it.target], mode=mode, on_unreadable=unread))
+        patches = PatchOptions(mode=mode, on_unreadable=unread)
+        iou = merged_stats(items, lambda it: patch_iou_stats([it.answer], [it.target], options=patches))
         acc = merged_stats(
             items,
             lambda it: match_accuracy_stats(
-                [it.answer], [it.extra.get("n_requested", len(it.target))], mode=mode, on_unreadable=unread
+                [it.answer], [it.extra.get("n_requested", len(it.target))], options=patches
             ),
         )
         out.records = records_of(items, "empty_space_iou", iou["values"], iou["status"])
@@ -201,7 +207,8 @@ def understanding_output(
     verdicts = _verdicts(items, judge, template)
     answered = [it for it in items if it.answer is not None]
     st = point_score_stats(
-        [verdicts[it.row] for it in answered], mode=opts.mode, code_yes="substring", on_unreadable=opts.on_unreadable
+        [verdicts[it.row] for it in answered],
+        options=PointScoreOptions(mode=opts.mode, code_yes="substring", on_unreadable=opts.on_unreadable),
     )
     by_row = {it.row: (float(v), int(c)) for it, v, c in zip(answered, st["values"], st["status"])}
     zero = 0.0 if opts.on_unreadable == "zero" else math.nan
@@ -243,10 +250,11 @@ def _rating(items: Sequence[TaskItem], opts: ProtocolOptions) -> TaskOutput:
     out.records = records_of(
         items, "overall_rating_score", vals, [0 if s is not None else 1 for s in scores], human=lambda it: it.target
     )
-    st = overall_rating_similarity_stats([it.answer for it in items], [it.target for it in items], mode=opts.mode)
+    rating = RatingSimilarityOptions(mode=opts.mode)
+    st = overall_rating_similarity_stats([it.answer for it in items], [it.target for it in items], options=rating)
     n = len(st["preds"])
     try:
-        res = overall_rating_similarity_from_stats(st, Signature.make("overall_rating_similarity"), opts.mode)
+        res = overall_rating_similarity_from_stats(st, rating)
         out.cells["overall_rating_similarity"] = Cell(float(res.value), n, len(items) - n)
     except (UndefinedValueError, InputError) as e:
         out.cells["overall_rating_similarity"] = Cell(math.nan, 0, len(items))
