@@ -57,9 +57,7 @@ INLINE_JUDGE = {"WinRate", "MarketPreferenceRate"}
 # ---- instances without one MetricOptions object (issue 16 item 3)
 NO_OPTIONS_IMAGE = {"PHashDistance", "LPIPS", "MaskedLPIPS", "BackgroundPreservation", "FID", "DINOv2Distance"}
 
-NO_OPTIONS_TEXT = {
-    "CLIPSimilarity", "VisualSimilarity", "CulturalRelevanceDelta", "SemanticEquivalence", "COMETScore", "OCRMaskIoU",
-}  # fmt: skip
+NO_OPTIONS_TEXT = {"COMETScore", "OCRMaskIoU"}
 
 NO_OPTIONS_CHOICE_LAYOUT_STATS = {
     "KOptionScore", "PointScore", "StyleScore", "FontRichness", "TextLocalizationIoU", "BoxRecallRate",
