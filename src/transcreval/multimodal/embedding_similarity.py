@@ -90,6 +90,13 @@ class EmbeddingMetric(MeanMetric):
     def _encoder(self) -> Any:
         return self._enc.on(self.device)
 
+    # the options by their old attribute names (read-only: the options object is frozen)
+    model_name = property(lambda self: self.options.model, doc="The open_clip model name.")
+    pretrained = property(lambda self: self.options.pretrained, doc="The weights (tag or checkpoint).")
+    tokenizer = property(lambda self: self.options.tokenizer, doc="The local tokenizer directory, if any.")
+    preprocess = property(lambda self: self.options.preprocess, doc='"open_clip" or "tensor".')
+    crop = property(lambda self: self.options.crop, doc="How a non-square image becomes square.")
+
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return embedding_from_stats(stats, self.options, self.name)
 
