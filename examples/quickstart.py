@@ -21,7 +21,7 @@ def main() -> None:
     titles = MetricCollection({"title": TitleChrF()})
     titles.update(preds=[p.output_titles["redesign"] for p in posters], target=[p.target_title for p in posters])
     print(titles.compute()["title"])
-    print("functional:", title_chrf(["Le voyage de Chihiro"], ["Le Voyage de Chihiro"]))
+    print("functional:", title_chrf(["Le voyage de Chihiro"], ["Le Voyage de Chihiro"]).value)
 
 
 if __name__ == "__main__":

@@ -153,7 +153,7 @@ _METRICS: tuple[MetricInfo, ...] = (
        higher_is_better=True, value_range=(0.0, 100.0),
        summary="mean sentence chrF between the system's title and the reference title",
        reference="sacrebleu.metrics.CHRF sentence_score / corpus_score", tolerance="1e-9"),
-    _m(name="PlanChrF", module="text.chrf", functional="title_chrf", paper="MPTc-Bench", section="§5.1, Fig. 6",
+    _m(name="PlanChrF", module="text.chrf", functional="plan_chrf", paper="MPTc-Bench", section="§5.1, Fig. 6",
        higher_is_better=True, value_range=(0.0, 100.0),
        summary="mean sentence chrF between the planner's proposed title and the reference title",
        reference="sacrebleu.metrics.CHRF sentence_score", tolerance="1e-9"),

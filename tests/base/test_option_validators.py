@@ -46,8 +46,6 @@ def _bad(default: Any) -> Any:
 #: strict, so a twin that starts checking its options first must leave this list
 INPUTS_FIRST = {
     ("BackgroundPreservation", "ocr_dilate_px"): "loads the LPIPS network first",
-    **{(m, "unit"): "reads the texts first" for m in ("WordRecall", "OCRRobustnessGap", "FontSizeStability")},
-    ("FontSizeStability", "ddof"): "reads the texts first",
     **{
         (m, o): "reads the images first"
         for m in ("TitleExtraction",)
@@ -133,7 +131,7 @@ def test_title_chrf_twin_refuses_what_the_class_refuses():
         TitleChrF(lowercase="no")
     with pytest.raises(InputError, match="lowercase must be True or False"):
         title_chrf(["a"], ["a"], lowercase="no")
-    assert title_chrf(["Ab"], ["ab"], lowercase=True) == 100.0
+    assert title_chrf(["Ab"], ["ab"], lowercase=True).value == 100.0
 
 
 @pytest.mark.parametrize("bad", [0, 1, "no", None, 1.0])

@@ -89,7 +89,7 @@ def test_demo_word_recall_column_agrees_with_the_function():
     posters = build_demo_set()
     text = _tour()
     for system in posters[0].outputs:
-        wr = word_recall([p.output_titles[system] for p in posters], [p.target_title for p in posters])
+        wr = word_recall([p.output_titles[system] for p in posters], [p.target_title for p in posters]).value
         row = next(line for line in text.splitlines() if line.startswith(system + " "))
         assert row.rstrip().endswith(f"{wr:.2f}")
 

@@ -28,20 +28,20 @@ CODE = "posteriq-code"
 # ---------------------------------------------------------------- OCR accuracy (Eq. 1)
 def test_ocr_accuracy_hand_examples():
     # logo: the whole transcription must equal the text once invisible characters are stripped
-    assert ocr_accuracy(["ACA NA\n"], ["ACANA"]) == 1.0
-    assert ocr_accuracy(["ACANA\u200b"], ["ACANA"]) == 1.0  # a zero-width space is invisible
-    assert ocr_accuracy(["acana"], ["ACANA"]) == 0.0  # exact match: case kept
-    assert ocr_accuracy(["ACANA!"], ["ACANA"]) == 0.0  # punctuation is visible
-    assert ocr_accuracy(["千と千尋"], ["千と千尋"]) == 1.0
+    assert ocr_accuracy(["ACA NA\n"], ["ACANA"]).value == 1.0
+    assert ocr_accuracy(["ACANA\u200b"], ["ACANA"]).value == 1.0  # a zero-width space is invisible
+    assert ocr_accuracy(["acana"], ["ACANA"]).value == 0.0  # exact match: case kept
+    assert ocr_accuracy(["ACANA!"], ["ACANA"]).value == 0.0  # punctuation is visible
+    assert ocr_accuracy(["千と千尋"], ["千と千尋"]).value == 1.0
     # code: ASCII letters and digits, lower-cased: case and punctuation vanish, so does CJK
-    assert ocr_accuracy(["acana!"], ["ACANA"], mode=CODE) == 1.0
-    assert ocr_accuracy(["千と千尋"], ["千と"], mode=CODE) == 1.0  # both clean to "": equal
+    assert ocr_accuracy(["acana!"], ["ACANA"], mode=CODE).value == 1.0
+    assert ocr_accuracy(["千と千尋"], ["千と"], mode=CODE).value == 1.0  # both clean to "": equal
     # poster: instances pooled over posters (Eq. 1: N counts instances). Poster 1: 2 of 3;
     # poster 2: 1 of 1: 3/4 (the mean over posters, the code's average, would be 5/6)
     preds = ["ROCK SHOW\nFRIDAY 28 FEB", "LIVE"]
     target = [["ROCK SHOW", "FRIDAY", "TICKETS"], ["LIVE"]]
-    assert ocr_accuracy(preds, target) == pytest.approx(3 / 4)
-    assert ocr_accuracy(preds, target, mode=CODE) == pytest.approx((2 / 3 + 1) / 2)
+    assert ocr_accuracy(preds, target).value == pytest.approx(3 / 4)
+    assert ocr_accuracy(preds, target, mode=CODE).value == pytest.approx((2 / 3 + 1) / 2)
 
 
 def test_ocr_accuracy_code_refusal_filter_and_errors():
@@ -51,7 +51,7 @@ def test_ocr_accuracy_code_refusal_filter_and_errors():
     m.update(preds, target)
     res = m.compute()
     assert res.value == 0.5 and res.extras["item_status"] == ["refused", "ok", "ok"]
-    assert ocr_accuracy(preds, target, mode=CODE) == pytest.approx(1 / 3)
+    assert ocr_accuracy(preds, target, mode=CODE).value == pytest.approx(1 / 3)
     with pytest.raises(InputError, match="posteriq-code"):
         OCRAccuracy(refusal_filter=True)
     with pytest.raises(InputError, match="no visible character"):

@@ -87,6 +87,7 @@ if TYPE_CHECKING:
     from transcreval.functional.stats.separability import threshold_sweep as threshold_sweep
     from transcreval.functional.stats.spearman import spearman_rho as spearman_rho
     from transcreval.functional.text.chrf import corpus_chrf as corpus_chrf
+    from transcreval.functional.text.chrf import plan_chrf as plan_chrf
     from transcreval.functional.text.chrf import sentence_chrf as sentence_chrf
     from transcreval.functional.text.chrf import title_chrf as title_chrf
     from transcreval.functional.text.comet import comet_score as comet_score

@@ -6,20 +6,20 @@ import os
 from typing import Any, ClassVar
 
 from transcreval.aggregate_metric import MeanMetric
-from transcreval.features.options import feature_options
 from transcreval.functional.multimodal.embedding_similarity import (
     CATEGORY_TEMPLATE,
     CLIP_DEFAULT,
     CULTURE_TEMPLATE,
     EMPTY_HINT,
+    PACKAGES,
     SIGLIP_DEFAULT,
-    clip_similarity_values,
-    cultural_relevance_values,
-    load_template,
-    semantic_equivalence_values,
-    similarity_stats,
-    visual_similarity_values,
+    EmbeddingOptions,
+    bind_encoder,
+    embedding_from_stats,
+    embedding_options,
+    twin_stats,
 )
+from transcreval.result import MetricResult
 
 __all__ = ["CLIPSimilarity", "CulturalRelevanceDelta", "EmbeddingMetric", "SemanticEquivalence", "VisualSimilarity"]
 
@@ -49,8 +49,10 @@ class EmbeddingMetric(MeanMetric):
     """
 
     higher_is_better: bool | None = True
-    version_packages: tuple[str, ...] = ("open_clip_torch", "torch", "pillow")
+    version_packages: tuple[str, ...] = PACKAGES
     default_model: ClassVar[tuple[str, str]] = SIGLIP_DEFAULT
+    #: the prompt's placeholder ("country" / "category"), for the prompt metrics
+    field: ClassVar[str | None] = None
     empty_hint: ClassVar[str] = EMPTY_HINT
 
     def __init__(
@@ -66,24 +68,40 @@ class EmbeddingMetric(MeanMetric):
         feature_cache: Any = None,
         **kwargs: Any,
     ) -> None:
+        prompt = {k: kwargs.pop(k) for k in ("template", "template_file") if k in kwargs}
         super().__init__(**kwargs)
-        from transcreval.features.clip_models import get_clip
-        from transcreval.functional.multimodal.embedding_similarity import model_defaults
-
-        model, pretrained = model_defaults(model, pretrained, self.default_model)
-        self.options = feature_options(input_range, batch_size, feature_cache)
-        self.model_name, self.pretrained, self.tokenizer, self.preprocess = model, pretrained, tokenizer, preprocess
-        self.crop = crop
+        opts = embedding_options(
+            self.default_model,
+            self.field,
+            model=model,
+            pretrained=pretrained,
+            tokenizer=tokenizer,
+            preprocess=preprocess,
+            crop=crop,
+            input_range=input_range,
+            batch_size=batch_size,
+            feature_cache=feature_cache,
+            **prompt,
+        )
         # built now (a missing file fails here) and kept: the weights are pinned
-        self._enc = get_clip(model, pretrained, tokenizer=tokenizer, preprocess=preprocess, crop=crop)
-        self._run = self.options.run_options()
-        self._options = dict(self._enc.signature_options)
+        self._enc = opts.encoder()
+        self.options: EmbeddingOptions = bind_encoder(opts, self._enc)
 
     def _encoder(self) -> Any:
         return self._enc.on(self.device)
 
+    # the options by their old attribute names (read-only: the options object is frozen)
+    model_name = property(lambda self: self.options.model, doc="The open_clip model name.")
+    pretrained = property(lambda self: self.options.pretrained, doc="The weights (tag or checkpoint).")
+    tokenizer = property(lambda self: self.options.tokenizer, doc="The local tokenizer directory, if any.")
+    preprocess = property(lambda self: self.options.preprocess, doc='"open_clip" or "tensor".')
+    crop = property(lambda self: self.options.crop, doc="How a non-square image becomes square.")
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return embedding_from_stats(stats, self.options, self.name)
+
     def _signature_options(self) -> dict[str, Any]:
-        return dict(self._options)
+        return self.options.signature_options()
 
 
 class CLIPSimilarity(EmbeddingMetric):
@@ -95,7 +113,7 @@ class CLIPSimilarity(EmbeddingMetric):
 
     def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
         """``preds``: the system outputs; ``target``: the human target-market images (one per output)."""
-        return similarity_stats(clip_similarity_values(preds, target, self._encoder(), **self._run))
+        return twin_stats(self.name, (preds, target), self._encoder(), self.options)
 
 
 class VisualSimilarity(EmbeddingMetric):
@@ -105,17 +123,19 @@ class VisualSimilarity(EmbeddingMetric):
 
     def _stats(self, preds: Any, source: Any) -> dict[str, Any]:
         """``preds``: the transcreated outputs; ``source``: the source images (one per output)."""
-        return similarity_stats(visual_similarity_values(preds, source, self._encoder(), **self._run))
+        return twin_stats(self.name, (preds, source), self._encoder(), self.options)
 
 
 class _PromptMetric(EmbeddingMetric):
-    field: ClassVar[str] = ""
     default_template: ClassVar[str] = ""
 
     def __init__(self, *args: Any, template: str | None = None, template_file: Any = None, **kwargs: Any) -> None:
-        self.template = load_template(template, template_file, self.field, self.default_template)
-        super().__init__(*args, **kwargs)
-        self._options["tpl"] = self.template
+        super().__init__(*args, template=template, template_file=template_file, **kwargs)
+
+    @property
+    def template(self) -> str:
+        """The prompt template in use."""
+        return str(self.options.template)
 
 
 class CulturalRelevanceDelta(_PromptMetric):
@@ -127,14 +147,13 @@ class CulturalRelevanceDelta(_PromptMetric):
     is from region {country}.", "photo" for transcreval 0.1's wording) or ``template_file``
     sets another."""
 
-    field: ClassVar[str] = "country"
+    field: ClassVar[str | None] = "country"
     default_template: ClassVar[str] = CULTURE_TEMPLATE
 
     def _stats(self, preds: Any, source: Any, country: Any) -> dict[str, Any]:
         """``preds``: the transcreated outputs; ``source``: the source images; ``country``: the
         target country (one string for all, or one per output)."""
-        enc = self._encoder()
-        return similarity_stats(cultural_relevance_values(preds, source, country, enc, self.template, **self._run))
+        return twin_stats(self.name, (preds, source, country), self._encoder(), self.options)
 
 
 class SemanticEquivalence(_PromptMetric):
@@ -144,11 +163,10 @@ class SemanticEquivalence(_PromptMetric):
     ``template`` (a text with ``{category}``, or the preset "photo" for transcreval 0.1's
     wording) or ``template_file`` sets another."""
 
-    field: ClassVar[str] = "category"
+    field: ClassVar[str | None] = "category"
     default_template: ClassVar[str] = CATEGORY_TEMPLATE
 
     def _stats(self, preds: Any, category: Any) -> dict[str, Any]:
         """``preds``: the transcreated outputs; ``category``: the intended semantic category
         (one string for all, or one per output)."""
-        enc = self._encoder()
-        return similarity_stats(semantic_equivalence_values(preds, category, enc, self.template, **self._run))
+        return twin_stats(self.name, (preds, category), self._encoder(), self.options)

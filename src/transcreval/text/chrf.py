@@ -6,8 +6,7 @@ from typing import Any
 
 import torch
 
-from transcreval.common import check_choice
-from transcreval.functional.text.chrf import RefLayout, check_chrf_options, title_chrf_from_stats, title_chrf_stats
+from transcreval.functional.text.chrf import PACKAGES, ChrFOptions, RefLayout, title_chrf_from_stats, title_chrf_stats
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
 from transcreval.states import Cat, Sum
@@ -32,6 +31,8 @@ class TitleChrF(Metric):
         **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
     """
 
+    version_packages: tuple[str, ...] = PACKAGES
+
     def __init__(
         self,
         *,
@@ -45,17 +46,7 @@ class TitleChrF(Metric):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        check_chrf_options(char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
-        self.options: dict[str, Any] = {
-            "char_order": char_order,
-            "word_order": word_order,
-            "beta": beta,
-            "lowercase": lowercase,
-            "whitespace": whitespace,
-            "eps_smoothing": eps_smoothing,
-        }
-        check_choice("ref_layout", ref_layout, (None, "sample", "stream"))
-        self.ref_layout = ref_layout
+        self.options = ChrFOptions(char_order, word_order, beta, lowercase, whitespace, eps_smoothing, ref_layout)
         self.add_state("ngram_stats", Sum(torch.int64, (3 * (char_order + word_order),)))
         self.add_state("score_sum", Sum(torch.float64))
         self.add_state("count", Sum(torch.int64))
@@ -63,21 +54,13 @@ class TitleChrF(Metric):
 
     def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
         """``preds``: system titles; ``target``: reference title(s) per example."""
-        return title_chrf_stats(preds, target, ref_layout=self.ref_layout, **self.options)
+        return title_chrf_stats(preds, target, options=self.options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return title_chrf_from_stats(stats, self.signature, self.options["beta"], self.options["eps_smoothing"])
+        return title_chrf_from_stats(stats, self.options, self.name)
 
     def _signature_options(self) -> dict[str, Any]:
-        o = self.options
-        return {
-            "nc": o["char_order"],
-            "nw": o["word_order"],
-            "b": o["beta"],
-            "case": "lc" if o["lowercase"] else "mixed",
-            "eff": not o["eps_smoothing"],
-            "space": o["whitespace"],
-        }
+        return self.options.signature_options()
 
 
 class PlanChrF(TitleChrF):

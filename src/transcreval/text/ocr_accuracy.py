@@ -7,7 +7,13 @@ from typing import Any
 
 from transcreval.aggregate_metric import AggregateMetric
 from transcreval.common import Mode, OnUnreadable
-from transcreval.functional.text.ocr_accuracy import check_ocr_options, ocr_accuracy_stats
+from transcreval.functional.text.ocr_accuracy import (
+    PACKAGES,
+    OCRAccuracyOptions,
+    ocr_accuracy_from_stats,
+    ocr_accuracy_stats,
+)
+from transcreval.result import MetricResult
 
 
 class OCRAccuracy(AggregateMetric):
@@ -25,6 +31,8 @@ class OCRAccuracy(AggregateMetric):
         refusal_filter: code mode only: leave out posters scoring below 0.05, as the script does.
     """
 
+    version_packages: tuple[str, ...] = PACKAGES
+
     def __init__(
         self,
         *,
@@ -34,14 +42,14 @@ class OCRAccuracy(AggregateMetric):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        check_ocr_options(mode, on_unreadable, refusal_filter)
-        self.mode, self.on_unreadable, self.refusal_filter = mode, on_unreadable, refusal_filter
+        self.options = OCRAccuracyOptions(mode, on_unreadable, refusal_filter)
 
     def _stats(self, preds: Sequence[str | None], target: Sequence[Any]) -> dict[str, Any]:
         """``preds``: transcriptions (None = no answer); ``target``: a text or a list of text instances per image."""
-        return ocr_accuracy_stats(
-            preds, target, mode=self.mode, on_unreadable=self.on_unreadable, refusal_filter=self.refusal_filter
-        )
+        return ocr_accuracy_stats(preds, target, options=self.options)
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return ocr_accuracy_from_stats(stats, self.options)
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"mode": self.mode, "unreadable": self.on_unreadable, "refusal": self.refusal_filter}
+        return self.options.signature_options()

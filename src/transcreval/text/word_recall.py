@@ -8,12 +8,16 @@ from typing import Any
 import torch
 
 from transcreval.aggregate_metric import AggregateMetric
-from transcreval.common import Mode, OnUnreadable, check_mode, check_on_unreadable, check_positive_int
+from transcreval.common import Mode, OnUnreadable
 from transcreval.functional.text.word_recall import (
+    PACKAGES,
+    FontSizeStabilityOptions,
+    WordRecallOptions,
     font_size_stability_from_stats,
     font_size_stability_stats,
     ocr_robustness_gap_from_stats,
     ocr_robustness_gap_stats,
+    word_recall_from_stats,
     word_recall_stats,
 )
 from transcreval.metric import Metric
@@ -21,25 +25,17 @@ from transcreval.result import MetricResult
 from transcreval.states import Cat, Sum
 
 
-class _WordRecallOptions:
-    unit: int
-    mode: Mode
-    on_unreadable: OnUnreadable
+class _Options:
+    """The one options object of the word-recall family (``self.options``), in the signature."""
 
-    def _set_options(self, unit: int, mode: Mode, on_unreadable: OnUnreadable) -> None:
-        check_mode(mode)
-        check_positive_int("unit", unit)
-        check_on_unreadable(on_unreadable)
-        self.unit, self.mode, self.on_unreadable = unit, mode, on_unreadable
-
-    def _options(self) -> dict[str, Any]:
-        return {"unit": self.unit, "mode": self.mode, "on_unreadable": self.on_unreadable}
+    options: WordRecallOptions
+    version_packages: tuple[str, ...] = PACKAGES
 
     def _signature_options(self) -> dict[str, Any]:
-        return {"unit": self.unit, "mode": self.mode, "unreadable": self.on_unreadable}
+        return self.options.signature_options()
 
 
-class WordRecall(_WordRecallOptions, AggregateMetric):
+class WordRecall(_Options, AggregateMetric):
     """Word-level OCR recall over ``unit``-character units (PosterIQ Eq. 2), mean over items,
     in [0, 1], higher is better.
 
@@ -52,14 +48,17 @@ class WordRecall(_WordRecallOptions, AggregateMetric):
         self, *, unit: int = 5, mode: Mode = "paper", on_unreadable: OnUnreadable = "zero", **kwargs: Any
     ) -> None:
         super().__init__(**kwargs)
-        self._set_options(unit, mode, on_unreadable)
+        self.options = WordRecallOptions(unit, mode, on_unreadable)
 
     def _stats(self, preds: Sequence[str | None], target: Sequence[str]) -> dict[str, Any]:
         """``preds``: the model's transcriptions (None = no answer); ``target``: the ground-truth texts."""
-        return word_recall_stats(preds, target, **self._options())
+        return word_recall_stats(preds, target, options=self.options)
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return word_recall_from_stats(stats, self.options)
 
 
-class OCRRobustnessGap(_WordRecallOptions, Metric):
+class OCRRobustnessGap(_Options, Metric):
     """Delta = mean WR on simple items - mean WR on hard items (PosterIQ Table 1), in [-1, 1],
     lower is better (more robust). ``extras`` holds ``simple_wr``, ``hard_wr``, ``n_unparsable``.
     """
@@ -68,24 +67,26 @@ class OCRRobustnessGap(_WordRecallOptions, Metric):
         self, *, unit: int = 5, mode: Mode = "paper", on_unreadable: OnUnreadable = "zero", **kwargs: Any
     ) -> None:
         super().__init__(**kwargs)
-        self._set_options(unit, mode, on_unreadable)
+        self.options = WordRecallOptions(unit, mode, on_unreadable)
         self.add_state("wr_sum", Sum(torch.float64, (2,)))
         self.add_state("count", Sum(torch.int64, (2,)))
         self.add_state("unparsable", Sum(torch.int64))
 
     def _stats(self, preds: Sequence[str | None], target: Sequence[str], split: Sequence[str]) -> dict[str, Any]:
         """``split[i]``: "simple" or "hard"."""
-        return ocr_robustness_gap_stats(preds, target, split, **self._options())
+        return ocr_robustness_gap_stats(preds, target, split, options=self.options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return ocr_robustness_gap_from_stats(stats, self.signature)
+        return ocr_robustness_gap_from_stats(stats, self.options)
 
 
-class FontSizeStability(_WordRecallOptions, Metric):
+class FontSizeStability(_Options, Metric):
     """Standard deviation of the per-font-size mean WR (PosterIQ Table 1 "Std"), in [0, 1],
     lower is better. ``extras["mean_wr"]`` is the mean of the per-size means and
     ``extras["per_size"]`` the means; ``ddof=1`` (sample std) as PosterIQ's code.
     """
+
+    options: FontSizeStabilityOptions
 
     def __init__(
         self,
@@ -97,19 +98,14 @@ class FontSizeStability(_WordRecallOptions, Metric):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self._set_options(unit, mode, on_unreadable)
-        check_positive_int("ddof", ddof, minimum=0)
-        self.ddof = ddof
+        self.options = FontSizeStabilityOptions(unit, mode, on_unreadable, ddof)
         self.add_state("wr", Cat(torch.float64))
         self.add_state("size", Cat(torch.float64))
         self.add_state("unparsable", Sum(torch.int64))
 
     def _stats(self, preds: Sequence[str | None], target: Sequence[str], font_sizes: Sequence[float]) -> dict[str, Any]:
         """``font_sizes[i]``: the font size item ``i`` was rendered at."""
-        return font_size_stability_stats(preds, target, font_sizes, **self._options())
+        return font_size_stability_stats(preds, target, font_sizes, options=self.options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return font_size_stability_from_stats(stats, self.signature, self.ddof)
-
-    def _signature_options(self) -> dict[str, Any]:
-        return {**super()._signature_options(), "ddof": self.ddof}
+        return font_size_stability_from_stats(stats, self.options)

@@ -19,12 +19,15 @@ per-item mean: the statistics are the float64 sum, the count and the per-item va
 
 from __future__ import annotations
 
+import inspect
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from transcreval.common import MeanStats, mean_result
 from transcreval.errors import InputError
+from transcreval.options import MetricOptions, option
 from transcreval.result import MetricResult, Signature
 
 if TYPE_CHECKING:
@@ -37,13 +40,19 @@ __all__ = [
     "CATEGORY_TEMPLATES",
     "CULTURE_TEMPLATE",
     "CULTURE_TEMPLATES",
+    "PACKAGES",
+    "EmbeddingOptions",
+    "bind_encoder",
     "clip_similarity",
     "cultural_relevance_delta",
+    "embedding_from_stats",
+    "embedding_options",
     "embedding_result",
     "fill_template",
     "load_template",
     "semantic_equivalence",
     "similarity_stats",
+    "twin_stats",
     "visual_similarity",
 ]
 
@@ -111,6 +120,75 @@ def _pairs(a: torch.Tensor, b: torch.Tensor, names: tuple[str, str]) -> None:
         raise InputError(f"{a.shape[0]} {names[0]} but {b.shape[0]} {names[1]}: pass one per item")
 
 
+#: distributions whose versions change the numbers (the classes' ``version_packages``)
+PACKAGES = ("open_clip_torch", "torch", "pillow")
+#: what the error of a mean over no item suggests
+EMPTY_HINT = "pass at least one image"
+
+
+@dataclass(frozen=True)
+class EmbeddingOptions(MetricOptions):
+    """The options of the four open_clip metrics and their twins, checked once.
+
+    ``input_range`` / ``batch_size`` / ``feature_cache`` follow the feature metrics' one rule
+    (:func:`transcreval.features.options.feature_options`, reused here); ``model`` /
+    ``pretrained`` are the resolved encoder (the metric's default filled in); ``template`` the
+    loaded prompt text of the prompt metrics (None for the image-image ones). The signature
+    prints what the encoder reports (model, weights' digest, preprocessing) once the options are
+    bound to it (:func:`bind_encoder`), and the prompt as ``tpl``.
+    """
+
+    model: str | None = option(None, signature=None)
+    pretrained: Any = option(None, signature=None)
+    tokenizer: Any = option(None, signature=None)
+    preprocess: str = option("open_clip", signature=None)
+    crop: str | None = option(None, signature=None)
+    device: Any = option(None, signature=None)
+    input_range: Any = option(None, signature=None)
+    batch_size: int | None = option(None, signature=None)
+    feature_cache: Any = option(None, signature=None)
+    template: str | None = option(None, signature=None)
+    encoder_options: tuple[tuple[str, Any], ...] = option((), signature=None, compare=False)
+
+    def check(self) -> None:
+        from transcreval.features.options import feature_options
+
+        checked = feature_options(self.input_range, self.batch_size, self.feature_cache)
+        for name in ("input_range", "batch_size", "feature_cache"):
+            self.set_checked(name, getattr(checked, name))
+
+    def signature_options(self) -> dict[str, Any]:
+        tpl = {} if self.template is None else {"tpl": self.template}
+        return {**dict(self.encoder_options), **tpl}
+
+    def run(self) -> dict[str, Any]:
+        """What the encoders' ``image_embeddings`` take (``input_range``, ``batch_size``, ``cache``)."""
+        return {"input_range": self.input_range, "batch_size": self.batch_size, "cache": self.feature_cache}
+
+    def encoder(self) -> CLIPEncoder:
+        """The encoder (built, or found in the process-wide cache)."""
+        from transcreval.features.clip_models import get_clip
+
+        kw = {"tokenizer": self.tokenizer, "preprocess": self.preprocess, "crop": self.crop, "device": self.device}
+        return get_clip(str(self.model), self.pretrained, **kw)
+
+
+def embedding_options(
+    default: tuple[str, str], field: str | None = None, template: Any = None, template_file: Any = None, **kw: Any
+) -> EmbeddingOptions:
+    """The options of a metric whose default encoder is ``default``; with ``field`` ("country" or
+    "category") the prompt template is loaded (``template`` / ``template_file``)."""
+    defaults = {"country": CULTURE_TEMPLATE, "category": CATEGORY_TEMPLATE}
+    tpl = load_template(template, template_file, field, defaults[field]) if field else None
+    kw["model"], kw["pretrained"] = model_defaults(kw.get("model"), kw.get("pretrained"), default)
+    return EmbeddingOptions(template=tpl, **kw)
+
+
+def bind_encoder(options: EmbeddingOptions, encoder: CLIPEncoder) -> EmbeddingOptions:
+    """The options with the encoder's signature options (what the result's signature prints)."""
+    return options.replace(encoder_options=tuple(encoder.signature_options.items()))
+
+
 def similarity_stats(values: torch.Tensor) -> dict[str, Any]:
     """Per-item values -> ``{"total", "count", "values"}`` (float64; see
     :meth:`~transcreval.common.MeanStats.of_values`)."""
@@ -118,70 +196,45 @@ def similarity_stats(values: torch.Tensor) -> dict[str, Any]:
 
 
 def embedding_result(values: torch.Tensor, signature: Signature, what: str) -> MetricResult:
-    """The mean of per-item similarities as the twins' result (``per_item`` holds each item)."""
+    """The mean of per-item similarities as a result (``per_item`` holds each item)."""
     return mean_result(similarity_stats(values), signature, what, hint=EMPTY_HINT)
 
 
-#: what the error of a mean over no item suggests
-EMPTY_HINT = "pass at least one image"
+def embedding_from_stats(stats: dict[str, Any], options: EmbeddingOptions, name: str) -> MetricResult:
+    """The mean of :func:`similarity_stats` statistics, signed ``name`` under ``options``."""
+    return mean_result(stats, options.signature(name, PACKAGES), name, hint=EMPTY_HINT)
 
 
-def _embed(encoder: CLIPEncoder, images: Any, what: str, run: dict[str, Any]) -> torch.Tensor:
-    return encoder.image_embeddings(images, what=what, **run)
-
-
-def clip_similarity_values(
-    preds: Any, target: Any, encoder: CLIPEncoder, *, input_range: Any = None, batch_size: Any = None, cache: Any = None
-) -> torch.Tensor:
-    """Per-pair ``100 * cos(V_preds, V_target)``."""
-    run = {"input_range": input_range, "batch_size": batch_size, "cache": cache}
-    a, b = _embed(encoder, preds, "preds", run), _embed(encoder, target, "target", run)
+def clip_similarity_values(preds: Any, target: Any, encoder: CLIPEncoder, **run: Any) -> torch.Tensor:
+    """Per-pair ``100 * cos(V_preds, V_target)`` (``run``: :meth:`EmbeddingOptions.run`)."""
+    a, b = encoder.image_embeddings(preds, what="preds", **run), encoder.image_embeddings(target, what="target", **run)
     _pairs(a, b, ("outputs (preds)", "reference images (target)"))
     return 100.0 * (a * b).sum(dim=1)
 
 
-def visual_similarity_values(
-    preds: Any, source: Any, encoder: CLIPEncoder, *, input_range: Any = None, batch_size: Any = None, cache: Any = None
-) -> torch.Tensor:
+def visual_similarity_values(preds: Any, source: Any, encoder: CLIPEncoder, **run: Any) -> torch.Tensor:
     """Per-pair ``cos(V_source, V_preds)``."""
-    run = {"input_range": input_range, "batch_size": batch_size, "cache": cache}
-    a, b = _embed(encoder, preds, "preds", run), _embed(encoder, source, "source", run)
+    a, b = encoder.image_embeddings(preds, what="preds", **run), encoder.image_embeddings(source, what="source", **run)
     _pairs(a, b, ("outputs (preds)", "source images"))
     return (a * b).sum(dim=1)
 
 
 def cultural_relevance_values(
-    preds: Any,
-    source: Any,
-    country: Any,
-    encoder: CLIPEncoder,
-    template: str,
-    *,
-    input_range: Any = None,
-    batch_size: Any = None,
-    cache: Any = None,
+    preds: Any, source: Any, country: Any, encoder: CLIPEncoder, template: str, **run: Any
 ) -> torch.Tensor:
     """Per-item ``cos(V_preds, T_cul) - cos(V_source, T_cul)``."""
-    run = {"input_range": input_range, "batch_size": batch_size, "cache": cache}
-    tgt, src = _embed(encoder, preds, "preds", run), _embed(encoder, source, "source", run)
+    tgt = encoder.image_embeddings(preds, what="preds", **run)
+    src = encoder.image_embeddings(source, what="source", **run)
     _pairs(tgt, src, ("outputs (preds)", "source images"))
     text = encoder.text_embeddings(fill_template(template, "country", country, tgt.shape[0])).to(tgt)
     return (tgt * text).sum(dim=1) - (src * text).sum(dim=1)
 
 
 def semantic_equivalence_values(
-    preds: Any,
-    category: Any,
-    encoder: CLIPEncoder,
-    template: str,
-    *,
-    input_range: Any = None,
-    batch_size: Any = None,
-    cache: Any = None,
+    preds: Any, category: Any, encoder: CLIPEncoder, template: str, **run: Any
 ) -> torch.Tensor:
     """Per-item ``cos(V_preds, T_int)``."""
-    run = {"input_range": input_range, "batch_size": batch_size, "cache": cache}
-    tgt = _embed(encoder, preds, "preds", run)
+    tgt = encoder.image_embeddings(preds, what="preds", **run)
     text = encoder.text_embeddings(fill_template(template, "category", category, tgt.shape[0])).to(tgt)
     return (tgt * text).sum(dim=1)
 
@@ -193,127 +246,90 @@ def model_defaults(model: Any, pretrained: Any, default: tuple[str, str]) -> tup
     return model, pretrained
 
 
-def _encoder(
-    model: Any,
-    pretrained: Any,
-    tokenizer: Any,
-    preprocess: str,
-    crop: Any,
-    device: Any,
-    default: tuple[str, str] = SIGLIP_DEFAULT,
-) -> CLIPEncoder:
-    from transcreval.features.clip_models import get_clip
-
-    model, pretrained = model_defaults(model, pretrained, default)
-    return get_clip(model, pretrained, tokenizer=tokenizer, preprocess=preprocess, crop=crop, device=device)
+#: per metric: (per-item values, input names, default encoder, prompt field)
+_SPECS: dict[str, tuple[Callable[..., torch.Tensor], tuple[str, ...], tuple[str, str], str | None]] = {
+    "CLIPSimilarity": (clip_similarity_values, ("preds", "target"), CLIP_DEFAULT, None),
+    "VisualSimilarity": (visual_similarity_values, ("preds", "source"), SIGLIP_DEFAULT, None),
+    "CulturalRelevanceDelta": (cultural_relevance_values, ("preds", "source", "country"), SIGLIP_DEFAULT, "country"),
+    "SemanticEquivalence": (semantic_equivalence_values, ("preds", "category"), SIGLIP_DEFAULT, "category"),
+}
 
 
-def _run(input_range: Any, batch_size: Any, feature_cache: Any) -> dict[str, Any]:
-    from transcreval.features.options import feature_options
-
-    return feature_options(input_range, batch_size, feature_cache).run_options()
-
-
-_PACKAGES = ("open_clip_torch", "torch", "pillow")
+def twin_stats(name: str, inputs: Sequence[Any], encoder: CLIPEncoder, options: EmbeddingOptions) -> dict[str, Any]:
+    """A batch's statistics of metric ``name`` (:func:`similarity_stats` of its per-item values)."""
+    values, _, _, field = _SPECS[name]
+    tpl = (options.template,) if field else ()
+    return similarity_stats(values(*inputs, encoder, *tpl, **options.run()))
 
 
-def clip_similarity(
-    preds: Any,
-    target: Any,
-    *,
-    model: str | None = None,
-    pretrained: Any = None,
-    tokenizer: Any = None,
-    preprocess: str = "open_clip",
-    crop: str | None = None,
-    device: Any = None,
-    input_range: Any = None,
-    batch_size: int | None = None,
-    feature_cache: Any = None,
-) -> MetricResult:
+_P = inspect.Parameter
+_OPTIONS = [
+    _P("model", _P.KEYWORD_ONLY, default=None, annotation="str | None"),
+    _P("pretrained", _P.KEYWORD_ONLY, default=None, annotation="Any"),
+    _P("tokenizer", _P.KEYWORD_ONLY, default=None, annotation="Any"),
+    _P("preprocess", _P.KEYWORD_ONLY, default="open_clip", annotation="str"),
+    _P("crop", _P.KEYWORD_ONLY, default=None, annotation="str | None"),
+    _P("device", _P.KEYWORD_ONLY, default=None, annotation="Any"),
+    _P("input_range", _P.KEYWORD_ONLY, default=None, annotation="Any"),
+    _P("batch_size", _P.KEYWORD_ONLY, default=None, annotation="int | None"),
+    _P("feature_cache", _P.KEYWORD_ONLY, default=None, annotation="Any"),
+]
+_PROMPT = [
+    _P("template", _P.KEYWORD_ONLY, default=None, annotation="str | None"),
+    _P("template_file", _P.KEYWORD_ONLY, default=None, annotation="Any"),
+]
+
+
+def _twin(name: str, fname: str, doc: str) -> Callable[..., MetricResult]:
+    """The functional twin of metric ``name``: its inputs positionally, then its options by
+    keyword (an unknown keyword is a TypeError); returns what the class's ``compute()`` returns."""
+    _, inputs, default, field = _SPECS[name]
+    params = [_P(i, _P.POSITIONAL_OR_KEYWORD, annotation="Any") for i in inputs] + _OPTIONS + (_PROMPT if field else [])
+    sig = inspect.Signature(params, return_annotation="MetricResult")
+
+    def twin(*args: Any, **kwargs: Any) -> MetricResult:
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        kw = dict(bound.arguments)
+        data = [kw.pop(i) for i in inputs]
+        opts = embedding_options(default, field, **kw)
+        enc = opts.encoder()
+        return embedding_from_stats(twin_stats(name, data, enc, opts), bind_encoder(opts, enc), name)
+
+    twin.__name__ = twin.__qualname__ = fname
+    twin.__doc__ = doc
+    twin.__signature__ = sig  # type: ignore[attr-defined]
+    twin.__annotations__ = {**{p.name: Any for p in params}, "return": MetricResult}
+    return twin
+
+
+clip_similarity = _twin(
+    "CLIPSimilarity",
+    "clip_similarity",
     """CLIP similarity (MPTc-Bench §5.3): ``100 * mean cos(V_preds, V_target)`` over pairs, in
-    [-100, 100], higher is more similar; ``per_item`` holds each pair's value. Default encoder:
-    open_clip ViT-B-32 with OpenAI's weights; ``model``/``pretrained`` as open_clip takes them
-    (``pretrained``: a tag or a checkpoint file; required when ``model`` is named). The other
-    options are :class:`~transcreval.CLIPSimilarity`'s, under the same names."""
-    run = _run(input_range, batch_size, feature_cache)
-    enc = _encoder(model, pretrained, tokenizer, preprocess, crop, device, CLIP_DEFAULT)
-    sig = Signature.make("CLIPSimilarity", enc.signature_options, _PACKAGES)
-    return embedding_result(clip_similarity_values(preds, target, enc, **run), sig, "CLIPSimilarity")
-
-
-def visual_similarity(
-    preds: Any,
-    source: Any,
-    *,
-    model: str | None = None,
-    pretrained: Any = None,
-    tokenizer: Any = None,
-    preprocess: str = "open_clip",
-    crop: str | None = None,
-    device: Any = None,
-    input_range: Any = None,
-    batch_size: int | None = None,
-    feature_cache: Any = None,
-) -> MetricResult:
+    [-100, 100], higher is more similar; the result :class:`~transcreval.CLIPSimilarity` computes
+    (``per_item`` each pair's value). Default encoder: open_clip ViT-B-32 with OpenAI's weights;
+    ``model``/``pretrained`` as open_clip takes them (``pretrained``: a tag or a checkpoint file;
+    required when ``model`` is named); ``device`` where the encoder runs. The other options are
+    the class's, under the same names (:class:`EmbeddingOptions`).""",
+)
+visual_similarity = _twin(
+    "VisualSimilarity",
+    "visual_similarity",
     """Visual similarity S_v-s (Khanuja et al. §5.2): mean ``cos(V_source, V_preds)``, in [-1, 1].
-    Options as :class:`~transcreval.VisualSimilarity`."""
-    run = _run(input_range, batch_size, feature_cache)
-    enc = _encoder(model, pretrained, tokenizer, preprocess, crop, device)
-    sig = Signature.make("VisualSimilarity", enc.signature_options, _PACKAGES)
-    return embedding_result(visual_similarity_values(preds, source, enc, **run), sig, "VisualSimilarity")
-
-
-def cultural_relevance_delta(
-    preds: Any,
-    source: Any,
-    country: Any,
-    *,
-    model: str | None = None,
-    pretrained: Any = None,
-    tokenizer: Any = None,
-    template: str | None = None,
-    template_file: Any = None,
-    preprocess: str = "open_clip",
-    crop: str | None = None,
-    device: Any = None,
-    input_range: Any = None,
-    batch_size: int | None = None,
-    feature_cache: Any = None,
-) -> MetricResult:
+    Options as :class:`~transcreval.VisualSimilarity` (and ``device``).""",
+)
+cultural_relevance_delta = _twin(
+    "CulturalRelevanceDelta",
+    "cultural_relevance_delta",
     """Cultural-relevance delta (Khanuja et al. §5.2): mean of ``cos(V_preds, T_cul) -
     cos(V_source, T_cul)``, in [-2, 2]; ``country`` names the target culture (one string for
-    all items or one per item). Options as :class:`~transcreval.CulturalRelevanceDelta`."""
-    tpl = load_template(template, template_file, "country", CULTURE_TEMPLATE)
-    run = _run(input_range, batch_size, feature_cache)
-    enc = _encoder(model, pretrained, tokenizer, preprocess, crop, device)
-    sig = Signature.make("CulturalRelevanceDelta", {**enc.signature_options, "tpl": tpl}, _PACKAGES)
-    vals = cultural_relevance_values(preds, source, country, enc, tpl, **run)
-    return embedding_result(vals, sig, "CulturalRelevanceDelta")
-
-
-def semantic_equivalence(
-    preds: Any,
-    category: Any,
-    *,
-    model: str | None = None,
-    pretrained: Any = None,
-    tokenizer: Any = None,
-    template: str | None = None,
-    template_file: Any = None,
-    preprocess: str = "open_clip",
-    crop: str | None = None,
-    device: Any = None,
-    input_range: Any = None,
-    batch_size: int | None = None,
-    feature_cache: Any = None,
-) -> MetricResult:
+    all items or one per item). Options as :class:`~transcreval.CulturalRelevanceDelta`.""",
+)
+semantic_equivalence = _twin(
+    "SemanticEquivalence",
+    "semantic_equivalence",
     """Semantic equivalence S_s-e (Khanuja et al. §5.2): mean ``cos(V_preds, T_int)``, in [-1, 1];
     ``category`` is the intended semantic category (one string or one per item). Options as
-    :class:`~transcreval.SemanticEquivalence`."""
-    tpl = load_template(template, template_file, "category", CATEGORY_TEMPLATE)
-    run = _run(input_range, batch_size, feature_cache)
-    enc = _encoder(model, pretrained, tokenizer, preprocess, crop, device)
-    sig = Signature.make("SemanticEquivalence", {**enc.signature_options, "tpl": tpl}, _PACKAGES)
-    vals = semantic_equivalence_values(preds, category, enc, tpl, **run)
-    return embedding_result(vals, sig, "SemanticEquivalence")
+    :class:`~transcreval.SemanticEquivalence`.""",
+)

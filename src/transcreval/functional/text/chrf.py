@@ -22,21 +22,26 @@ Numbers equal ``sacrebleu.metrics.CHRF(...).sentence_score / corpus_score`` exac
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import torch
 
-from transcreval.common import check_bool, check_positive_int, check_text
+from transcreval.common import check_bool, check_choice, check_positive_int, check_text
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.text.chrf_ngrams import fscore, segment_statistics
-from transcreval.result import MetricResult, Signature
+from transcreval.options import MetricOptions, option
+from transcreval.result import MetricResult
 
 __all__ = [
+    "PACKAGES",
+    "ChrFOptions",
     "check_chrf_options",
     "chrf_from_statistics",
     "chrf_statistics",
     "corpus_chrf",
     "normalize_references",
+    "plan_chrf",
     "sentence_chrf",
     "title_chrf",
     "title_chrf_from_stats",
@@ -44,6 +49,8 @@ __all__ = [
 ]
 
 RefLayout = Literal["sample", "stream"] | None
+#: distributions whose versions change the numbers (none: the engine is transcreval's own)
+PACKAGES: tuple[str, ...] = ()
 
 
 def chrf_from_statistics(stats: Sequence[int], beta: float = 2.0, eps_smoothing: bool = False) -> float:
@@ -199,6 +206,40 @@ def check_chrf_options(
     check_bool("eps_smoothing", eps_smoothing)
 
 
+@dataclass(frozen=True)
+class ChrFOptions(MetricOptions):
+    """The options of TitleChrF / PlanChrF and their twins (as ``sacrebleu.metrics.CHRF``'s);
+    the signature prints them as sacrebleu does (``nc``, ``nw``, ``b``, ``case``, ``eff``, ``space``)."""
+
+    char_order: int = 6
+    word_order: int = 0
+    beta: float = 2.0
+    lowercase: bool = False
+    whitespace: bool = False
+    eps_smoothing: bool = False
+    ref_layout: RefLayout = option(None, signature=None)
+
+    def check(self) -> None:
+        check_chrf_options(
+            self.char_order, self.word_order, self.beta, self.lowercase, self.whitespace, self.eps_smoothing
+        )
+        check_choice("ref_layout", self.ref_layout, (None, "sample", "stream"))
+
+    def signature_options(self) -> dict[str, Any]:
+        return {
+            "nc": self.char_order,
+            "nw": self.word_order,
+            "b": self.beta,
+            "case": "lc" if self.lowercase else "mixed",
+            "eff": not self.eps_smoothing,
+            "space": self.whitespace,
+        }
+
+    def engine(self) -> dict[str, Any]:
+        """The keywords of :func:`chrf_statistics` / :func:`~.chrf_ngrams.segment_statistics`."""
+        return {k: v for k, v in self.as_kwargs().items() if k != "ref_layout"}
+
+
 def sentence_chrf(preds: Sequence[str], target: Any, **options: Any) -> torch.Tensor:
     """Sentence-level chrF (0-100) of each system text, a float64 tensor ``(N,)``.
 
@@ -210,27 +251,17 @@ def sentence_chrf(preds: Sequence[str], target: Any, **options: Any) -> torch.Te
     return chrf_statistics(preds, target, **options)[1]
 
 
-def title_chrf_stats(
-    preds: Sequence[str],
-    target: Any,
-    *,
-    char_order: int = 6,
-    word_order: int = 0,
-    beta: float = 2.0,
-    lowercase: bool = False,
-    whitespace: bool = False,
-    eps_smoothing: bool = False,
-    ref_layout: RefLayout = None,
-) -> dict[str, Any]:
+def title_chrf_stats(preds: Sequence[str], target: Any, *, options: ChrFOptions) -> dict[str, Any]:
     """A batch's statistics: summed n-gram counts, sum and count of sentence scores, the scores.
 
     Plain Python numbers (the metric base adds them up without creating tensors per update);
     the score sum of a batch is torch's float64 sum, as it always was.
     """
+    o = options
     rows, scores = _segments(
-        preds, target, char_order, word_order, beta, lowercase, whitespace, eps_smoothing, ref_layout
+        preds, target, o.char_order, o.word_order, o.beta, o.lowercase, o.whitespace, o.eps_smoothing, o.ref_layout
     )
-    width = 3 * (char_order + word_order)
+    width = 3 * (o.char_order + o.word_order)
     if len(rows) == 1:
         summed, total = rows[0], scores[0]
     else:
@@ -239,32 +270,40 @@ def title_chrf_stats(
     return {"ngram_stats": summed, "score_sum": total, "count": len(scores), "scores": scores}
 
 
-def title_chrf_from_stats(
-    stats: dict[str, Any], signature: Signature, beta: float = 2.0, eps_smoothing: bool = False
-) -> MetricResult:
-    """Mean sentence chrF; ``per_item`` the sentence scores, ``extras["corpus"]`` corpus chrF."""
+def title_chrf_from_stats(stats: dict[str, Any], options: ChrFOptions, name: str = "TitleChrF") -> MetricResult:
+    """Mean sentence chrF; ``per_item`` the sentence scores, ``extras["corpus"]`` corpus chrF
+    (``name``: the metric the signature names, "TitleChrF" or "PlanChrF")."""
     n = int(stats["count"])
     if n == 0:
         raise EmptyInputError("title chrF needs at least one (text, reference) pair")
-    corpus = chrf_from_statistics([int(v) for v in stats["ngram_stats"]], beta, eps_smoothing)
+    corpus = chrf_from_statistics([int(v) for v in stats["ngram_stats"]], options.beta, options.eps_smoothing)
     return MetricResult(
         value=float(stats["score_sum"]) / n,
         n=n,
-        signature=signature,
+        signature=options.signature(name, PACKAGES),
         per_item=torch.as_tensor(stats["scores"], dtype=torch.float64),
         extras={"corpus": corpus},
     )
 
 
-def title_chrf(preds: Sequence[str], target: Any, **options: Any) -> float:
-    """Mean sentence chrF over examples (0-100, higher is better): MPTc-Bench's title chrF (§5.1).
+def title_chrf(preds: Sequence[str], target: Any, **options: Any) -> MetricResult:
+    """Mean sentence chrF over examples (0-100, higher is better): MPTc-Bench's title chrF (§5.1),
+    the result :class:`~transcreval.TitleChrF` computes on the same data (``.value`` the mean,
+    ``per_item`` the sentence scores, ``extras["corpus"]`` corpus chrF).
 
     ``preds``: the titles read from the system outputs; ``target``: per example, the title of
-    the human target-market poster (a string, or a list of references).
+    the human target-market poster (a string, or a list of references). Options: those of
+    :class:`ChrFOptions`, checked before any input is read.
     """
-    stats = title_chrf_stats(preds, target, **options)
-    beta, eps = options.get("beta", 2.0), options.get("eps_smoothing", False)
-    return title_chrf_from_stats(stats, Signature.make("title_chrf"), beta, eps).value
+    opts = ChrFOptions.take(options, "title_chrf")
+    return title_chrf_from_stats(title_chrf_stats(preds, target, options=opts), opts)
+
+
+def plan_chrf(preds: Sequence[str], target: Any, **options: Any) -> MetricResult:
+    """:func:`title_chrf` of the planner's proposed titles (MPTc-Bench Fig. 6): the result
+    :class:`~transcreval.PlanChrF` computes (the same numbers, signed "PlanChrF")."""
+    opts = ChrFOptions.take(options, "plan_chrf")
+    return title_chrf_from_stats(title_chrf_stats(preds, target, options=opts), opts, "PlanChrF")
 
 
 def corpus_chrf(preds: Sequence[str], target: Any, **options: Any) -> float:

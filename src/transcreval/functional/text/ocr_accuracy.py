@@ -22,6 +22,7 @@ A missing answer (None) is unreadable: every instance of the item wrong
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from transcreval.common import (
@@ -33,13 +34,27 @@ from transcreval.common import (
     check_mode,
     check_on_unreadable,
     check_text,
-    mean_from_stats,
+    mean_result,
     same_length,
 )
 from transcreval.errors import InputError
 from transcreval.functional.text.cleaning import posteriq_clean, strip_invisible
+from transcreval.options import MetricOptions, option
+from transcreval.result import MetricResult
 
-__all__ = ["CODE_POSTER_MIN", "check_ocr_options", "ocr_accuracy", "ocr_accuracy_stats", "ocr_instances_correct"]
+__all__ = [
+    "CODE_POSTER_MIN",
+    "PACKAGES",
+    "OCRAccuracyOptions",
+    "check_ocr_options",
+    "ocr_accuracy",
+    "ocr_accuracy_from_stats",
+    "ocr_accuracy_stats",
+    "ocr_instances_correct",
+]
+
+#: distributions whose versions change the numbers (none)
+PACKAGES: tuple[str, ...] = ()
 
 #: PosterIQ's script leaves out posters whose instance accuracy is below this
 CODE_POSTER_MIN = 0.05
@@ -51,6 +66,19 @@ def check_ocr_options(mode: Any, on_unreadable: Any, refusal_filter: Any) -> Non
     check_bool("refusal_filter", refusal_filter)
     if refusal_filter and mode != "posteriq-code":
         raise InputError("refusal_filter is PosterIQ's code's rule: use it with mode='posteriq-code'")
+
+
+@dataclass(frozen=True)
+class OCRAccuracyOptions(MetricOptions):
+    """The options of OCRAccuracy and :func:`ocr_accuracy`: the mode, what an unreadable answer
+    (None) scores, and PosterIQ's script's refusal filter (code mode only)."""
+
+    mode: Mode = "paper"
+    on_unreadable: OnUnreadable = option("zero", signature="unreadable")
+    refusal_filter: bool = option(False, signature="refusal")
+
+    def check(self) -> None:
+        check_ocr_options(self.mode, self.on_unreadable, self.refusal_filter)
 
 
 def _instances(target: Any, i: int) -> tuple[list[str], bool]:
@@ -84,22 +112,17 @@ def ocr_instances_correct(pred: str, target: str | Sequence[str], mode: Mode = "
 
 
 def ocr_accuracy_stats(
-    preds: Sequence[str | None],
-    target: Sequence[str | Sequence[str]],
-    *,
-    mode: Mode = "paper",
-    on_unreadable: OnUnreadable = "zero",
-    refusal_filter: bool = False,
+    preds: Sequence[str | None], target: Sequence[str | Sequence[str]], *, options: OCRAccuracyOptions
 ) -> dict[str, Any]:
     """Paper: per instance 1/0, pooled over items; code: per item the share of its instances."""
-    check_ocr_options(mode, on_unreadable, refusal_filter)
+    mode = options.mode
     p, t = as_list(preds, "preds"), as_list(target, "target")
     same_length(p, t, "ocr_accuracy (preds vs target)")
     agg = MeanStats()
     for i, (a, b) in enumerate(zip(p, t)):
         texts, _ = _instances(b, i)
         if a is None:
-            agg.unreadable(on_unreadable, units=len(texts) if mode == "paper" else 1)
+            agg.unreadable(options.on_unreadable, units=len(texts) if mode == "paper" else 1)
             continue
         check_text(a, f"preds[{i}]")
         hits = ocr_instances_correct(a, b, mode)
@@ -107,11 +130,16 @@ def ocr_accuracy_stats(
             agg.add_pooled([float(h) for h in hits])
             continue
         share = sum(hits) / len(hits)
-        if refusal_filter and not isinstance(b, str) and share < CODE_POSTER_MIN:
+        if options.refusal_filter and not isinstance(b, str) and share < CODE_POSTER_MIN:
             agg.skip("refused")
         else:
             agg.add(share)
     return agg.as_stats()
+
+
+def ocr_accuracy_from_stats(stats: dict[str, Any], options: OCRAccuracyOptions) -> MetricResult:
+    """The accuracy; ``per_item`` each image's share, ``extras``: ``n_unparsable``, ``item_status``."""
+    return mean_result(stats, options.signature("OCRAccuracy", PACKAGES), "OCRAccuracy")
 
 
 def ocr_accuracy(
@@ -121,10 +149,11 @@ def ocr_accuracy(
     mode: Mode = "paper",
     on_unreadable: OnUnreadable = "zero",
     refusal_filter: bool = False,
-) -> float:
+) -> MetricResult:
     """OCR accuracy AC (PosterIQ Eq. 1), in [0, 1], higher is better: the share of text
-    instances transcribed exactly (invisible characters stripped). ``preds[i]``: the model's
-    transcription of image ``i`` (None: no answer); ``target[i]``: its text (a logo) or its
-    text instances (a poster). See the module docstring for the code mode."""
-    stats = ocr_accuracy_stats(preds, target, mode=mode, on_unreadable=on_unreadable, refusal_filter=refusal_filter)
-    return mean_from_stats(stats, "ocr_accuracy")
+    instances transcribed exactly (invisible characters stripped); the result
+    :class:`~transcreval.OCRAccuracy` computes. ``preds[i]``: the model's transcription of
+    image ``i`` (None: no answer); ``target[i]``: its text (a logo) or its text instances (a
+    poster). See the module docstring for the code mode."""
+    opts = OCRAccuracyOptions(mode, on_unreadable, refusal_filter)
+    return ocr_accuracy_from_stats(ocr_accuracy_stats(preds, target, options=opts), opts)

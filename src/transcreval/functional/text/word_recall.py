@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
@@ -33,14 +34,18 @@ from transcreval.common import (
     check_on_unreadable,
     check_positive_int,
     check_text,
-    mean_from_stats,
+    mean_result,
     same_length,
 )
 from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
 from transcreval.functional.text.cleaning import posteriq_clean, strip_invisible
-from transcreval.result import MetricResult, Signature
+from transcreval.options import MetricOptions, option
+from transcreval.result import MetricResult
 
 __all__ = [
+    "PACKAGES",
+    "FontSizeStabilityOptions",
+    "WordRecallOptions",
     "font_size_stability",
     "font_size_stability_from_stats",
     "font_size_stability_stats",
@@ -48,9 +53,41 @@ __all__ = [
     "ocr_robustness_gap_from_stats",
     "ocr_robustness_gap_stats",
     "word_recall",
+    "word_recall_from_stats",
     "word_recall_item",
     "word_recall_stats",
 ]
+
+#: distributions whose versions change the numbers (none)
+PACKAGES: tuple[str, ...] = ()
+#: what the error of a mean over no item suggests
+EMPTY_HINT = "pass items with readable answers"
+
+
+@dataclass(frozen=True)
+class WordRecallOptions(MetricOptions):
+    """The options of WordRecall and OCRRobustnessGap (and their twins): the unit length, the
+    mode ("paper" or "posteriq-code") and what an unreadable answer (None) scores."""
+
+    unit: int = 5
+    mode: Mode = "paper"
+    on_unreadable: OnUnreadable = option("zero", signature="unreadable")
+
+    def check(self) -> None:
+        check_positive_int("unit", self.unit)
+        check_mode(self.mode)
+        check_on_unreadable(self.on_unreadable)
+
+
+@dataclass(frozen=True)
+class FontSizeStabilityOptions(WordRecallOptions):
+    """:class:`WordRecallOptions` and ``ddof`` (1: sample std, as PosterIQ's code)."""
+
+    ddof: int = 1
+
+    def check(self) -> None:
+        super().check()
+        check_positive_int("ddof", self.ddof, minimum=0)
 
 
 def word_recall_item(pred: str | None, target: str, unit: int = 5, mode: Mode = "paper") -> float | None:
@@ -83,25 +120,34 @@ def _pairs(preds: Sequence[str | None], target: Sequence[str], what: str) -> tup
     return p, t
 
 
+def _grouped_wrs(
+    preds: Any, target: Any, keys: Any, name: str, what: str, options: WordRecallOptions
+) -> Iterator[tuple[int, Any, float | None]]:
+    """``(index, key, WR)`` per item, ``keys[i]`` the item's group (split, font size; no groups
+    when ``keys`` is None); WR None for an unreadable answer."""
+    p, t = _pairs(preds, target, what)
+    k = [None] * len(p) if keys is None else as_list(keys, name)
+    same_length(p, k, f"{what} (preds vs {name})")
+    for i, (a, b, key) in enumerate(zip(p, t, k)):
+        yield i, key, word_recall_item(a, b, options.unit, options.mode)
+
+
 def word_recall_stats(
-    preds: Sequence[str | None],
-    target: Sequence[str],
-    *,
-    unit: int = 5,
-    mode: Mode = "paper",
-    on_unreadable: OnUnreadable = "zero",
+    preds: Sequence[str | None], target: Sequence[str], *, options: WordRecallOptions
 ) -> dict[str, Any]:
     """Per-item WRs of a batch as mean statistics (total, count, unparsable, values, status)."""
-    check_on_unreadable(on_unreadable)
-    p, t = _pairs(preds, target, "word_recall")
     agg = MeanStats()
-    for a, b in zip(p, t):
-        v = word_recall_item(a, b, unit, mode)
+    for _, _, v in _grouped_wrs(preds, target, None, "", "word_recall", options):
         if v is None:
-            agg.unreadable(on_unreadable)
+            agg.unreadable(options.on_unreadable)
         else:
             agg.add(v)
     return agg.as_stats()
+
+
+def word_recall_from_stats(stats: dict[str, Any], options: WordRecallOptions) -> MetricResult:
+    """The mean WR; ``per_item`` each item's WR, ``extras``: ``n_unparsable``, ``item_status``."""
+    return mean_result(stats, options.signature("WordRecall", PACKAGES), "WordRecall", hint=EMPTY_HINT)
 
 
 def word_recall(
@@ -111,15 +157,16 @@ def word_recall(
     unit: int = 5,
     mode: Mode = "paper",
     on_unreadable: OnUnreadable = "zero",
-) -> float:
-    """Word-level recall WR (PosterIQ Eq. 2), mean over items, in [0, 1], higher is better.
+) -> MetricResult:
+    """Word-level recall WR (PosterIQ Eq. 2), mean over items, in [0, 1], higher is better: the
+    result :class:`~transcreval.WordRecall` computes (``.value``; ``per_item`` each item's WR).
 
     ``preds`` are the model's transcriptions (None = no answer: scored 0, or left out with
     ``on_unreadable="drop"``; counted either way), ``target`` the ground-truth texts. Units are
     case-sensitive substrings, any script.
     """
-    stats = word_recall_stats(preds, target, unit=unit, mode=mode, on_unreadable=on_unreadable)
-    return mean_from_stats(stats, "word_recall")
+    opts = WordRecallOptions(unit, mode, on_unreadable)
+    return word_recall_from_stats(word_recall_stats(preds, target, options=opts), opts)
 
 
 # ----------------------------------------------------------------------------- robustness gap
@@ -127,27 +174,16 @@ SPLITS = ("simple", "hard")
 
 
 def ocr_robustness_gap_stats(
-    preds: Sequence[str | None],
-    target: Sequence[str],
-    split: Sequence[str],
-    *,
-    unit: int = 5,
-    mode: Mode = "paper",
-    on_unreadable: OnUnreadable = "zero",
+    preds: Sequence[str | None], target: Sequence[str], split: Sequence[str], *, options: WordRecallOptions
 ) -> dict[str, Any]:
     """WR sums and counts per split (``[simple, hard]``) and the unreadable items."""
-    check_on_unreadable(on_unreadable)
-    p, t = _pairs(preds, target, "ocr_robustness_gap")
-    s = as_list(split, "split")
-    same_length(p, s, "ocr_robustness_gap (preds vs split)")
     wr_sum, count, bad = [0.0, 0.0], [0, 0], 0
-    for a, b, c in zip(p, t, s):
+    for _, c, v in _grouped_wrs(preds, target, split, "split", "ocr_robustness_gap", options):
         if c not in SPLITS:
             raise InputError(f"split entries must be 'simple' or 'hard', got {c!r}")
-        v = word_recall_item(a, b, unit, mode)
         if v is None:
             bad += 1
-            if on_unreadable == "drop":
+            if options.on_unreadable == "drop":
                 continue
             v = 0.0
         k = SPLITS.index(c)
@@ -156,7 +192,7 @@ def ocr_robustness_gap_stats(
     return {"wr_sum": wr_sum, "count": count, "unparsable": bad}
 
 
-def ocr_robustness_gap_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
+def ocr_robustness_gap_from_stats(stats: dict[str, Any], options: WordRecallOptions) -> MetricResult:
     """Delta = mean WR(simple) - mean WR(hard); ``extras`` holds both means."""
     n = [int(v) for v in stats["count"]]
     if sum(n) == 0:
@@ -167,7 +203,7 @@ def ocr_robustness_gap_from_stats(stats: dict[str, Any], signature: Signature) -
         )
     simple, hard = (float(stats["wr_sum"][k]) / n[k] for k in (0, 1))
     extras = {"simple_wr": simple, "hard_wr": hard, "n_unparsable": int(stats["unparsable"])}
-    return MetricResult(simple - hard, sum(n), signature, extras=extras)
+    return MetricResult(simple - hard, sum(n), options.signature("OCRRobustnessGap", PACKAGES), extras=extras)
 
 
 def ocr_robustness_gap(
@@ -178,42 +214,32 @@ def ocr_robustness_gap(
     unit: int = 5,
     mode: Mode = "paper",
     on_unreadable: OnUnreadable = "zero",
-) -> float:
-    """Delta = WR(simple) - WR(hard) (PosterIQ Table 1), in [-1, 1]: lower means more robust.
+) -> MetricResult:
+    """Delta = WR(simple) - WR(hard) (PosterIQ Table 1), in [-1, 1]: lower means more robust;
+    the result :class:`~transcreval.OCRRobustnessGap` computes (``extras``: both means).
 
     ``split[i]`` is "simple" or "hard" (plain vs stylised text). For a gap from two WR values
     already computed, see :func:`transcreval.protocols.posteriq.wr_gap`.
     """
-    stats = ocr_robustness_gap_stats(preds, target, split, unit=unit, mode=mode, on_unreadable=on_unreadable)
-    return ocr_robustness_gap_from_stats(stats, Signature.make("ocr_robustness_gap")).value
+    opts = WordRecallOptions(unit, mode, on_unreadable)
+    return ocr_robustness_gap_from_stats(ocr_robustness_gap_stats(preds, target, split, options=opts), opts)
 
 
 # ----------------------------------------------------------------------------- font-size stability
 def font_size_stability_stats(
-    preds: Sequence[str | None],
-    target: Sequence[str],
-    font_sizes: Sequence[float],
-    *,
-    unit: int = 5,
-    mode: Mode = "paper",
-    on_unreadable: OnUnreadable = "zero",
+    preds: Sequence[str | None], target: Sequence[str], font_sizes: Sequence[float], *, options: WordRecallOptions
 ) -> dict[str, Any]:
     """Per-item WRs with their font sizes (unreadable items counted; WR 0 or left out)."""
-    check_on_unreadable(on_unreadable)
-    p, t = _pairs(preds, target, "font_size_stability")
-    sizes = as_list(font_sizes, "font_sizes")
-    same_length(p, sizes, "font_size_stability (preds vs font_sizes)")
     wrs, kept, bad = [], [], 0
-    for i, (a, b, size) in enumerate(zip(p, t, sizes)):
+    for i, size, v in _grouped_wrs(preds, target, font_sizes, "font_sizes", "font_size_stability", options):
         if isinstance(size, (bool, str, bytes)) or not isinstance(size, Real):
             raise InputError(f"font_sizes[{i}] must be a positive number (a point size), got {size!r}")
         fs = float(size)
         if not math.isfinite(fs) or fs <= 0:
             raise InputError(f"font_sizes[{i}] must be a positive number, got {size!r}")
-        v = word_recall_item(a, b, unit, mode)
         if v is None:
             bad += 1
-            if on_unreadable == "drop":
+            if options.on_unreadable == "drop":
                 continue
             v = 0.0
         wrs.append(v)
@@ -235,8 +261,9 @@ def std_of_means(means: Sequence[float], ddof: int = 1) -> float:
     return math.sqrt(sum((m - mean) ** 2 for m in means) / (len(means) - ddof))
 
 
-def font_size_stability_from_stats(stats: dict[str, Any], signature: Signature, ddof: int = 1) -> MetricResult:
+def font_size_stability_from_stats(stats: dict[str, Any], options: FontSizeStabilityOptions) -> MetricResult:
     """Std of the per-size mean WRs; ``extras``: ``mean_wr`` (mean of the per-size means), ``per_size``."""
+    ddof = options.ddof
     by_size: dict[float, list[float]] = {}
     for w, s in zip(_floats(stats["wr"]), _floats(stats["size"])):
         by_size.setdefault(s, []).append(w)
@@ -248,7 +275,8 @@ def font_size_stability_from_stats(stats: dict[str, Any], signature: Signature, 
     means = list(per_size.values())
     std = std_of_means(means, ddof)
     extras = {"mean_wr": sum(means) / len(means), "per_size": per_size, "n_unparsable": int(stats["unparsable"])}
-    return MetricResult(std, sum(len(v) for v in by_size.values()), signature, extras=extras)
+    n = sum(len(v) for v in by_size.values())
+    return MetricResult(std, n, options.signature("FontSizeStability", PACKAGES), extras=extras)
 
 
 def _floats(x: Any) -> list[float]:
@@ -264,9 +292,10 @@ def font_size_stability(
     mode: Mode = "paper",
     ddof: int = 1,
     on_unreadable: OnUnreadable = "zero",
-) -> float:
+) -> MetricResult:
     """Font-size stability (PosterIQ Table 1 "Std"): the standard deviation of the mean WR per
-    font size, in [0, 1], lower is more stable. ``ddof=1`` (sample std) as PosterIQ's code; the
-    paper does not say; ``ddof=0`` gives the population std."""
-    stats = font_size_stability_stats(preds, target, font_sizes, unit=unit, mode=mode, on_unreadable=on_unreadable)
-    return font_size_stability_from_stats(stats, Signature.make("font_size_stability"), ddof).value
+    font size, in [0, 1], lower is more stable; the result :class:`~transcreval.FontSizeStability`
+    computes (``extras``: ``mean_wr``, ``per_size``). ``ddof=1`` (sample std) as PosterIQ's code;
+    the paper does not say; ``ddof=0`` gives the population std."""
+    opts = FontSizeStabilityOptions(unit, mode, on_unreadable, ddof)
+    return font_size_stability_from_stats(font_size_stability_stats(preds, target, font_sizes, options=opts), opts)

@@ -18,15 +18,15 @@ from transcreval.common import MeanStats, Mode, OnUnreadable
 from transcreval.errors import InputError, UndefinedValueError
 from transcreval.functional.choice.k_option import k_option_normalise
 from transcreval.functional.layout.box_reading import Coords
-from transcreval.functional.text.ocr_accuracy import ocr_accuracy_stats
+from transcreval.functional.text.ocr_accuracy import OCRAccuracyOptions, ocr_accuracy_stats
 from transcreval.functional.text.word_recall import (
+    FontSizeStabilityOptions,
     font_size_stability_from_stats,
     font_size_stability_stats,
     word_recall_stats,
 )
 from transcreval.protocols.posteriq.inputs import TaskItem
 from transcreval.protocols.records import Cell, ItemRecord
-from transcreval.result import Signature
 
 __all__ = [
     "CODE_TASK_K",
@@ -163,9 +163,7 @@ def ocr_output(items: Sequence[TaskItem], opts: ProtocolOptions) -> TaskOutput:
             lambda it: ocr_accuracy_stats(
                 [it.answer],
                 [it.target],
-                mode=opts.mode,
-                on_unreadable=opts.on_unreadable,
-                refusal_filter=opts.refusal_filter and task == "poster_ocr",
+                options=OCRAccuracyOptions(opts.mode, opts.on_unreadable, opts.refusal_filter and task == "poster_ocr"),
             ),
         )
         out.records = records_of(items, key, st["values"], st["status"])
@@ -174,9 +172,10 @@ def ocr_output(items: Sequence[TaskItem], opts: ProtocolOptions) -> TaskOutput:
             out.notes.append("Poster OCR AC pools text instances (Eq. 1); n counts posters")
     else:
         key = {"simple_ocr": "simple_ocr_wr", "hard_ocr": "hard_ocr_wr", "font_size_ocr": "font_size_ocr_wr"}[task]
+        wr_opts = FontSizeStabilityOptions(mode=opts.mode, on_unreadable=opts.on_unreadable, ddof=opts.ddof)
         st = merged_stats(
             items,
-            lambda it: word_recall_stats([it.answer], [it.target], mode=opts.mode, on_unreadable=opts.on_unreadable),
+            lambda it: word_recall_stats([it.answer], [it.target], options=wr_opts),
         )
         size = {"font_size": lambda it: it.extra["font_size"]} if task == "font_size_ocr" else {}
         out.records = records_of(items, key, st["values"], st["status"], **size)
@@ -186,11 +185,10 @@ def ocr_output(items: Sequence[TaskItem], opts: ProtocolOptions) -> TaskOutput:
                 [i.answer for i in items],
                 [i.target for i in items],
                 [i.extra["font_size"] for i in items],
-                mode=opts.mode,
-                on_unreadable=opts.on_unreadable,
+                options=wr_opts,
             )
             try:
-                res = font_size_stability_from_stats(fs, Signature.make("font_size_stability"), opts.ddof)
+                res = font_size_stability_from_stats(fs, wr_opts)
             except UndefinedValueError as e:
                 out.cells["font_size_ocr_wr"] = Cell(math.nan, 0, len(items))
                 out.cells["font_size_ocr_std"] = Cell(math.nan, 0, len(items))
