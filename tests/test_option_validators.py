@@ -55,14 +55,6 @@ INPUTS_FIRST = {
         for m in ("SpearmanRho", "QuadraticWeightedKappa", "SeparabilityAUC", "SegmentKendallTau")
         for o in ("bootstrap", "seed")
     },
-    **{
-        (m, o): "reads the images first"
-        for m in ("TitleExtraction",)
-        for o in ("char_order", "word_order", "lowercase")
-    },
-    ("QuizHitRate", "seed"): "reads the images first",
-    ("WinRate", "both_orders"): "reads the images first",
-    ("MarketPreferenceRate", "both_orders"): "reads the images first",
 }
 
 

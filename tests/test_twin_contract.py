@@ -42,11 +42,7 @@ RETURNS_OTHER_CHOICE_LAYOUT_STATS = {
     "CenterBias", "AreaRatio", "PatchIoU", "MatchAccuracy", "OverallRatingSimilarity",
 }  # fmt: skip
 
-RETURNS_OTHER_JUDGE = {
-    "TitleExtraction", "QuizHitRate", "JudgeScore", "WinRate", "MarketPreferenceRate", "VLMTranscreationScore",
-    "CSIOverlap", "HarmonizationScore", "AlignmentScore", "IMTBenchScore", "JudgedPointScore",
-    "JudgedStyleScore", "JudgedFontRichness",
-}  # fmt: skip
+RETURNS_OTHER_JUDGE: set[str] = set()
 
 # ---- classes whose _stats does not call their functional module yet
 INLINE_IMAGE = {"PHashDistance", "DINOv2Distance", "BackgroundPreservation"}
@@ -55,7 +51,7 @@ INLINE_TEXT: set[str] = set()
 
 INLINE_CHOICE_LAYOUT_STATS = {"KOptionScore"}
 
-INLINE_JUDGE = {"WinRate", "MarketPreferenceRate"}
+INLINE_JUDGE: set[str] = set()
 
 # ---- instances without one MetricOptions object (issue 16 item 3)
 NO_OPTIONS_IMAGE = {"PHashDistance", "LPIPS", "MaskedLPIPS", "BackgroundPreservation", "FID", "DINOv2Distance"}
@@ -71,11 +67,7 @@ NO_OPTIONS_CHOICE_LAYOUT_STATS = {
     "QuadraticWeightedKappa", "SeparabilityAUC", "SegmentKendallTau",
 }  # fmt: skip
 
-NO_OPTIONS_JUDGE = {
-    "TitleExtraction", "QuizHitRate", "JudgeScore", "WinRate", "MarketPreferenceRate", "VLMTranscreationScore",
-    "CSIOverlap", "HarmonizationScore", "AlignmentScore", "IMTBenchScore", "JudgedPointScore",
-    "JudgedStyleScore", "JudgedFontRichness",
-}  # fmt: skip
+NO_OPTIONS_JUDGE: set[str] = set()
 
 RETURNS_OTHER = RETURNS_OTHER_IMAGE | RETURNS_OTHER_TEXT | RETURNS_OTHER_CHOICE_LAYOUT_STATS | RETURNS_OTHER_JUDGE
 INLINE = INLINE_IMAGE | INLINE_TEXT | INLINE_CHOICE_LAYOUT_STATS | INLINE_JUDGE
