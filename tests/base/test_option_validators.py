@@ -46,14 +46,6 @@ def _bad(default: Any) -> Any:
 #: strict, so a twin that starts checking its options first must leave this list
 INPUTS_FIRST = {
     ("BackgroundPreservation", "ocr_dilate_px"): "loads the LPIPS network first",
-    **{
-        (m, o): "reads the images first"
-        for m in ("TitleExtraction",)
-        for o in ("char_order", "word_order", "lowercase")
-    },
-    ("QuizHitRate", "seed"): "reads the images first",
-    ("WinRate", "both_orders"): "reads the images first",
-    ("MarketPreferenceRate", "both_orders"): "reads the images first",
 }
 
 

@@ -36,11 +36,7 @@ RETURNS_OTHER_TEXT = {"COMETScore", "OCRMaskIoU"}
 
 RETURNS_OTHER_CHOICE_LAYOUT_STATS: set[str] = set()
 
-RETURNS_OTHER_JUDGE = {
-    "TitleExtraction", "QuizHitRate", "JudgeScore", "WinRate", "MarketPreferenceRate", "VLMTranscreationScore",
-    "CSIOverlap", "HarmonizationScore", "AlignmentScore", "IMTBenchScore", "JudgedPointScore",
-    "JudgedStyleScore", "JudgedFontRichness",
-}  # fmt: skip
+RETURNS_OTHER_JUDGE: set[str] = set()
 
 # ---- classes whose _stats does not call their functional module yet
 INLINE_IMAGE = {"PHashDistance", "DINOv2Distance", "BackgroundPreservation"}
@@ -49,7 +45,7 @@ INLINE_TEXT: set[str] = set()
 
 INLINE_CHOICE_LAYOUT_STATS: set[str] = set()
 
-INLINE_JUDGE = {"WinRate", "MarketPreferenceRate"}
+INLINE_JUDGE: set[str] = set()
 
 # ---- instances without one MetricOptions object (issue 16 item 3)
 NO_OPTIONS_IMAGE = {"PHashDistance", "LPIPS", "MaskedLPIPS", "BackgroundPreservation", "FID", "DINOv2Distance"}
@@ -58,11 +54,7 @@ NO_OPTIONS_TEXT = {"COMETScore", "OCRMaskIoU"}
 
 NO_OPTIONS_CHOICE_LAYOUT_STATS: set[str] = set()
 
-NO_OPTIONS_JUDGE = {
-    "TitleExtraction", "QuizHitRate", "JudgeScore", "WinRate", "MarketPreferenceRate", "VLMTranscreationScore",
-    "CSIOverlap", "HarmonizationScore", "AlignmentScore", "IMTBenchScore", "JudgedPointScore",
-    "JudgedStyleScore", "JudgedFontRichness",
-}  # fmt: skip
+NO_OPTIONS_JUDGE: set[str] = set()
 
 RETURNS_OTHER = RETURNS_OTHER_IMAGE | RETURNS_OTHER_TEXT | RETURNS_OTHER_CHOICE_LAYOUT_STATS | RETURNS_OTHER_JUDGE
 INLINE = INLINE_IMAGE | INLINE_TEXT | INLINE_CHOICE_LAYOUT_STATS | INLINE_JUDGE

@@ -8,9 +8,13 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.engines.judge.roles import Texts
-from transcreval.engines.judge.templates import PromptTemplate, resolve_template
-from transcreval.errors import InputError
-from transcreval.functional.judge.csi_overlap import STEPS, Matching, csi_overlap_from_stats, csi_overlap_stats
+from transcreval.engines.judge.templates import PromptTemplate
+from transcreval.functional.judge.csi_overlap import (
+    CSIOverlapOptions,
+    Matching,
+    csi_overlap_from_stats,
+    csi_overlap_stats,
+)
 from transcreval.judge.judge_metric import JudgeMetric
 from transcreval.result import MetricResult
 from transcreval.states import Sum
@@ -29,6 +33,8 @@ class CSIOverlap(JudgeMetric):
     ``failures``.
     """
 
+    options_class = CSIOverlapOptions
+    options: CSIOverlapOptions
     input_roles: ClassVar[Mapping[str, str]] = {
         "preds": "image",
         "target": "image",
@@ -44,35 +50,13 @@ class CSIOverlap(JudgeMetric):
         templates: Mapping[str, PromptTemplate | str] | None = None,
         **kwargs: Any,
     ) -> None:
-        if matching not in ("judge", "exact"):
-            raise InputError(f"matching must be 'judge' or 'exact', got {matching!r}")
-        unknown = set(templates or {}) - set(STEPS)
-        if unknown:
-            raise InputError(f"templates may replace the steps {sorted(STEPS)}, not {sorted(unknown)}")
-        if "template" in kwargs:
-            raise InputError(
-                "CSIOverlap has three prompts: pass templates={'objects': ..., 'replacements': ..., 'match': ...}"
-            )
-        super().__init__(judge=judge, **kwargs)
-        self.matching = matching
-        self.templates = dict(templates or {})
-        for step, tpl in self.templates.items():
-            resolve_template(tpl, STEPS[step], what="CSIOverlap")
+        super().__init__(judge=judge, matching=matching, templates=templates, **kwargs)
         for name in ("no_csi", "csis", "replaced"):
             self.add_state(name, Sum(torch.int64))
 
-    def _template_ref(self) -> str:
-        steps = ("objects", "replacements", "match") if self.matching == "judge" else ("objects", "replacements")
-        return "+".join(resolve_template(self.templates.get(s), STEPS[s]).ref for s in steps)
-
     def _stats(self, preds: Any, target: Any, country: Texts = None, category: Texts = None) -> dict[str, Any]:
         """``preds``: transcreated images; ``target``: source images; country and category per item."""
-        engine: dict[str, Any] = {k: v for k, v in self._engine().items() if k != "template"}  # a template per step
-        steps: dict[str, Any] = {"matching": self.matching, "templates": self.templates}
-        return csi_overlap_stats(preds, target, country=country, category=category, **steps, **engine)
+        return csi_overlap_stats(preds, target, country=country, category=category, options=self.options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return csi_overlap_from_stats(stats, self.signature)
-
-    def _metric_options(self) -> dict[str, Any]:
-        return {"match": self.matching}
+        return csi_overlap_from_stats(stats, self.options)

@@ -5,15 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from transcreval.engines.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION_REF
-from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.functional.judge.imtbench import (
-    FIELDS,
+    AlignmentScoreOptions,
     Combine,
+    HarmonizationScoreOptions,
     alignment_score_stats,
-    check_combine,
     harmonization_score_stats,
-    harmonization_template,
     imtbench_from_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
@@ -32,35 +29,20 @@ class HarmonizationScore(JudgeMetric):
     "naturalness" (Eq. 4), "min" (min with the artifact score, as GEdit-Bench) or "mean".
     """
 
-    default_template = IMTBENCH_HARMONIZATION_REF
-    template_fields = FIELDS
+    options_class = HarmonizationScoreOptions
+    options: HarmonizationScoreOptions
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "target": "image", "translations": "text"}
 
     def __init__(self, *, judge: Any, combine: Combine = "naturalness", reference: bool = True, **kwargs: Any) -> None:
-        self.combine = check_combine(combine)
-        self.reference = reference
-        super().__init__(judge=judge, **kwargs)
-
-    def _resolve(self, template: Any) -> PromptTemplate:
-        return harmonization_template(template, self.reference)
+        super().__init__(judge=judge, combine=combine, reference=reference, **kwargs)
 
     def _stats(self, preds: Any, target: Any = None, translations: Sequence[str] | None = None) -> dict[str, Any]:
         """``preds``: translated images; ``target``: reference images (with ``reference=True``);
         ``translations``: the system's texts (joint templates only)."""
-        return harmonization_score_stats(
-            preds,
-            target,
-            translations,
-            combine=self.combine,
-            reference=self.reference,
-            **self._engine(),
-        )
+        return harmonization_score_stats(preds, target, translations, options=self.options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return imtbench_from_stats(stats, self.signature)
-
-    def _metric_options(self) -> dict[str, Any]:
-        return {"combine": self.combine, "ref": self.reference}
+        return imtbench_from_stats(stats, self.options)
 
 
 class AlignmentScore(JudgeMetric):
@@ -70,17 +52,13 @@ class AlignmentScore(JudgeMetric):
     ``update(preds, translations)``. Value in [0, 1], higher is better.
     """
 
-    default_template = IMTBENCH_ALIGNMENT
-    template_fields = FIELDS
+    options_class = AlignmentScoreOptions
+    options: AlignmentScoreOptions
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "translations": "text"}
 
     def _stats(self, preds: Any, translations: Sequence[str]) -> dict[str, Any]:
         """``preds``: translated images; ``translations``: the system's translation texts."""
-        return alignment_score_stats(
-            preds,
-            translations,
-            **self._engine(),
-        )
+        return alignment_score_stats(preds, translations, options=self.options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return imtbench_from_stats(stats, self.signature)
+        return imtbench_from_stats(stats, self.options)

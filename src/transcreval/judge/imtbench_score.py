@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -9,9 +11,10 @@ import torch
 
 from transcreval.functional.judge.imtbench_components import COMPONENTS
 from transcreval.functional.judge.imtbench_score import (
+    PACKAGES,
+    IMTBenchOptions,
     imtbench_score_from_stats,
     imtbench_score_stats,
-    imtbench_setup,
 )
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
@@ -52,9 +55,12 @@ class IMTBenchScore(Metric):
         input_range: the value range of float images, e.g. ``(-1, 1)`` (default ``(0, 1)``), for
             the LPIPS and the judge inputs alike (:mod:`transcreval.io`).
         **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
+
+    The options are one :class:`~transcreval.functional.judge.imtbench_score.IMTBenchOptions`
+    (``metric.options``), the object the twin and the IMTBench protocol build too.
     """
 
-    version_packages: tuple[str, ...] = ("unbabel-comet",)
+    version_packages: tuple[str, ...] = PACKAGES
     #: the role of each ``update`` argument (:mod:`transcreval.engines.judge.roles`)
     input_roles: ClassVar[Mapping[str, str]] = {
         "preds": "image",
@@ -65,46 +71,11 @@ class IMTBenchScore(Metric):
         "mask": "mask",
     }
 
-    def __init__(
-        self,
-        *,
-        judge: Any,
-        comet: Any = None,
-        judge_call: str = "joint",
-        reference: bool = True,
-        combine: str = "naturalness",
-        templates: Mapping[str, Any] | None = None,
-        bg_mask: str = "ocr",
-        ocr_backend: Any = "rapidocr",
-        ocr_dilate_px: float = 0,
-        lpips_net: str = "alex",
-        lpips_weights: Any = None,
-        lpips_version: str | None = None,
-        lpips_mode: str = "area",
-        resize: str = "output-to-reference",
-        device: Any = None,
-        input_range: tuple[float, float] | None = None,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, *, judge: Any, **kwargs: Any) -> None:
+        own = {f: kwargs.pop(f) for f in IMTBenchOptions.__dataclass_fields__ if f in kwargs}
+        self.options = IMTBenchOptions(judge=judge, **own)
         super().__init__(**kwargs)
-        self.setup = imtbench_setup(
-            judge=judge,
-            comet=comet,
-            judge_call=judge_call,
-            reference=reference,
-            combine=combine,
-            templates=templates,
-            bg_mask=bg_mask,
-            ocr_backend=ocr_backend,
-            ocr_dilate_px=ocr_dilate_px,
-            lpips_net=lpips_net,
-            lpips_weights=lpips_weights,
-            lpips_version=lpips_version,
-            lpips_mode=lpips_mode,
-            resize=resize,
-            device=device,
-            input_range=input_range,
-        )
+        self.setup = self.options.loaded  # the COMET model, LPIPS network and OCR detector, loaded now
         for c in COMPONENTS:
             self.add_state(f"v_{c}", Cat(torch.float64))
             self.add_state(f"s_{c}", Cat(torch.int64))
@@ -124,7 +95,21 @@ class IMTBenchScore(Metric):
         return imtbench_score_stats(self.setup.items(preds, target, translations, references, sources, mask))
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return imtbench_score_from_stats(stats, self.signature)
+        return imtbench_score_from_stats(stats, self.options)
 
     def _signature_options(self) -> dict[str, Any]:
-        return self.setup.signature_options()
+        return self.options.signature_options()
+
+
+def _init_signature() -> inspect.Signature:
+    """``IMTBenchScore.__init__``'s signature as help() shows it: the options by name and default."""
+    kw = inspect.Parameter.KEYWORD_ONLY
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    for f in dataclasses.fields(IMTBenchOptions):
+        default = inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default
+        params.append(inspect.Parameter(f.name, kw, default=default))
+    params.append(inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD))
+    return inspect.Signature(params)
+
+
+IMTBenchScore.__init__.__signature__ = _init_signature()  # type: ignore[attr-defined]

@@ -8,9 +8,8 @@ from typing import Any, ClassVar
 from transcreval.engines.judge.roles import Texts
 from transcreval.functional.judge.judge_score import (
     FIELDS,
-    SPECS,
     Aspect,
-    check_aspect,
+    JudgeScoreOptions,
     judge_score_from_stats,
     judge_score_stats,
 )
@@ -28,21 +27,23 @@ class JudgeScore(JudgeMetric):
     Value in [1, 5], higher is better; ``extras``: ``n_valid``, ``n_failed``, ``failures``.
     """
 
+    options_class = JudgeScoreOptions
+    options: JudgeScoreOptions
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "target": "image", **dict.fromkeys(FIELDS, "text")}
 
     def __init__(self, *, judge: Any, aspect: Aspect = "aesthetic", **kwargs: Any) -> None:
-        self.aspect = check_aspect(aspect)
-        super().__init__(judge=judge, spec=SPECS[self.aspect], **kwargs)
+        super().__init__(judge=judge, aspect=aspect, **kwargs)
+
+    @property
+    def aspect(self) -> Aspect:
+        return self.options.aspect
 
     def _stats(
         self, preds: Any, target: Any, target_market: Texts = None, source_market: Texts = None, genre: Texts = None
     ) -> dict[str, Any]:
         """``preds``: system posters; ``target``: source posters; market and genre per item."""
         fields: dict[str, Any] = {"target_market": target_market, "source_market": source_market, "genre": genre}
-        return judge_score_stats(preds, target, aspect=self.aspect, **fields, **self._engine())
+        return judge_score_stats(preds, target, **fields, options=self.options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return judge_score_from_stats(stats, self.signature)
-
-    def _metric_options(self) -> dict[str, Any]:
-        return {"aspect": self.aspect}
+        return judge_score_from_stats(stats, self.options)

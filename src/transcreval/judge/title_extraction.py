@@ -7,10 +7,11 @@ from typing import Any, ClassVar
 
 import torch
 
-from transcreval.common import check_bool, check_positive_int
-from transcreval.engines.judge.catalog import MPTC_TITLE
-from transcreval.errors import InputError
-from transcreval.functional.judge.title_extraction import title_extraction_from_stats, title_extraction_stats
+from transcreval.functional.judge.title_extraction import (
+    TitleExtractionOptions,
+    title_extraction_from_stats,
+    title_extraction_stats,
+)
 from transcreval.judge.judge_metric import JudgeMetric
 from transcreval.result import MetricResult
 from transcreval.states import Sum
@@ -23,10 +24,11 @@ class TitleExtraction(JudgeMetric):
     ``update(preds, target)``: each entry a poster image, or a title as text (used as is; the
     planner's title in ``preds`` gives MPTc's Plan column). chrF as ``TitleChrF`` (sacrebleu,
     n=6, beta=2); ``extras["corpus"]`` the corpus chrF. Items whose title could not be read
-    are counted in ``extras["failures"]``.
+    are counted in ``extras["failures"]``. Options: :class:`TitleExtractionOptions`.
     """
 
-    default_template = MPTC_TITLE
+    options_class = TitleExtractionOptions
+    options: TitleExtractionOptions
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image_or_text", "target": "image_or_text"}
 
     def __init__(
@@ -39,37 +41,14 @@ class TitleExtraction(JudgeMetric):
         lowercase: bool = False,
         **kwargs: Any,
     ) -> None:
-        check_positive_int("char_order", char_order, minimum=0)
-        check_positive_int("word_order", word_order, minimum=0)
-        check_bool("lowercase", lowercase)
-        if char_order + word_order == 0 or not isinstance(beta, (int, float)) or beta <= 0:
-            raise InputError("chrF needs char_order + word_order > 0 and beta > 0")
-        super().__init__(judge=judge, **kwargs)
-        self.options: dict[str, Any] = {
-            "char_order": char_order,
-            "word_order": word_order,
-            "beta": float(beta),
-            "lowercase": lowercase,
-        }
+        super().__init__(
+            judge=judge, char_order=char_order, word_order=word_order, beta=beta, lowercase=lowercase, **kwargs
+        )
         self.add_state("ngram_stats", Sum(torch.int64, (3 * (char_order + word_order),)))
 
     def _stats(self, preds: Sequence[Any], target: Sequence[Any]) -> dict[str, Any]:
         """``preds``: system posters (or titles); ``target``: reference posters (or titles)."""
-        return title_extraction_stats(
-            preds,
-            target,
-            **self._engine(),
-            **self.options,
-        )
+        return title_extraction_stats(preds, target, options=self.options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return title_extraction_from_stats(stats, self.signature, self.options["beta"])
-
-    def _metric_options(self) -> dict[str, Any]:
-        o = self.options
-        return {
-            "nc": o["char_order"],
-            "nw": o["word_order"],
-            "b": o["beta"],
-            "lc": o["lowercase"],
-        }
+        return title_extraction_from_stats(stats, self.options)

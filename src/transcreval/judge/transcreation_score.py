@@ -11,9 +11,8 @@ from transcreval.engines.judge.roles import Texts
 from transcreval.functional.judge.transcreation_score import (
     DIRECTION,
     FIELDS,
-    SPECS,
     Aspect,
-    check_aspect,
+    VLMTranscreationScoreOptions,
     transcreation_score_from_stats,
     transcreation_score_stats,
 )
@@ -31,22 +30,23 @@ class VLMTranscreationScore(JudgeMetric):
     ``extras["delta"]``). ``update(preds, target, category=None, country=None)``.
     """
 
+    options_class = VLMTranscreationScoreOptions
+    options: VLMTranscreationScoreOptions
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "target": "image", **dict.fromkeys(FIELDS, "text")}
 
     def __init__(self, *, judge: Any, aspect: Aspect = "cultural", **kwargs: Any) -> None:
-        self.aspect = check_aspect(aspect)
+        super().__init__(judge=judge, aspect=aspect, **kwargs)
         # the class's direction is None (the registry's); an instance has its aspect's
         self.higher_is_better = DIRECTION[self.aspect]
-        super().__init__(judge=judge, spec=SPECS[self.aspect], **kwargs)
         self.add_state("source_total", Sum(torch.float64))
+
+    @property
+    def aspect(self) -> Aspect:
+        return self.options.aspect
 
     def _stats(self, preds: Any, target: Any, category: Texts = None, country: Texts = None) -> dict[str, Any]:
         """``preds``: transcreated images; ``target``: source images; category/country per item."""
-        fields: dict[str, Any] = {"category": category, "country": country}
-        return transcreation_score_stats(preds, target, aspect=self.aspect, **fields, **self._engine())
+        return transcreation_score_stats(preds, target, category=category, country=country, options=self.options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return transcreation_score_from_stats(stats, self.signature, self.aspect)
-
-    def _metric_options(self) -> dict[str, Any]:
-        return {"aspect": self.aspect}
+        return transcreation_score_from_stats(stats, self.options)

@@ -19,10 +19,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from transcreval.common import check_choice
 from transcreval.errors import InputError
 from transcreval.functional.judge.imtbench_components import COMPONENTS
-from transcreval.functional.judge.imtbench_score import imtbench_setup
+from transcreval.functional.judge.imtbench_score import PACKAGES, IMTBenchOptions
 from transcreval.protocols.imtbench_manifest import (
     SCENARIO_LABELS,
     SCENARIOS,
@@ -58,7 +57,7 @@ def _system_records(
     for start in range(0, len(items), chunk_size):
         chunk = items[start : start + chunk_size]
         outs = [outputs.get(it.id) for it in chunk]
-        masks = [_mask(it.mask) for it in chunk] if setup.bg_mask == "given" else None
+        masks = [_mask(it.mask) for it in chunk] if setup.options.bg_mask == "given" else None
         if masks is not None and any(m is None for m in masks):
             lines = ", ".join(str(it.line) for it, m in zip(chunk, masks) if m is None)
             raise InputError(f"bg_mask='given' but the manifest gives no 'mask' on line(s) {lines}")
@@ -162,23 +161,10 @@ def evaluate(
     outputs: Mapping[str, Any],
     *,
     judge: Any,
-    comet: Any = None,
-    judge_call: str = "joint",
-    reference: bool = True,
-    combine: str = "naturalness",
-    templates: Mapping[str, Any] | None = None,
-    bg_mask: str = "ocr",
-    ocr_backend: Any = "rapidocr",
-    ocr_dilate_px: float = 0,
-    lpips_net: str = "alex",
-    lpips_weights: Any = None,
-    lpips_version: str | None = None,
-    lpips_mode: str = "area",
-    resize: str = "output-to-reference",
     languages: Mapping[str, str] | Sequence[str] | None = None,
     text_join: str = "\n",
     chunk_size: int = 32,
-    device: Any = None,
+    **options: Any,
 ) -> ProtocolResult:
     """IMTBench from raw outputs: per-item records and Table 2 per system.
 
@@ -204,46 +190,25 @@ def evaluate(
         text_join: how a list of text regions becomes one COMET segment ("\\n").
         chunk_size: items scored (and images held in memory) at a time.
         device: where LPIPS runs.
+
+    ``comet`` to ``device`` are :class:`~transcreval.IMTBenchScore`'s options, one
+    :class:`~transcreval.functional.judge.imtbench_score.IMTBenchOptions`.
     """
-    check_choice("bg_mask", bg_mask, ("ocr", "given"))
+    opts = IMTBenchOptions.take({"judge": judge, **options}, "imtbench.evaluate")  # checked before any read
     if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size < 1:
         raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     if not isinstance(outputs, Mapping) or not outputs:
         raise InputError("outputs must be a non-empty {system name: outputs JSONL path or rows} mapping")
     items = read_manifest(manifest, languages=languages, text_join=text_join)
     per_system = {str(s): read_outputs(o, items, system=str(s), text_join=text_join) for s, o in outputs.items()}
-    setup = imtbench_setup(
-        judge=judge,
-        comet=comet,
-        judge_call=judge_call,
-        reference=reference,
-        combine=combine,
-        templates=templates,
-        bg_mask=bg_mask,
-        ocr_backend=ocr_backend,
-        ocr_dilate_px=ocr_dilate_px,
-        lpips_net=lpips_net,
-        lpips_weights=lpips_weights,
-        lpips_version=lpips_version,
-        lpips_mode=lpips_mode,
-        resize=resize,
-        device=device,
-    )
+    setup = opts.loaded
     records: list[ItemRecord] = []
     for system, outs in per_system.items():
         records += _system_records(system, items, setup, outs, chunk_size)
-    from transcreval.result import Signature
-
-    sig = Signature.make("IMTBenchScore", setup.signature_options(), ("unbabel-comet",))
-    options = {
-        "judge_call": judge_call,
-        "reference": reference,
-        "combine": combine,
-        "bg_mask": bg_mask,
-        "ocr_dilate_px": ocr_dilate_px,
-        "lpips_net": lpips_net,
-        "lpips_mode": lpips_mode,
-        "resize": resize,
+    sig = opts.signature("IMTBenchScore", PACKAGES)
+    recorded = {
+        **{k: getattr(opts, k) for k in ("judge_call", "reference", "combine", "bg_mask", "ocr_dilate_px")},
+        **{k: getattr(opts, k) for k in ("lpips_net", "lpips_mode", "resize")},
         "text_join": text_join,
         "all_row": "plain mean of the scenario rows (S_avg), item-weighted row beside it",
         "comet_normalize": setup.comet.normalize,
@@ -253,5 +218,5 @@ def evaluate(
         records=tuple(records),
         tables={f"table2/{s}": table2(records, s) for s in per_system},
         signatures={"S_text": str(setup.comet.signature), "S": str(sig)},
-        options=options,
+        options=recorded,
     )

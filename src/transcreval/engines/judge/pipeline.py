@@ -14,8 +14,8 @@ calls (pairwise orders, key points, three steps) compose the same pieces: :func:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, TypeVar
 
 from transcreval.engines.judge.items import check_judge, render_each
 from transcreval.engines.judge.prompt_template import PromptTemplate
@@ -25,8 +25,21 @@ from transcreval.engines.judge.templates import resolve_template
 from transcreval.engines.judge.types import ImagePart, Judge
 from transcreval.engines.judge.verdicts import ask
 from transcreval.errors import InputError
+from transcreval.options import MetricOptions, option
+from transcreval.result import Signature
 
-__all__ = ["JudgeSpec", "begin", "field_rows", "judge_items", "read_pairs"]
+__all__ = [
+    "AspectOptions",
+    "JudgeOptions",
+    "JudgeSpec",
+    "begin",
+    "check_seed",
+    "field_rows",
+    "judge_items",
+    "read_pairs",
+]
+
+_O = TypeVar("_O", bound="JudgeOptions")
 
 
 @dataclass(frozen=True)
@@ -117,3 +130,132 @@ def judge_items(
     )
     requests = render_each(tpl, rows, {k: spec.argument(k) for k in spec.fields or ()}, spec.name)
     return spec.tally().take(ask(judge, requests, reader), score).finish(spec.label or spec.name, policy)
+
+
+def check_seed(seed: Any) -> int:
+    """A seed of the per-item draws: any integer (not a bool)."""
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise InputError(f"seed must be an integer, got {seed!r}")
+    return seed
+
+
+#: the options every judge metric takes (the rest are a metric's own)
+JUDGE_OPTIONS = ("judge", "template", "on_failure", "input_range")
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeOptions(MetricOptions):
+    """The options every judge metric shares, checked once (issue 16 item 3); a metric with
+    options of its own derives from it (``TitleExtractionOptions``, ``WinRateOptions``, ...).
+
+    Attributes:
+        judge: anything with ``complete(requests)`` (an OpenAICompatibleJudge, a ReplayJudge, ...).
+        template: the prompt: None (the metric's), a built-in id, a PromptTemplate or a file path.
+        on_failure: "skip" (failed items are counted and left out) or "raise".
+        input_range: the value range of float images (default (0, 1)).
+
+    The class keeps the object (``metric.options``) and its twin builds the same one from its
+    keywords. :meth:`signature_options` gives the metric's own options (field names or their
+    ``signature`` keys), then the judge, its sampling settings and the template's ``id@version``.
+    """
+
+    #: distributions whose versions change the numbers (the class's ``version_packages``)
+    packages: ClassVar[tuple[str, ...]] = ()
+    #: what the metric asks (None: a metric that resolves its prompts itself)
+    default_spec: ClassVar[JudgeSpec | None] = None
+
+    judge: Any = option(signature=None)
+    template: Any = option(None, signature=None)
+    on_failure: OnFailure = option("skip", signature=None)
+    input_range: Any = option(None, signature=None)
+
+    @property
+    def metric(self) -> str:
+        """The metric's name (the class name without "Options"), in errors and the signature."""
+        return type(self).__name__.removesuffix("Options")
+
+    def result_signature(self) -> Signature:
+        """The signature of the metric's result under these options (as the class's)."""
+        return self.signature(self.metric, self.packages)
+
+    def check(self) -> None:
+        from transcreval.io import check_input_range
+
+        check_judge(self.judge, self.metric)
+        self.set_checked("on_failure", check_on_failure(self.on_failure))
+        self.set_checked("input_range", check_input_range(self.input_range))
+        self.check_own()
+        if self.spec() is not None:
+            self.prompt()  # a bad template fails now, not at the first update
+
+    def check_own(self) -> None:
+        """Check the metric's own options (before the template, which may depend on them)."""
+
+    def spec(self) -> JudgeSpec | None:
+        """What the metric asks under these options (an aspect may choose the prompt)."""
+        return self.default_spec
+
+    def prompt(self) -> PromptTemplate:
+        """The template the metric renders: ``template`` checked against the spec's fields and slots."""
+        spec = self.spec()
+        assert spec is not None, f"{self.metric} resolves its prompts itself"
+        return resolve_template(self.template, spec.template, fields=spec.fields, what=self.metric)
+
+    def template_ref(self) -> str:
+        return "builtin" if self.spec() is None else self.prompt().ref
+
+    def metric_options(self) -> dict[str, Any]:
+        """The metric's own options in the signature (the fields of a subclass, by default)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            key = f.metadata.get("signature", f.name)
+            if f.name not in JUDGE_OPTIONS and key is not None:
+                out[key] = getattr(self, f.name)
+        return out
+
+    def judge_options(self) -> dict[str, Any]:
+        """What identifies the judge and the prompt in the signature (never a key)."""
+        d = dict(self.judge.describe()) if hasattr(self.judge, "describe") else {}
+        out: dict[str, Any] = {"judge": f"{d.get('backend', type(self.judge).__name__)}:{d.get('model', '?')}"}
+        for key, short in (("temperature", "t"), ("seed", "seed"), ("max_tokens", "max_tok")):
+            if key in d:
+                out[short] = d[key]
+        out["tpl"] = self.template_ref()
+        if self.input_range not in (None, (0.0, 1.0)):  # how float images were read (absent at the default)
+            out["range"] = f"{self.input_range[0]:g},{self.input_range[1]:g}"
+        return out
+
+    def signature_options(self) -> dict[str, Any]:
+        return {**self.metric_options(), **self.judge_options()}
+
+    def engine(self) -> dict[str, Any]:
+        """The keywords :func:`judge_items` takes from the options."""
+        return {"judge": self.judge, "template": self.template, "input_range": self.input_range}
+
+    @classmethod
+    def of(cls: type[_O], options: _O | None, kwargs: Mapping[str, Any], what: str) -> _O:
+        """``options`` when given (then no other keyword), else the options built from ``kwargs``."""
+        if options is None:
+            return cls.take(kwargs, what)
+        if kwargs:
+            raise TypeError(f"{what}() takes options= or the options one by one, not both: {sorted(kwargs)}")
+        if not isinstance(options, cls):
+            raise TypeError(f"{what}(): options must be a {cls.__name__}, got {type(options).__name__}")
+        return options
+
+
+@dataclass(frozen=True, kw_only=True)
+class AspectOptions(JudgeOptions):
+    """The options of a metric that scores one of several aspects, each with its prompt
+    (``specs``: aspect -> :class:`JudgeSpec`); a subclass sets ``specs`` and the default ``aspect``."""
+
+    specs: ClassVar[Mapping[str, JudgeSpec]] = {}
+    aspect: str = ""
+
+    def check_own(self) -> None:
+        from transcreval.common import check_choice
+
+        check_choice("aspect", self.aspect, tuple(self.specs))
+
+    def spec(self) -> JudgeSpec:
+        return self.specs[self.aspect]

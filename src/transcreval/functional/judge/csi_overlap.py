@@ -25,19 +25,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
+from transcreval.common import check_choice
 from transcreval.engines.judge.catalog import KHANUJA_CSI_MATCH, KHANUJA_CSI_OBJECTS, KHANUJA_CSI_REPLACEMENTS
 from transcreval.engines.judge.items import render_each
 from transcreval.engines.judge.parse import Read, extract_json, looks_like_refusal, read_str_list
-from transcreval.engines.judge.pipeline import JudgeSpec, begin, read_pairs
+from transcreval.engines.judge.pipeline import JudgeOptions, JudgeSpec, read_pairs
 from transcreval.engines.judge.roles import text_field
 from transcreval.engines.judge.tally import check_valid_count, judge_mean
 from transcreval.engines.judge.templates import PromptTemplate, resolve_template
 from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import Verdict, ask
 from transcreval.errors import EmptyInputError, InputError
-from transcreval.result import MetricResult, Signature
+from transcreval.options import option
+from transcreval.result import MetricResult
 
 Matching = Literal["judge", "exact"]
 STEPS = {"objects": KHANUJA_CSI_OBJECTS, "replacements": KHANUJA_CSI_REPLACEMENTS, "match": KHANUJA_CSI_MATCH}
@@ -48,6 +51,7 @@ SPEC = JudgeSpec("CSIOverlap", KHANUJA_CSI_OBJECTS, side={"no_csi": 0, "csis": 0
 
 __all__ = [
     "STEPS",
+    "CSIOverlapOptions",
     "csi_overlap",
     "csi_overlap_from_stats",
     "csi_overlap_stats",
@@ -57,6 +61,38 @@ __all__ = [
     "read_objects",
     "read_replacements",
 ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CSIOverlapOptions(JudgeOptions):
+    """CSIOverlap's options: the judge's (:class:`JudgeOptions`, but one prompt per step:
+    ``templates={"objects" | "replacements" | "match": template}`` in place of ``template``) and
+    ``matching`` ("judge": the paper's third step; "exact": normalised names compared)."""
+
+    matching: Matching = option("judge", signature="match")
+    templates: Mapping[str, PromptTemplate | str] | None = option(None, signature=None)
+
+    def check_own(self) -> None:
+        if self.template is not None:
+            raise InputError(
+                "CSIOverlap has three prompts: pass templates={'objects': ..., 'replacements': ..., 'match': ...}"
+            )
+        check_choice("matching", self.matching, ("judge", "exact"))
+        unknown = set(self.templates or {}) - set(STEPS)
+        if unknown:
+            raise InputError(f"templates may replace the steps {sorted(STEPS)}, not {sorted(unknown)}")
+        self.set_checked("templates", dict(self.templates or {}))
+        self.prompts()  # a bad template fails now
+
+    def prompts(self) -> dict[str, PromptTemplate]:
+        """The prompt of each step."""
+        given = self.templates or {}
+        return {k: resolve_template(given.get(k), v, what="CSIOverlap") for k, v in STEPS.items()}
+
+    def template_ref(self) -> str:
+        steps = ("objects", "replacements", "match") if self.matching == "judge" else ("objects", "replacements")
+        tpl = self.prompts()
+        return "+".join(tpl[s].ref for s in steps)
 
 
 def normalise_name(name: str) -> str:
@@ -168,23 +204,15 @@ def csi_overlap_stats(
     preds: Any,
     target: Any,
     *,
-    judge: Judge,
     country: str | Sequence[str] | None = None,
     category: str | Sequence[str] | None = None,
-    matching: Matching = "judge",
-    templates: Mapping[str, PromptTemplate | str] | None = None,
-    on_failure: str = "skip",
-    input_range: Any = None,
+    options: CSIOverlapOptions | None = None,
+    **kwargs: Any,
 ) -> dict[str, Any]:
-    """One batch: the three steps for every (output, source) pair."""
-    _, policy = begin(SPEC, judge, None, on_failure)
-    if matching not in ("judge", "exact"):
-        raise InputError(f"matching must be 'judge' or 'exact', got {matching!r}")
-    unknown = set(templates or {}) - set(STEPS)
-    if unknown:
-        raise InputError(f"templates may replace the steps {sorted(STEPS)}, not {sorted(unknown)}")
-    tpl = {k: resolve_template((templates or {}).get(k), v, what="CSIOverlap") for k, v in STEPS.items()}
-    outs, srcs = read_pairs(SPEC, preds, target, input_range)
+    """One batch: the three steps for every (output, source) pair; options as :class:`CSIOverlapOptions`."""
+    o = CSIOverlapOptions.of(options, kwargs, "csi_overlap_stats")
+    tpl, judge, matching = o.prompts(), o.judge, o.matching
+    outs, srcs = read_pairs(SPEC, preds, target, o.input_range)
     n = len(outs)
     countries = text_field(country, n, "country", required=True)
     categories = text_field(category, n, "category", required=True)
@@ -246,11 +274,12 @@ def csi_overlap_stats(
             tally.undefined()
         else:
             tally.add(done / total, csis=total, replaced=done)
-    return tally.finish("CSIOverlap", policy)
+    return tally.finish("CSIOverlap", o.on_failure)
 
 
-def csi_overlap_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
+def csi_overlap_from_stats(stats: dict[str, Any], options: CSIOverlapOptions) -> MetricResult:
     """Mean per-item CSI overlap; extras: items without CSIs, and the micro-averaged rate."""
+    signature = options.result_signature()
     if int(stats["count"]) == 0 and int(stats["no_csi"]) > 0 and not sum(int(x) for x in stats["failures"]):
         raise EmptyInputError(
             f"{signature.name}: the judge found no culture-specific item in any of the {int(stats['no_csi'])} "
@@ -268,8 +297,18 @@ def csi_overlap_from_stats(stats: dict[str, Any], signature: Signature) -> Metri
     )
 
 
-def csi_overlap(preds: Any, target: Any, *, judge: Judge, **options: Any) -> float:
-    """CSI-Overlap (Khanuja §5.1) of ``preds`` (transcreated images) against ``target`` (sources)."""
+def csi_overlap(
+    preds: Any,
+    target: Any,
+    *,
+    judge: Judge,
+    country: str | Sequence[str] | None = None,
+    category: str | Sequence[str] | None = None,
+    **options: Any,
+) -> MetricResult:
+    """CSI-Overlap (Khanuja §5.1) of ``preds`` (transcreated images) against ``target``
+    (sources); options as :class:`CSIOverlapOptions`. Returns what ``CSIOverlap.compute()`` returns."""
+    opts = CSIOverlapOptions.take({"judge": judge, **options}, "csi_overlap")
     return csi_overlap_from_stats(
-        csi_overlap_stats(preds, target, judge=judge, **options), Signature.make("csi_overlap")
-    ).value
+        csi_overlap_stats(preds, target, country=country, category=category, options=opts), opts
+    )

@@ -30,18 +30,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Literal
 
+from transcreval.common import check_bool
 from transcreval.engines.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION, IMTBENCH_HARMONIZATION_REF
 from transcreval.engines.judge.parse import Read, read_int
-from transcreval.engines.judge.pipeline import JudgeSpec, judge_items
+from transcreval.engines.judge.pipeline import JudgeOptions, JudgeSpec, judge_items
 from transcreval.engines.judge.tally import judge_mean
 from transcreval.engines.judge.templates import PromptTemplate, resolve_template
 from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import json_reader
 from transcreval.errors import InputError
-from transcreval.result import MetricResult, Signature
+from transcreval.options import option
+from transcreval.result import MetricResult
 
 Combine = Literal["naturalness", "min", "mean"]
 COMBINE = ("naturalness", "min", "mean")
@@ -68,6 +70,8 @@ SPECS = {
 __all__ = [
     "FIELDS",
     "SPECS",
+    "AlignmentScoreOptions",
+    "HarmonizationScoreOptions",
     "alignment_score",
     "alignment_score_stats",
     "harmonization_score",
@@ -106,6 +110,33 @@ def read_harmonization(combine: Combine) -> Any:
     return json_reader(read)
 
 
+@dataclass(frozen=True, kw_only=True)
+class HarmonizationScoreOptions(JudgeOptions):
+    """HarmonizationScore's options: the judge's (:class:`JudgeOptions`), ``combine`` and
+    ``reference`` (show I_tgt beside the output, Eq. 4)."""
+
+    combine: Combine = "naturalness"
+    reference: bool = option(True, signature="ref")
+
+    def check_own(self) -> None:
+        check_combine(self.combine)
+        check_bool("reference", self.reference)
+
+    def spec(self) -> JudgeSpec:
+        spec = SPECS["HarmonizationScore"]
+        return spec if self.reference else replace(spec, template=IMTBENCH_HARMONIZATION)
+
+    def prompt(self) -> PromptTemplate:
+        return harmonization_template(self.template, self.reference)
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlignmentScoreOptions(JudgeOptions):
+    """AlignmentScore's options: the judge's (:class:`JudgeOptions`)."""
+
+    default_spec: ClassVar[JudgeSpec | None] = SPECS["AlignmentScore"]
+
+
 read_alignment = json_reader(lambda obj: read_int(obj, ("alignment", "alignment_score", "score"), 0, 10))
 
 
@@ -132,10 +163,12 @@ def harmonization_template(template: PromptTemplate | str | None, reference: boo
 
 
 def _score(
-    spec: JudgeSpec, preds: Any, references: Any, translations: Any, reader: Any, on_failure: str, **engine: Any
+    o: JudgeOptions, preds: Any, references: Any, translations: Any, reader: Any, template: Any
 ) -> dict[str, Any]:
     fields = {"translation": _texts(translations)}
-    return judge_items(spec, preds, references, fields, reader, on_failure, score=lambda v: v / 10.0, **engine)
+    engine, spec = {**o.engine(), "template": template}, o.spec()
+    assert spec is not None
+    return judge_items(spec, preds, references, fields, reader, o.on_failure, score=lambda v: v / 10.0, **engine)
 
 
 def harmonization_score_stats(
@@ -143,74 +176,50 @@ def harmonization_score_stats(
     target: Any = None,
     translations: Sequence[str] | None = None,
     *,
-    judge: Judge,
-    combine: Combine = "naturalness",
-    reference: bool = True,
-    template: PromptTemplate | str | None = None,
-    on_failure: str = "skip",
-    input_range: Any = None,
+    options: HarmonizationScoreOptions | None = None,
+    **kwargs: Any,
 ) -> dict[str, Any]:
     """One batch of translated images ``preds`` with their reference images ``target`` (I_tgt;
-    with ``reference=True``, the default); ``translations`` only for templates that show them."""
-    reader = read_harmonization(check_combine(combine))
-    tpl = harmonization_template(template, reference)
-    if reference and target is None:
+    with ``reference=True``, the default); ``translations`` only for templates that show them.
+    Options as :class:`HarmonizationScoreOptions`."""
+    o = HarmonizationScoreOptions.of(options, kwargs, "harmonization_score_stats")
+    if o.reference and target is None:
         raise InputError(
             "HarmonizationScore needs the reference images (target=, I_tgt in IMTBench Eq. 4); "
             "pass reference=False to score the translated images alone"
         )
-    if not reference and target is not None:
+    if not o.reference and target is not None:
         raise InputError("HarmonizationScore(reference=False) shows the output alone: do not pass target=")
-    spec = SPECS["HarmonizationScore"]
-    if not reference:
-        spec = replace(spec, template=IMTBENCH_HARMONIZATION)
-    ref = target if reference else None
-    return _score(
-        spec, preds, ref, translations, reader, on_failure, judge=judge, template=tpl, input_range=input_range
-    )
+    return _score(o, preds, target, translations, read_harmonization(o.combine), o.prompt())
 
 
 def alignment_score_stats(
-    preds: Any,
-    translations: Sequence[str],
-    *,
-    judge: Judge,
-    template: PromptTemplate | str | None = None,
-    on_failure: str = "skip",
-    input_range: Any = None,
+    preds: Any, translations: Sequence[str], *, options: AlignmentScoreOptions | None = None, **kwargs: Any
 ) -> dict[str, Any]:
-    """One batch of (translated image, translation text) pairs."""
+    """One batch of (translated image, translation text) pairs; options as :class:`AlignmentScoreOptions`."""
+    o = AlignmentScoreOptions.of(options, kwargs, "alignment_score_stats")
     if translations is None:
         raise InputError("AlignmentScore needs translations: the system's translation text for each image")
-    spec = SPECS["AlignmentScore"]
-    return _score(
-        spec,
-        preds,
-        None,
-        translations,
-        read_alignment,
-        on_failure,
-        judge=judge,
-        template=template,
-        input_range=input_range,
-    )
+    return _score(o, preds, None, translations, read_alignment, o.template)
 
 
-def imtbench_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
-    """The mean of score/10 over valid items, in [0, 1]."""
-    return judge_mean(stats, signature)
+def imtbench_from_stats(stats: dict[str, Any], options: JudgeOptions) -> MetricResult:
+    """The mean of score/10 over valid items, in [0, 1] (the signature names ``options.metric``)."""
+    return judge_mean(stats, options.result_signature())
 
 
 def harmonization_score(
     preds: Any, target: Any = None, translations: Sequence[str] | None = None, *, judge: Judge, **options: Any
-) -> float:
+) -> MetricResult:
     """S_vis (IMTBench Eq. 4) of translated images ``preds`` judged beside their reference images
-    ``target`` (``reference=False``: alone), in [0, 1], higher is better."""
-    stats = harmonization_score_stats(preds, target, translations, judge=judge, **options)
-    return imtbench_from_stats(stats, Signature.make("harmonization_score")).value
+    ``target`` (``reference=False``: alone), in [0, 1], higher is better; options as
+    :class:`HarmonizationScoreOptions`. Returns what ``HarmonizationScore.compute()`` returns."""
+    opts = HarmonizationScoreOptions.take({"judge": judge, **options}, "harmonization_score")
+    return imtbench_from_stats(harmonization_score_stats(preds, target, translations, options=opts), opts)
 
 
-def alignment_score(preds: Any, translations: Sequence[str], *, judge: Judge, **options: Any) -> float:
-    """S_align (IMTBench Eq. 5) of translated images and their translation texts, in [0, 1]."""
-    stats = alignment_score_stats(preds, translations, judge=judge, **options)
-    return imtbench_from_stats(stats, Signature.make("alignment_score")).value
+def alignment_score(preds: Any, translations: Sequence[str], *, judge: Judge, **options: Any) -> MetricResult:
+    """S_align (IMTBench Eq. 5) of translated images and their translation texts, in [0, 1];
+    returns what ``AlignmentScore.compute()`` returns."""
+    opts = AlignmentScoreOptions.take({"judge": judge, **options}, "alignment_score")
+    return imtbench_from_stats(alignment_score_stats(preds, translations, options=opts), opts)

@@ -31,12 +31,14 @@ from transcreval.engines.judge.types import FAILURE_STATUSES
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.judge.imtbench_calls import ItemScore, judge_items
 from transcreval.functional.text.comet import comet_samples, normalize_scores
+from transcreval.options import MetricOptions
 
 __all__ = [
     "BG_MASKS",
     "COMPONENTS",
     "RESIZES",
     "STATUSES",
+    "BackgroundOptions",
     "ItemComponents",
     "background_items",
     "imtbench_items",
@@ -48,6 +50,34 @@ COMPONENTS = ("S_text", "S_bg", "S_align", "S_vis")
 STATUSES = ("ok", "missing_output", "no_background", "size_mismatch", *FAILURE_STATUSES)
 BG_MASKS = ("ocr", "given")
 RESIZES = ("output-to-reference", "error")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BackgroundOptions(MetricOptions):
+    """How S_bg is computed (IMTBench Eq. 3): ``resize`` ("output-to-reference" or "error"),
+    the OCR detector of the background masks and how far its text boxes grow
+    (``ocr_dilate_px``), the LPIPS network (``lpips_net``, ``lpips_weights``, ``lpips_version``,
+    ``lpips_mode`` "area" or "upsample"), ``device`` and ``input_range`` of float images.
+    :class:`~transcreval.functional.judge.imtbench_score.IMTBenchOptions` extends it."""
+
+    resize: str = "output-to-reference"
+    ocr_backend: Any = "rapidocr"
+    ocr_dilate_px: float = 0
+    lpips_net: str = "alex"
+    lpips_weights: Any = None
+    lpips_version: str | None = None
+    lpips_mode: str = "area"
+    device: Any = None
+    input_range: Any = None
+
+    def check(self) -> None:
+        from transcreval.engines.ocr.masks import check_dilate_px
+        from transcreval.io import check_input_range
+
+        self.set_checked("input_range", check_input_range(self.input_range))
+        check_choice("resize", self.resize, RESIZES)
+        check_choice("lpips_mode", self.lpips_mode, ("area", "upsample"))
+        self.set_checked("ocr_dilate_px", check_dilate_px(self.ocr_dilate_px, "ocr_dilate_px"))
 
 
 def overall_score(values: Mapping[str, float]) -> float:
@@ -117,24 +147,19 @@ def background_items(
     target: Sequence[Any],
     *,
     mask: Any = "ocr",
-    resize: str = "output-to-reference",
-    ocr_backend: Any = "rapidocr",
-    ocr_dilate_px: float = 0,
-    lpips_net: str = "alex",
-    lpips_weights: Any = None,
-    lpips_version: str | None = None,
-    lpips_mode: str = "area",
-    device: Any = None,
-    input_range: Any = None,
+    options: BackgroundOptions | None = None,
+    **kwargs: Any,
 ) -> list[ItemScore]:
     """S_bg per pair: ``preds`` output images (None: missing), ``target`` reference images;
-    ``mask`` "ocr" or one background mask per pair (1 = background)."""
+    ``mask`` "ocr" or one background mask per pair (1 = background); the options as
+    :class:`BackgroundOptions` (``options=`` or one by one)."""
     import numpy as np
     import torch
 
     from transcreval.functional.image.masked_lpips import background_preservation, ocr_background
 
-    check_choice("resize", resize, RESIZES)
+    o = options if options is not None else BackgroundOptions.take(kwargs, "background_items")
+    input_range = o.input_range
     n = len(preds)
     if len(target) != n:
         raise InputError(f"{len(target)} reference images for {n} outputs")
@@ -146,7 +171,7 @@ def background_items(
     outs = {i: _decoded(preds[i], f"preds[{i}]", input_range) for i in have}
     if isinstance(mask, str):
         check_choice("mask", mask, BG_MASKS[:1])
-        found = ocr_background([refs[i] for i in have], backend=ocr_backend, dilate_px=ocr_dilate_px)
+        found = ocr_background([refs[i] for i in have], backend=o.ocr_backend, dilate_px=o.ocr_dilate_px)
         masks = dict(zip(have, found))
     else:
         if len(mask) != n:
@@ -159,7 +184,7 @@ def background_items(
         if m.ndim == 3 and m.shape[-1] == 1:
             m = m[..., 0]
         if tuple(outs[i].shape[-2:]) != size:
-            if resize == "error":
+            if o.resize == "error":
                 got = tuple(outs[i].shape[-2:])
                 out[i] = ItemScore("size_mismatch", detail=f"output {got} vs reference {size}")
                 continue
@@ -173,11 +198,11 @@ def background_items(
             [outs[i] for i, _ in pairs],
             [refs[i] for i, _ in pairs],
             [m for _, m in pairs],
-            net=lpips_net,
-            weights=lpips_weights,
-            version=lpips_version,
-            mode=lpips_mode,  # type: ignore[arg-type]
-            device=device,
+            net=o.lpips_net,
+            weights=o.lpips_weights,
+            version=o.lpips_version,
+            mode=o.lpips_mode,  # type: ignore[arg-type]
+            device=o.device,
         )
         for (i, _), v in zip(pairs, values.tolist()):
             out[i] = ItemScore("ok", float(v))
@@ -224,7 +249,7 @@ def imtbench_items(
     comet_bounds: tuple[float, float] | None = None,
     mask: Any = "ocr",
     judge_options: Mapping[str, Any] | None = None,
-    background_options: Mapping[str, Any] | None = None,
+    background_options: BackgroundOptions | None = None,
 ) -> ItemComponents:
     """The four components of every item (see the module docstring).
 
@@ -234,7 +259,7 @@ def imtbench_items(
     whose scores ``comet_bounds`` maps to [0, 1]; ``mask``: "ocr" or a background mask per
     item; ``judge_options``: :func:`~transcreval.functional.judge.imtbench_calls.judge_items`'s
     (``call``, ``combine``, ``reference``, ``templates``); ``background_options``:
-    :func:`background_items`'s.
+    :class:`BackgroundOptions`.
     """
     preds, target = image_items(preds, "preds"), image_items(target, "target")
     texts = check_texts(translations, "translations", missing_ok=True)
@@ -249,7 +274,7 @@ def imtbench_items(
         )
     comp = ItemComponents()
     _put(comp, "S_text", text_items(texts, references, sources, scorer=comet, bounds=comet_bounds))
-    _put(comp, "S_bg", background_items(preds, target, mask=mask, **dict(background_options or {})))
+    _put(comp, "S_bg", background_items(preds, target, mask=mask, options=background_options or BackgroundOptions()))
     have = [i for i in range(n) if preds[i] is not None]
     vis = [ItemScore("missing_output", detail="no output image")] * n
     align = list(vis)

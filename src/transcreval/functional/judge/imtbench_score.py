@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
-from transcreval.common import check_choice
+from transcreval.common import check_bool, check_choice
 from transcreval.engines.judge.types import FAILURE_STATUSES
 from transcreval.engines.judge.verdicts import check_judge
 from transcreval.errors import InputError
@@ -22,32 +23,88 @@ from transcreval.functional.judge.imtbench_calls import JUDGE_CALLS, check_judge
 from transcreval.functional.judge.imtbench_components import (
     BG_MASKS,
     COMPONENTS,
-    RESIZES,
     STATUSES,
+    BackgroundOptions,
     ItemComponents,
     imtbench_items,
 )
+from transcreval.result import MetricResult
 
 __all__ = [
+    "PACKAGES",
+    "IMTBenchOptions",
     "IMTBenchSetup",
     "components_from_stats",
     "imtbench_score",
     "imtbench_score_from_stats",
     "imtbench_score_stats",
-    "imtbench_setup",
 ]
+
+PACKAGES = ("unbabel-comet",)
+
+
+@dataclass(frozen=True, kw_only=True)
+class IMTBenchOptions(BackgroundOptions):
+    """IMTBenchScore's options, the one object the class, its twin and the protocol take: the
+    judge, ``comet`` (a COMETScore, a dict of its options or None), ``judge_call``, ``reference``,
+    ``combine``, ``templates``, ``bg_mask`` and S_bg's options (:class:`BackgroundOptions`).
+    Checked when built; :attr:`loaded` loads what the components need (once)."""
+
+    judge: Any
+    comet: Any = None
+    judge_call: str = "joint"
+    reference: bool = True
+    combine: str = "naturalness"
+    templates: Mapping[str, Any] | None = None
+    bg_mask: str = "ocr"
+
+    def check(self) -> None:
+        check_judge(self.judge, "IMTBenchScore")
+        super().check()
+        check_choice("judge_call", self.judge_call, JUDGE_CALLS)
+        check_choice("bg_mask", self.bg_mask, BG_MASKS)
+        check_bool("reference", self.reference)
+        check_combine(self.combine)
+        check_judge_templates(self.templates, reference=self.reference)
+
+    @cached_property
+    def loaded(self) -> IMTBenchSetup:
+        """The COMET model, LPIPS network and OCR detector, loaded once (an unknown backend fails here)."""
+        from transcreval.features.lpips_network import load_lpips_network
+
+        detector = self.ocr_backend
+        if self.bg_mask == "ocr":
+            from transcreval.engines.ocr.base import get_detector
+
+            detector = get_detector(self.ocr_backend)
+        network = load_lpips_network(self.lpips_net, self.lpips_weights, self.device, version=self.lpips_version)
+        judge_options = {
+            "call": self.judge_call,
+            "combine": self.combine,
+            "reference": self.reference,
+            "templates": check_judge_templates(self.templates, reference=self.reference),
+            "input_range": self.input_range,
+        }
+        background = BackgroundOptions.take(
+            {**{k: getattr(self, k) for k in BackgroundOptions.__dataclass_fields__}, "ocr_backend": detector}
+        )
+        return IMTBenchSetup(
+            self, _comet_metric(self.comet), judge_options, background, dict(network.signature_options())
+        )
+
+    def signature_options(self) -> dict[str, Any]:
+        return self.loaded.signature_options()
 
 
 @dataclass
 class IMTBenchSetup:
-    """Everything the four components need, checked once (see :func:`imtbench_setup`)."""
+    """What the four components need, loaded from :class:`IMTBenchOptions` (its ``loaded``)."""
 
-    judge: Any
+    options: IMTBenchOptions
     comet: Any  # a COMETScore (its scorer, mapping and signature)
     judge_options: dict[str, Any]
-    bg_mask: str
-    background_options: dict[str, Any]
-    lpips_signature: dict[str, Any] = field(default_factory=dict)
+    background: BackgroundOptions
+    lpips_signature: Mapping[str, Any]
 
     def items(
         self,
@@ -59,9 +116,10 @@ class IMTBenchSetup:
         mask: Any = None,
     ) -> ItemComponents:
         """The four components of each item (``mask``: the background masks with ``bg_mask="given"``)."""
-        if self.bg_mask == "given" and mask is None:
+        bg_mask = self.options.bg_mask
+        if bg_mask == "given" and mask is None:
             raise InputError("bg_mask='given': pass the background masks (mask=..., 1 = background), one per item")
-        if self.bg_mask == "ocr" and mask is not None:
+        if bg_mask == "ocr" and mask is not None:
             raise InputError("bg_mask='ocr' makes the background masks by OCR: do not pass mask=")
         return imtbench_items(
             preds,
@@ -69,99 +127,36 @@ class IMTBenchSetup:
             translations,
             references,
             sources,
-            judge=self.judge,
+            judge=self.options.judge,
             comet=self.comet.scorer,
             comet_bounds=self.comet.bounds,
-            mask="ocr" if self.bg_mask == "ocr" else mask,
+            mask="ocr" if bg_mask == "ocr" else mask,
             judge_options=self.judge_options,
-            background_options=self.background_options,
+            background_options=self.background,
         )
 
     def signature_options(self) -> dict[str, Any]:
-        jo = self.judge_options
-        d = dict(self.judge.describe()) if hasattr(self.judge, "describe") else {}
+        o, jo = self.options, self.judge_options
+        d = dict(o.judge.describe()) if hasattr(o.judge, "describe") else {}
         tpl = jo["templates"]["joint" if jo["call"] == "joint" else "harmonization"]
-        bo = self.background_options
-        bg = self.bg_mask
+        bg = o.bg_mask
         if bg == "ocr":
-            info = bo["ocr_backend"].info_for(False)
-            bg = f"ocr:{info.backend}:{info.det_model}@{info.det_sha256[:12]}:dil{bo['ocr_dilate_px']:g}"
+            info = self.background.ocr_backend.info_for(False)
+            bg = f"ocr:{info.backend}:{info.det_model}@{info.det_sha256[:12]}:dil{o.ocr_dilate_px:g}"
         return {
             **{f"comet_{k}": v for k, v in self.comet.signature.options},
-            "judge": f"{d.get('backend', type(self.judge).__name__)}:{d.get('model', '?')}",
+            "judge": f"{d.get('backend', type(o.judge).__name__)}:{d.get('model', '?')}",
             "call": jo["call"],
             "tpl": tpl.ref,
             "ref": jo["reference"],
             "combine": jo["combine"],
             "bg": bg,
             **{f"lpips_{k}": v for k, v in self.lpips_signature.items()},
-            "lpips_mode": bo["lpips_mode"],
-            "resize": bo["resize"],
+            "lpips_mode": o.lpips_mode,
+            "resize": o.resize,
             # how float images were read (absent at the default, (0, 1))
-            **({"range": f"{r[0]:g},{r[1]:g}"} if (r := jo["input_range"]) not in (None, (0.0, 1.0)) else {}),
+            **({"range": f"{r[0]:g},{r[1]:g}"} if (r := o.input_range) not in (None, (0.0, 1.0)) else {}),
         }
-
-
-def imtbench_setup(
-    *,
-    judge: Any,
-    comet: Any = None,
-    judge_call: str = "joint",
-    reference: bool = True,
-    combine: str = "naturalness",
-    templates: Mapping[str, Any] | None = None,
-    bg_mask: str = "ocr",
-    ocr_backend: Any = "rapidocr",
-    ocr_dilate_px: float = 0,
-    lpips_net: str = "alex",
-    lpips_weights: Any = None,
-    lpips_version: str | None = None,
-    lpips_mode: str = "area",
-    resize: str = "output-to-reference",
-    device: Any = None,
-    input_range: Any = None,
-) -> IMTBenchSetup:
-    """Check every option now and load what the components need (COMET model, LPIPS network,
-    OCR detector). ``comet``: a :class:`~transcreval.COMETScore`, a dict of its options, or
-    None (the default COMET-22 DA). The other options: see :class:`~transcreval.IMTBenchScore`."""
-    from transcreval.engines.ocr.masks import check_dilate_px
-    from transcreval.features.lpips_network import load_lpips_network
-    from transcreval.io import check_input_range
-
-    check_judge(judge, "IMTBenchScore")
-    input_range = check_input_range(input_range)
-    check_choice("judge_call", judge_call, JUDGE_CALLS)
-    check_choice("bg_mask", bg_mask, BG_MASKS)
-    check_choice("resize", resize, RESIZES)
-    check_choice("lpips_mode", lpips_mode, ("area", "upsample"))
-    judge_options = {
-        "call": judge_call,
-        "combine": check_combine(combine),
-        "reference": reference,
-        "templates": check_judge_templates(templates, reference=reference),
-        "input_range": input_range,
-    }
-    dilate = check_dilate_px(ocr_dilate_px, "ocr_dilate_px")
-    detector = ocr_backend
-    if bg_mask == "ocr":
-        from transcreval.engines.ocr.base import get_detector
-
-        detector = get_detector(ocr_backend)  # an unknown backend fails now
-    network = load_lpips_network(lpips_net, lpips_weights, device, version=lpips_version)
-    background = {
-        "resize": resize,
-        "ocr_backend": detector,
-        "ocr_dilate_px": dilate,
-        "lpips_net": lpips_net,
-        "lpips_weights": lpips_weights,
-        "lpips_version": lpips_version,
-        "lpips_mode": lpips_mode,
-        "device": device,
-        "input_range": input_range,
-    }
-    return IMTBenchSetup(
-        judge, _comet_metric(comet), judge_options, bg_mask, background, dict(network.signature_options())
-    )
 
 
 def _comet_metric(comet: Any) -> Any:
@@ -199,7 +194,7 @@ def components_from_stats(stats: Mapping[str, Any]) -> ItemComponents:
     return comp
 
 
-def imtbench_score_from_stats(stats: Mapping[str, Any], signature: Any) -> Any:
+def imtbench_score_from_stats(stats: Mapping[str, Any], options: IMTBenchOptions) -> MetricResult:
     """The mean of S over the items where all four components exist; ``per_item`` S per item
     (NaN where one is missing); ``extras``: per component its mean (``components``), its item
     count (``n_components``) and why it is missing where it is (``missing``), ``item_status``
@@ -208,8 +203,8 @@ def imtbench_score_from_stats(stats: Mapping[str, Any], signature: Any) -> Any:
     import torch
 
     from transcreval.errors import EmptyInputError, UndefinedValueError
-    from transcreval.result import MetricResult
 
+    signature = options.signature("IMTBenchScore", PACKAGES)
     comp = components_from_stats(stats)
     if comp.n == 0:
         raise EmptyInputError("IMTBenchScore needs at least one item")
@@ -255,11 +250,10 @@ def imtbench_score(
     *,
     judge: Any,
     **options: Any,
-) -> float:
+) -> MetricResult:
     """IMTBench's S (Eq. 6): the mean over items of (S_text + S_bg + S_align + S_vis) / 4, over
-    the items where all four exist. Options as :class:`~transcreval.IMTBenchScore`."""
-    from transcreval.result import Signature
-
-    setup = imtbench_setup(judge=judge, **options)
-    comp = setup.items(preds, target, translations, references, sources, mask)
-    return float(imtbench_score_from_stats(imtbench_score_stats(comp), Signature.make("imtbench_score")).value)
+    the items where all four exist; options as :class:`IMTBenchOptions`. Returns what
+    ``IMTBenchScore.compute()`` returns."""
+    opts = IMTBenchOptions.take({"judge": judge, **options}, "imtbench_score")
+    comp = opts.loaded.items(preds, target, translations, references, sources, mask)
+    return imtbench_score_from_stats(imtbench_score_stats(comp), opts)

@@ -17,18 +17,18 @@ which both aspects then share through the cache. Answers are read from the keys 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
 
 from transcreval.engines.judge.catalog import MPTC_ADAPTATION, MPTC_AESTHETIC
 from transcreval.engines.judge.parse import read_int
-from transcreval.engines.judge.pipeline import JudgeSpec, judge_items
+from transcreval.engines.judge.pipeline import AspectOptions, JudgeSpec, judge_items
 from transcreval.engines.judge.tally import judge_mean
 from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import json_reader
-from transcreval.errors import InputError
-from transcreval.result import MetricResult, Signature
+from transcreval.result import MetricResult
 
 Aspect = Literal["aesthetic", "adaptation"]
 ASPECTS: dict[str, PromptTemplate] = {"aesthetic": MPTC_AESTHETIC, "adaptation": MPTC_ADAPTATION}
@@ -50,6 +50,7 @@ __all__ = [
     "ASPECTS",
     "FIELDS",
     "SPECS",
+    "JudgeScoreOptions",
     "judge_score",
     "judge_score_from_stats",
     "judge_score_stats",
@@ -57,10 +58,12 @@ __all__ = [
 ]
 
 
-def check_aspect(aspect: Any) -> Aspect:
-    if aspect not in ASPECTS:
-        raise InputError(f"aspect must be 'aesthetic' or 'adaptation', got {aspect!r}")
-    return aspect
+@dataclass(frozen=True, kw_only=True)
+class JudgeScoreOptions(AspectOptions):
+    """JudgeScore's options: the judge's (:class:`JudgeOptions`) and the ``aspect`` scored."""
+
+    specs: ClassVar[Mapping[str, JudgeSpec]] = SPECS
+    aspect: Aspect = "aesthetic"
 
 
 def read_judge_score(aspect: Aspect) -> Any:
@@ -72,38 +75,37 @@ def judge_score_stats(
     preds: Any,
     target: Any,
     *,
-    judge: Judge,
-    aspect: Aspect = "aesthetic",
     target_market: str | Sequence[str] | None = None,
     source_market: str | Sequence[str] | None = None,
     genre: str | Sequence[str] | None = None,
-    template: PromptTemplate | str | None = None,
-    on_failure: str = "skip",
-    input_range: Any = None,
+    options: JudgeScoreOptions | None = None,
+    **kwargs: Any,
 ) -> dict[str, Any]:
-    """One batch: ask the judge about each (output, source) pair and tally the scores."""
-    aspect = check_aspect(aspect)
+    """One batch: ask the judge about each (output, source) pair and tally the scores; options
+    as :class:`JudgeScoreOptions` (``options=`` or one by one)."""
+    o = JudgeScoreOptions.of(options, kwargs, "judge_score_stats")
     fields = {"target_market": target_market, "source_market": source_market, "genre": genre}
-    return judge_items(
-        SPECS[aspect],
-        preds,
-        target,
-        fields,
-        read_judge_score(aspect),
-        on_failure,
-        judge=judge,
-        template=template,
-        input_range=input_range,
-    )
+    return judge_items(o.spec(), preds, target, fields, read_judge_score(o.aspect), o.on_failure, **o.engine())
 
 
-def judge_score_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
+def judge_score_from_stats(stats: dict[str, Any], options: JudgeScoreOptions) -> MetricResult:
     """The mean score (1-5) over valid items; extras n_valid, n_failed, failures."""
-    return judge_mean(stats, signature)
+    return judge_mean(stats, options.result_signature())
 
 
-def judge_score(preds: Any, target: Any, *, judge: Judge, aspect: Aspect = "aesthetic", **options: Any) -> float:
+def judge_score(
+    preds: Any,
+    target: Any,
+    *,
+    judge: Judge,
+    target_market: str | Sequence[str] | None = None,
+    source_market: str | Sequence[str] | None = None,
+    genre: str | Sequence[str] | None = None,
+    **options: Any,
+) -> MetricResult:
     """Mean judge score (1-5, higher is better) of ``preds`` (system posters) given ``target``
-    (the source posters); options as :func:`judge_score_stats`. See the module docstring."""
-    stats = judge_score_stats(preds, target, judge=judge, aspect=aspect, **options)
-    return judge_score_from_stats(stats, Signature.make("judge_score")).value
+    (the source posters); options as :class:`JudgeScoreOptions` (``aspect="aesthetic"``, ...).
+    Returns what ``JudgeScore.compute()`` returns. See the module docstring."""
+    opts = JudgeScoreOptions.take({"judge": judge, **options}, "judge_score")
+    fields = {"target_market": target_market, "source_market": source_market, "genre": genre}
+    return judge_score_from_stats(judge_score_stats(preds, target, **fields, options=opts), opts)

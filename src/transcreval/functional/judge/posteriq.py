@@ -28,22 +28,26 @@ the judge's failures counted instead of scored.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
 
 import torch
 
-from transcreval.common import check_text
+from transcreval.common import check_mode, check_text
 from transcreval.engines.judge.catalog import POSTERIQ_FONT, POSTERIQ_POINT_IMAGE, POSTERIQ_POINT_TEXT, POSTERIQ_STYLE
 from transcreval.engines.judge.items import check_judge, render_each
 from transcreval.engines.judge.parse import Read, extract_json, read_bare, read_bool, read_str, read_str_list
+from transcreval.engines.judge.pipeline import JudgeOptions, JudgeSpec
 from transcreval.engines.judge.roles import image_or_text, image_part, item_list, text_list
-from transcreval.engines.judge.tally import JudgeTally, check_on_failure, check_valid_count, judge_mean, judge_result
+from transcreval.engines.judge.tally import JudgeTally, check_valid_count, judge_mean, judge_result
 from transcreval.engines.judge.templates import PromptTemplate, resolve_template
 from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import Verdict, ask, json_reader
 from transcreval.errors import InputError
 from transcreval.functional.choice.style_score import POSTERIQ_STYLES
-from transcreval.result import MetricResult, Signature
+from transcreval.options import option
+from transcreval.result import MetricResult
+from transcreval.state_checks import list_digest
 
 Mode = Literal["paper", "posteriq-code"]
 #: the text fields JudgedPointScore fills (``description`` only for descriptions given as text)
@@ -51,6 +55,9 @@ POINT_FIELDS = ("point", "description")
 
 __all__ = [
     "POINT_FIELDS",
+    "JudgedFontRichnessOptions",
+    "JudgedPointScoreOptions",
+    "JudgedStyleScoreOptions",
     "judge_font_attributes",
     "judge_point_verdicts",
     "judge_styles",
@@ -109,6 +116,49 @@ def label_of(answer: str, labels: Sequence[str]) -> str | None:
 
 def normalise_label(s: str) -> str:
     return " ".join(s.casefold().replace("_", " ").replace("-", " ").split())
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgedPointScoreOptions(JudgeOptions):
+    """JudgedPointScore's options: the judge's and ``mode`` ("paper" or "posteriq-code")."""
+
+    default_spec: ClassVar[JudgeSpec | None] = JudgeSpec("JudgedPointScore", POSTERIQ_POINT_IMAGE, POINT_FIELDS)
+    mode: Mode = "paper"
+
+    def check_own(self) -> None:
+        check_mode(self.mode)
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgedStyleScoreOptions(JudgeOptions):
+    """JudgedStyleScore's options: the judge's and the style ``labels`` (PosterIQ's 17)."""
+
+    default_spec: ClassVar[JudgeSpec | None] = JudgeSpec("JudgedStyleScore", POSTERIQ_STYLE)
+    labels: Sequence[str] = POSTERIQ_STYLES
+
+    def check_own(self) -> None:
+        if self.labels is None or isinstance(self.labels, str) or len(list(self.labels)) < 2:
+            raise InputError("labels must list the style names the judge chooses from (default: PosterIQ's 17)")
+        self.set_checked("labels", tuple(_check_labels(self.labels, "labels")))
+
+    def metric_options(self) -> dict[str, Any]:
+        return {"labels": "posteriq17" if self.labels == POSTERIQ_STYLES else list_digest(list(self.labels))}
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgedFontRichnessOptions(JudgeOptions):
+    """JudgedFontRichness's options: the judge's and the font-attribute ``vocabulary`` (required)."""
+
+    default_spec: ClassVar[JudgeSpec | None] = JudgeSpec("JudgedFontRichness", POSTERIQ_FONT)
+    vocabulary: Sequence[str] = option(signature="attrs")
+
+    def check_own(self) -> None:
+        if self.vocabulary is None or isinstance(self.vocabulary, str) or not list(self.vocabulary):
+            raise InputError("vocabulary must list the font attributes (PosterIQ: 37)")
+        self.set_checked("vocabulary", tuple(_check_labels(self.vocabulary, "vocabulary")))
+
+    def metric_options(self) -> dict[str, Any]:
+        return {"attrs": list_digest(list(self.vocabulary))}
 
 
 def _list(x: Any, what: str) -> list[Any]:
@@ -174,36 +224,37 @@ def judged_point_score_stats(
     preds: Sequence[Any],
     target: Sequence[Sequence[str]],
     *,
-    judge: Judge,
-    template: PromptTemplate | str | None = None,
-    on_failure: str = "skip",
-    input_range: Any = None,
+    options: JudgedPointScoreOptions | None = None,
+    **kwargs: Any,
 ) -> dict[str, Any]:
     """One batch; item value 1 when every key point is covered, else 0."""
-    on_failure = check_on_failure(on_failure)
+    o = JudgedPointScoreOptions.of(options, kwargs, "judged_point_score_stats")
     tally = JudgeTally(covered_fraction=0.0)
-    for vs in judge_point_verdicts(preds, target, judge=judge, template=template, input_range=input_range):
+    for vs in judge_point_verdicts(preds, target, **o.engine()):
         bad = next((v for v in vs if not v.ok), None)
         if bad is not None:
             tally.fail(bad.status, bad.detail)
         else:
             tally.add(float(all(v.value for v in vs)), covered_fraction=sum(bool(v.value) for v in vs) / len(vs))
-    return tally.finish("JudgedPointScore", on_failure)
+    return tally.finish("JudgedPointScore", o.on_failure)
 
 
-def judged_point_score_from_stats(stats: dict[str, Any], signature: Signature, mode: Mode = "paper") -> MetricResult:
+def judged_point_score_from_stats(stats: dict[str, Any], options: JudgedPointScoreOptions) -> MetricResult:
     """Paper: the fraction of posters with every point covered; code: the mean covered fraction."""
+    signature = options.result_signature()
     per_point = float(stats["covered_fraction"]) / check_valid_count(stats, signature.name)
-    if mode == "posteriq-code":
+    if options.mode == "posteriq-code":
         return judge_mean({**stats, "total": stats["covered_fraction"]}, signature, per_point=per_point)
     return judge_mean(stats, signature, per_point=per_point)
 
 
-def judged_point_score(preds: Sequence[Any], target: Sequence[Sequence[str]], *, judge: Judge, **options: Any) -> float:
-    """PosterIQ point score (Eq. 10) with a judge's verdicts, in [0, 1], higher is better."""
-    mode = options.pop("mode", "paper")
-    stats = judged_point_score_stats(preds, target, judge=judge, **options)
-    return judged_point_score_from_stats(stats, Signature.make("judged_point_score"), mode).value
+def judged_point_score(
+    preds: Sequence[Any], target: Sequence[Sequence[str]], *, judge: Judge, **options: Any
+) -> MetricResult:
+    """PosterIQ point score (Eq. 10) with a judge's verdicts, in [0, 1], higher is better;
+    options as :class:`JudgedPointScoreOptions`. Returns what ``JudgedPointScore.compute()`` returns."""
+    opts = JudgedPointScoreOptions.take({"judge": judge, **options}, "judged_point_score")
+    return judged_point_score_from_stats(judged_point_score_stats(preds, target, options=opts), opts)
 
 
 # ---------------------------------------------------------------------- style score
@@ -242,18 +293,11 @@ def judge_styles(
 
 
 def judged_style_score_stats(
-    preds: Sequence[Any],
-    target: Sequence[str],
-    *,
-    judge: Judge,
-    labels: Sequence[str] = POSTERIQ_STYLES,
-    template: PromptTemplate | str | None = None,
-    on_failure: str = "skip",
-    input_range: Any = None,
+    preds: Sequence[Any], target: Sequence[str], *, options: JudgedStyleScoreOptions | None = None, **kwargs: Any
 ) -> dict[str, Any]:
     """One batch; item value 1 when the judged style is the target style."""
-    on_failure = check_on_failure(on_failure)
-    labs = _check_labels(labels, "labels")
+    o = JudgedStyleScoreOptions.of(options, kwargs, "judged_style_score_stats")
+    labs = list(o.labels)
     targets = _list(target, "target")
     items = _list(preds, "preds")
     if len(items) != len(targets):
@@ -261,22 +305,20 @@ def judged_style_score_stats(
     for i, t in enumerate(targets):
         if check_text(t, f"target[{i}]") not in labs:
             raise InputError(f"target[{i}]: style {t!r} is not one of the labels")
-    verdicts = judge_styles(items, judge=judge, labels=labs, template=template, input_range=input_range)
-    return (
-        JudgeTally()
-        .take_items(verdicts, lambda i, style: float(style == targets[i]))
-        .finish("JudgedStyleScore", on_failure)
-    )
+    verdicts = judge_styles(items, labels=labs, **o.engine())
+    tally = JudgeTally().take_items(verdicts, lambda i, style: float(style == targets[i]))
+    return tally.finish("JudgedStyleScore", o.on_failure)
 
 
-def judged_style_score_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
-    return judge_mean(stats, signature)
+def judged_style_score_from_stats(stats: dict[str, Any], options: JudgedStyleScoreOptions) -> MetricResult:
+    return judge_mean(stats, options.result_signature())
 
 
-def judged_style_score(preds: Sequence[Any], target: Sequence[str], *, judge: Judge, **options: Any) -> float:
-    """PosterIQ style score (Eq. 13) with a judge's classification, in [0, 1], higher is better."""
-    stats = judged_style_score_stats(preds, target, judge=judge, **options)
-    return judged_style_score_from_stats(stats, Signature.make("judged_style_score")).value
+def judged_style_score(preds: Sequence[Any], target: Sequence[str], *, judge: Judge, **options: Any) -> MetricResult:
+    """PosterIQ style score (Eq. 13) with a judge's classification, in [0, 1], higher is better;
+    options as :class:`JudgedStyleScoreOptions`. Returns what ``JudgedStyleScore.compute()`` returns."""
+    opts = JudgedStyleScoreOptions.take({"judge": judge, **options}, "judged_style_score")
+    return judged_style_score_from_stats(judged_style_score_stats(preds, target, options=opts), opts)
 
 
 # ---------------------------------------------------------------------- font richness
@@ -310,17 +352,11 @@ def judge_font_attributes(
 
 
 def judged_font_richness_stats(
-    preds: Sequence[Any],
-    *,
-    judge: Judge,
-    vocabulary: Sequence[str],
-    template: PromptTemplate | str | None = None,
-    on_failure: str = "skip",
-    input_range: Any = None,
+    preds: Sequence[Any], *, options: JudgedFontRichnessOptions | None = None, **kwargs: Any
 ) -> dict[str, Any]:
     """One batch: per-attribute poster counts; item value = share of the vocabulary shown."""
-    on_failure = check_on_failure(on_failure)
-    vocab = _check_labels(vocabulary, "vocabulary")
+    o = JudgedFontRichnessOptions.of(options, kwargs, "judged_font_richness_stats")
+    vocab = list(o.vocabulary)
     counts = torch.zeros(len(vocab), dtype=torch.int64)
 
     def score(value: tuple[list[str], int]) -> tuple[float, dict[str, int]]:
@@ -329,18 +365,17 @@ def judged_font_richness_stats(
             counts[vocab.index(a)] += 1
         return len(attrs) / len(vocab), {"out_of_vocabulary": n_out}
 
-    verdicts = judge_font_attributes(preds, judge=judge, vocabulary=vocab, template=template, input_range=input_range)
-    stats = JudgeTally(out_of_vocabulary=0).take(verdicts, score).finish("JudgedFontRichness", on_failure)
+    verdicts = judge_font_attributes(preds, vocabulary=vocab, **o.engine())
+    stats = JudgeTally(out_of_vocabulary=0).take(verdicts, score).finish("JudgedFontRichness", o.on_failure)
     return {**stats, "attribute_counts": counts}
 
 
-def judged_font_richness_from_stats(
-    stats: dict[str, Any], signature: Signature, vocabulary: Sequence[str]
-) -> MetricResult:
+def judged_font_richness_from_stats(stats: dict[str, Any], options: JudgedFontRichnessOptions) -> MetricResult:
     """Mean coverage over the vocabulary; ``extras["coverage"]`` maps each attribute to R_a."""
+    signature = options.result_signature()
     n = check_valid_count(stats, signature.name)
     counts = torch.as_tensor(stats["attribute_counts"]).tolist()
-    coverage = {a: c / n for a, c in zip(vocabulary, counts)}
+    coverage = {a: c / n for a, c in zip(options.vocabulary, counts)}
     return judge_result(
         sum(counts) / (n * len(counts)),
         stats,
@@ -350,7 +385,10 @@ def judged_font_richness_from_stats(
     )
 
 
-def judged_font_richness(preds: Sequence[Any], *, judge: Judge, vocabulary: Sequence[str], **options: Any) -> float:
-    """PosterIQ font richness (Eq. 14-15) with a judge's attributes, in [0, 1], higher is better."""
-    stats = judged_font_richness_stats(preds, judge=judge, vocabulary=vocabulary, **options)
-    return judged_font_richness_from_stats(stats, Signature.make("judged_font_richness"), list(vocabulary)).value
+def judged_font_richness(
+    preds: Sequence[Any], *, judge: Judge, vocabulary: Sequence[str], **options: Any
+) -> MetricResult:
+    """PosterIQ font richness (Eq. 14-15) with a judge's attributes, in [0, 1], higher is better;
+    options as :class:`JudgedFontRichnessOptions`. Returns what ``JudgedFontRichness.compute()`` returns."""
+    opts = JudgedFontRichnessOptions.take({"judge": judge, "vocabulary": vocabulary, **options}, "judged_font_richness")
+    return judged_font_richness_from_stats(judged_font_richness_stats(preds, options=opts), opts)

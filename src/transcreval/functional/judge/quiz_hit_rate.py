@@ -17,20 +17,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from transcreval.common import check_text
 from transcreval.engines.judge.catalog import MPTC_QUIZ, QUIZ_QUESTIONS
 from transcreval.engines.judge.items import content_id, item_id_list, item_rng, render_each
 from transcreval.engines.judge.parse import Read, extract_json, read_bare, read_choice
-from transcreval.engines.judge.pipeline import JudgeSpec, begin
+from transcreval.engines.judge.pipeline import JudgeOptions, JudgeSpec, check_seed
 from transcreval.engines.judge.roles import image_parts, text_list
 from transcreval.engines.judge.tally import check_valid_count, judge_mean
-from transcreval.engines.judge.templates import PromptTemplate, format_options
+from transcreval.engines.judge.templates import format_options
 from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import ask
 from transcreval.errors import InputError
-from transcreval.result import MetricResult, Signature
+from transcreval.options import option
+from transcreval.result import MetricResult
+from transcreval.state_checks import list_digest
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -39,12 +42,46 @@ SPEC = JudgeSpec("QuizHitRate", MPTC_QUIZ, slots=("poster",), side={"chance": 0.
 
 __all__ = [
     "SPEC",
+    "QuizHitRateOptions",
     "quiz_hit_rate",
     "quiz_hit_rate_from_stats",
     "quiz_hit_rate_stats",
     "quiz_options",
     "read_quiz_answer",
 ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuizHitRateOptions(JudgeOptions):
+    """QuizHitRate's options: the judge's (:class:`JudgeOptions`), the quiz ``kind`` (or a
+    ``question`` and ``hint`` of one's own), the distractor pool ``labels``, ``n_options`` and
+    the ``seed`` of the per-item shuffles."""
+
+    default_spec: ClassVar[JudgeSpec | None] = SPEC
+    kind: str = "genre"
+    labels: Sequence[str] | None = None
+    n_options: int = option(4, signature="k")
+    question: str | None = None
+    hint: str | None = None
+    seed: int = 0
+
+    def check_own(self) -> None:
+        if self.kind not in QUIZ_QUESTIONS and self.question is None:
+            raise InputError(f"kind must be one of {sorted(QUIZ_QUESTIONS)}, or pass question= and hint=")
+        n = self.n_options
+        if not isinstance(n, int) or isinstance(n, bool) or not 2 <= n <= len(LETTERS):
+            raise InputError(f"n_options must be an integer from 2 to 26, got {n!r}")
+        check_seed(self.seed)
+        if self.labels is not None:
+            self.set_checked("labels", tuple(self.labels))
+
+    def metric_options(self) -> dict[str, Any]:
+        opts: dict[str, Any] = {"kind": self.kind, "k": self.n_options, "seed": self.seed}
+        if self.labels is not None:  # the pool the distractors are drawn from
+            opts["labels"] = list_digest(sorted({str(x) for x in self.labels}))
+        if self.question is not None or self.hint is not None:  # a wording of our own
+            opts["q"] = list_digest([self.question or "", self.hint or ""])
+        return opts
 
 
 _LETTER_PREFIXES = ("the final answer", "final answer", "the answer", "answer", "option", "choice")
@@ -112,27 +149,20 @@ def quiz_hit_rate_stats(
     preds: Any,
     target: Sequence[str],
     *,
-    judge: Judge,
-    kind: str = "genre",
     options: Sequence[Sequence[str]] | None = None,
-    labels: Sequence[str] | None = None,
-    n_options: int = 4,
-    question: str | None = None,
-    hint: str | None = None,
     item_ids: Sequence[str] | None = None,
-    seed: int = 0,
-    template: PromptTemplate | str | None = None,
-    on_failure: str = "skip",
-    input_range: Any = None,
+    quiz: QuizHitRateOptions | None = None,
+    **kwargs: Any,
 ) -> dict[str, Any]:
-    """One batch: ask each quiz; item value 1 (hit) or 0 (miss)."""
-    tpl, policy = begin(SPEC, judge, template, on_failure)
-    if kind not in QUIZ_QUESTIONS and question is None:
-        raise InputError(f"kind must be one of {sorted(QUIZ_QUESTIONS)}, or pass question= and hint=")
-    q, h = QUIZ_QUESTIONS.get(kind, ("", ""))
-    q, h = question or q, hint or h
-    if not isinstance(n_options, int) or not 2 <= n_options <= len(LETTERS):
-        raise InputError(f"n_options must be an integer from 2 to 26, got {n_options!r}")
+    """One batch: ask each quiz; item value 1 (hit) or 0 (miss). ``options``: the choices of
+    each item (an input: not the metric's options, which are ``quiz=`` or given one by one as
+    :class:`QuizHitRateOptions`)."""
+    o = QuizHitRateOptions.of(quiz, kwargs, "quiz_hit_rate_stats")
+    tpl = o.prompt()
+    q, h = QUIZ_QUESTIONS.get(o.kind, ("", ""))
+    q, h = o.question or q, o.hint or h
+    labels, n_options, seed = o.labels, o.n_options, o.seed
+    input_range, judge = o.input_range, o.judge
     posters = image_parts(preds, "preds", input_range)
     if isinstance(target, str) or not isinstance(target, Sequence):
         raise InputError("target must be a list with the correct answer of each item")
@@ -145,7 +175,7 @@ def quiz_hit_rate_stats(
     if options is not None and len(options) != n:
         raise InputError(f"options has {len(options)} lists of choices for {n} items")
     per_item_options = (
-        [text_list(o, f"options[{i}]") for i, o in enumerate(options)] if options is not None else [None] * n
+        [text_list(c, f"options[{i}]") for i, c in enumerate(options)] if options is not None else [None] * n
     )
     ids = item_id_list(item_ids, n) or [content_id(p, a) for p, a in zip(posters, answers)]
     shown = [quiz_options(answers[i], per_item_options[i], labels, n_options, seed, ids[i]) for i in range(n)]
@@ -168,17 +198,28 @@ def quiz_hit_rate_stats(
         verdicts,
         lambda i, letter: (float(shown[i][LETTERS.index(letter)] == answers[i]), {"chance": 1.0 / len(shown[i])}),
     )
-    return tally.finish(f"QuizHitRate({kind})", policy)
+    return tally.finish(f"QuizHitRate({o.kind})", o.on_failure)
 
 
-def quiz_hit_rate_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
+def quiz_hit_rate_from_stats(stats: dict[str, Any], options: QuizHitRateOptions) -> MetricResult:
     """Hit rate in % over valid items; ``extras["chance"]`` the expected rate of random guessing."""
+    signature = options.result_signature()
     n = check_valid_count(stats, signature.name)
     return judge_mean(stats, signature, 100.0, chance=100.0 * float(stats["chance"]) / n)
 
 
-def quiz_hit_rate(preds: Any, target: Sequence[str], *, judge: Judge, **options: Any) -> float:
-    """Quiz hit rate (%, higher is better) of the judge on ``preds`` against the answers ``target``."""
-    return quiz_hit_rate_from_stats(
-        quiz_hit_rate_stats(preds, target, judge=judge, **options), Signature.make("quiz")
-    ).value
+def quiz_hit_rate(
+    preds: Any,
+    target: Sequence[str],
+    *,
+    judge: Judge,
+    options: Sequence[Sequence[str]] | None = None,
+    item_ids: Sequence[str] | None = None,
+    **quiz: Any,
+) -> MetricResult:
+    """Quiz hit rate (%, higher is better) of the judge on ``preds`` against the answers
+    ``target``; ``options`` the choices per item (inputs), the metric's options as
+    :class:`QuizHitRateOptions`. Returns what ``QuizHitRate.compute()`` returns."""
+    opts = QuizHitRateOptions.take({"judge": judge, **quiz}, "quiz_hit_rate")
+    stats = quiz_hit_rate_stats(preds, target, options=options, item_ids=item_ids, quiz=opts)
+    return quiz_hit_rate_from_stats(stats, opts)

@@ -19,28 +19,54 @@ Titles are only stripped of surrounding whitespace; ``lowercase=True`` passes to
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import torch
 
+from transcreval.common import check_bool, check_positive_int
 from transcreval.engines.judge.catalog import MPTC_TITLE
 from transcreval.engines.judge.items import check_judge, render_each
 from transcreval.engines.judge.parse import read_str
+from transcreval.engines.judge.pipeline import JudgeOptions, JudgeSpec
 from transcreval.engines.judge.roles import image_or_text, item_list
-from transcreval.engines.judge.tally import JudgeTally, check_on_failure, check_valid_count, judge_mean
+from transcreval.engines.judge.tally import JudgeTally, check_valid_count, judge_mean
 from transcreval.engines.judge.templates import PromptTemplate, resolve_template
 from transcreval.engines.judge.types import ImagePart, Judge
 from transcreval.engines.judge.verdicts import Verdict, ask, json_reader
 from transcreval.errors import InputError
-from transcreval.result import MetricResult, Signature
+from transcreval.options import option
+from transcreval.result import MetricResult
 
 __all__ = [
+    "TitleExtractionOptions",
     "extract_titles",
     "read_title",
     "title_extraction",
     "title_extraction_from_stats",
     "title_extraction_stats",
 ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TitleExtractionOptions(JudgeOptions):
+    """TitleExtraction's options: the judge's (:class:`JudgeOptions`) and chrF's."""
+
+    default_spec: ClassVar[JudgeSpec | None] = JudgeSpec("TitleExtraction", MPTC_TITLE)
+
+    char_order: int = option(6, signature="nc")
+    word_order: int = option(0, signature="nw")
+    beta: float = option(2.0, signature="b")
+    lowercase: bool = option(False, signature="lc")
+
+    def check_own(self) -> None:
+        check_positive_int("char_order", self.char_order, minimum=0)
+        check_positive_int("word_order", self.word_order, minimum=0)
+        check_bool("lowercase", self.lowercase)
+        if self.char_order + self.word_order == 0 or not isinstance(self.beta, (int, float)) or self.beta <= 0:
+            raise InputError("chrF needs char_order + word_order > 0 and beta > 0")
+        self.set_checked("beta", float(self.beta))
+
 
 read_title = json_reader(lambda obj: read_str(obj, ("title", "main_title")))
 
@@ -79,28 +105,19 @@ def extract_titles(
 
 
 def title_extraction_stats(
-    preds: Sequence[Any],
-    target: Sequence[Any],
-    *,
-    judge: Judge,
-    template: PromptTemplate | str | None = None,
-    on_failure: str = "skip",
-    char_order: int = 6,
-    word_order: int = 0,
-    beta: float = 2.0,
-    lowercase: bool = False,
-    input_range: Any = None,
+    preds: Sequence[Any], target: Sequence[Any], *, options: TitleExtractionOptions | None = None, **kwargs: Any
 ) -> dict[str, Any]:
     """One batch: read both titles of each item, then sentence chrF of the pairs read."""
     from transcreval.functional.text.chrf import chrf_statistics
 
-    on_failure = check_on_failure(on_failure)
+    o = TitleExtractionOptions.of(options, kwargs, "title_extraction_stats")
+    char_order, word_order = o.char_order, o.word_order
     p_items, t_items = _items(preds, "preds"), _items(target, "target")
     if len(p_items) != len(t_items):
         raise InputError(f"TitleExtraction: {len(p_items)} system posters (preds) but {len(t_items)} references")
     n = len(p_items)
     names = [f"preds[{i}]" for i in range(n)] + [f"target[{i}]" for i in range(n)]
-    titles = _read_titles([*p_items, *t_items], names, judge, template, input_range)
+    titles = _read_titles([*p_items, *t_items], names, o.judge, o.template, o.input_range)
     read = [i for i in range(n) if titles[i].ok and titles[n + i].ok]
     width = 3 * (char_order + word_order)
     ngrams = torch.zeros(width, dtype=torch.int64)
@@ -111,8 +128,8 @@ def title_extraction_stats(
             [titles[n + i].value for i in read],
             char_order=char_order,
             word_order=word_order,
-            beta=beta,
-            lowercase=lowercase,
+            beta=o.beta,
+            lowercase=o.lowercase,
         )
         ngrams = stats.sum(0)
         scores = dict(zip(read, sentence.tolist()))
@@ -120,20 +137,22 @@ def title_extraction_stats(
         Verdict("ok", scores[i]) if i in scores else next(v for v in (titles[i], titles[n + i]) if not v.ok)
         for i in range(n)
     ]
-    return {**JudgeTally().take(per_item).finish("TitleExtraction", on_failure), "ngram_stats": ngrams}
+    return {**JudgeTally().take(per_item).finish("TitleExtraction", o.on_failure), "ngram_stats": ngrams}
 
 
-def title_extraction_from_stats(stats: dict[str, Any], signature: Signature, beta: float = 2.0) -> MetricResult:
+def title_extraction_from_stats(stats: dict[str, Any], options: TitleExtractionOptions) -> MetricResult:
     """Mean sentence chrF (0-100) over items with both titles read; ``extras["corpus"]`` corpus chrF."""
     from transcreval.functional.text.chrf import chrf_from_statistics
 
+    signature = options.result_signature()
     check_valid_count(stats, signature.name)
-    corpus = chrf_from_statistics([int(x) for x in torch.as_tensor(stats["ngram_stats"]).tolist()], beta)
+    corpus = chrf_from_statistics([int(x) for x in torch.as_tensor(stats["ngram_stats"]).tolist()], options.beta)
     return judge_mean(stats, signature, corpus=corpus)
 
 
-def title_extraction(preds: Sequence[Any], target: Sequence[Any], *, judge: Judge, **options: Any) -> float:
+def title_extraction(preds: Sequence[Any], target: Sequence[Any], *, judge: Judge, **options: Any) -> MetricResult:
     """Title chrF (0-100, higher is better) between the titles a judge reads off ``preds``
-    (system posters) and ``target`` (reference posters, or reference titles as text)."""
-    stats = title_extraction_stats(preds, target, judge=judge, **options)
-    return title_extraction_from_stats(stats, Signature.make("title_extraction"), options.get("beta", 2.0)).value
+    (system posters) and ``target`` (reference posters, or reference titles as text); options
+    as :class:`TitleExtractionOptions`. Returns what ``TitleExtraction.compute()`` returns."""
+    opts = TitleExtractionOptions.take({"judge": judge, **options}, "title_extraction")
+    return title_extraction_from_stats(title_extraction_stats(preds, target, options=opts), opts)

@@ -17,18 +17,18 @@ outside 1-5 is "unparsable", and is never scored (the paper's own scripts wrote 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
 
 from transcreval.engines.judge.catalog import KHANUJA_CREATIVITY, KHANUJA_CULTURAL, KHANUJA_INTENT
 from transcreval.engines.judge.parse import Read, read_int
-from transcreval.engines.judge.pipeline import JudgeSpec, judge_items
+from transcreval.engines.judge.pipeline import AspectOptions, JudgeSpec, judge_items
 from transcreval.engines.judge.tally import check_valid_count, judge_mean
 from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import json_reader
-from transcreval.errors import InputError
-from transcreval.result import MetricResult, Signature
+from transcreval.result import MetricResult
 
 Aspect = Literal["intent", "creativity", "cultural"]
 ASPECTS: dict[str, PromptTemplate] = {
@@ -50,6 +50,7 @@ __all__ = [
     "DIRECTION",
     "FIELDS",
     "SPECS",
+    "VLMTranscreationScoreOptions",
     "read_transcreation_score",
     "transcreation_score",
     "transcreation_score_from_stats",
@@ -57,10 +58,12 @@ __all__ = [
 ]
 
 
-def check_aspect(aspect: Any) -> Aspect:
-    if aspect not in ASPECTS:
-        raise InputError(f"aspect must be one of {sorted(ASPECTS)}, got {aspect!r}")
-    return aspect
+@dataclass(frozen=True, kw_only=True)
+class VLMTranscreationScoreOptions(AspectOptions):
+    """VLMTranscreationScore's options: the judge's (:class:`JudgeOptions`) and the ``aspect``."""
+
+    specs: ClassVar[Mapping[str, JudgeSpec]] = SPECS
+    aspect: Aspect = "cultural"
 
 
 def _read_pair(obj: Any) -> Read[tuple[int, int]]:
@@ -84,40 +87,47 @@ def transcreation_score_stats(
     preds: Any,
     target: Any,
     *,
-    judge: Judge,
-    aspect: Aspect = "cultural",
     category: str | Sequence[str] | None = None,
     country: str | Sequence[str] | None = None,
-    template: PromptTemplate | str | None = None,
-    on_failure: str = "skip",
-    input_range: Any = None,
+    options: VLMTranscreationScoreOptions | None = None,
+    **kwargs: Any,
 ) -> dict[str, Any]:
-    """One batch of (output, source) image pairs."""
-    aspect = check_aspect(aspect)
+    """One batch of (output, source) image pairs; options as :class:`VLMTranscreationScoreOptions`."""
+    o = VLMTranscreationScoreOptions.of(options, kwargs, "transcreation_score_stats")
     return judge_items(
-        SPECS[aspect],
+        o.spec(),
         preds,
         target,
         {"category": category, "country": country},
-        read_transcreation_score(aspect),
-        on_failure,
-        judge=judge,
-        template=template,
-        input_range=input_range,
-        score=(lambda v: (v[1], {"source_total": v[0]})) if aspect == "cultural" else None,
+        read_transcreation_score(o.aspect),
+        o.on_failure,
+        score=(lambda v: (v[1], {"source_total": v[0]})) if o.aspect == "cultural" else None,
+        **o.engine(),
     )
 
 
-def transcreation_score_from_stats(stats: dict[str, Any], signature: Signature, aspect: Aspect) -> MetricResult:
+def transcreation_score_from_stats(stats: dict[str, Any], options: VLMTranscreationScoreOptions) -> MetricResult:
     """Mean score (1-5) over valid items; for "cultural" also the source mean and the delta."""
-    if aspect != "cultural":
+    signature = options.result_signature()
+    if options.aspect != "cultural":
         return judge_mean(stats, signature)
     n = check_valid_count(stats, signature.name)
     value, source_mean = float(stats["total"]) / n, float(stats["source_total"]) / n
     return judge_mean(stats, signature, source_mean=source_mean, delta=value - source_mean)
 
 
-def transcreation_score(preds: Any, target: Any, *, judge: Judge, aspect: Aspect = "cultural", **options: Any) -> float:
-    """Mean VLM score (1-5) of ``preds`` (transcreated images) against ``target`` (sources)."""
-    stats = transcreation_score_stats(preds, target, judge=judge, aspect=aspect, **options)
-    return transcreation_score_from_stats(stats, Signature.make("transcreation_score"), aspect).value
+def transcreation_score(
+    preds: Any,
+    target: Any,
+    *,
+    judge: Judge,
+    category: str | Sequence[str] | None = None,
+    country: str | Sequence[str] | None = None,
+    **options: Any,
+) -> MetricResult:
+    """Mean VLM score (1-5) of ``preds`` (transcreated images) against ``target`` (sources);
+    options as :class:`VLMTranscreationScoreOptions`. Returns what
+    ``VLMTranscreationScore.compute()`` returns."""
+    opts = VLMTranscreationScoreOptions.take({"judge": judge, **options}, "transcreation_score")
+    stats = transcreation_score_stats(preds, target, category=category, country=country, options=opts)
+    return transcreation_score_from_stats(stats, opts)

@@ -22,18 +22,19 @@ reports 96.8% over 1,178 pairs).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
+from transcreval.common import check_bool
 from transcreval.engines.judge.catalog import MPTC_MARKET, MPTC_PAIRWISE
 from transcreval.engines.judge.items import content_id, item_id_list, item_rng, render_each
 from transcreval.engines.judge.parse import read_choice
-from transcreval.engines.judge.pipeline import JudgeSpec, begin, field_rows, read_pairs
+from transcreval.engines.judge.pipeline import JudgeOptions, JudgeSpec, check_seed, field_rows, read_pairs
 from transcreval.engines.judge.tally import check_valid_count, judge_mean
-from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import ask, json_reader
-from transcreval.errors import InputError
-from transcreval.result import MetricResult, Signature
+from transcreval.options import option
+from transcreval.result import MetricResult
 
 #: the text fields the pairwise metrics fill
 PAIRWISE_FIELDS = ("target_market", "source_market", "genre")
@@ -47,6 +48,8 @@ SPECS = {
 __all__ = [
     "PAIRWISE_FIELDS",
     "SPECS",
+    "MarketPreferenceRateOptions",
+    "WinRateOptions",
     "market_preference_rate",
     "market_preference_rate_stats",
     "pairwise_from_stats",
@@ -56,6 +59,28 @@ __all__ = [
     "win_rate",
     "win_rate_stats",
 ]
+
+
+@dataclass(frozen=True, kw_only=True)
+class WinRateOptions(JudgeOptions):
+    """WinRate's options: the judge's (:class:`JudgeOptions`), the ``seed`` of the per-item A/B
+    order and ``both_orders`` (ask in both orders; disagreement is a tie)."""
+
+    default_spec: ClassVar[JudgeSpec | None] = SPECS["WinRate"]
+    seed: int = 0
+    both_orders: bool = option(False, signature="both")
+
+    def check_own(self) -> None:
+        check_seed(self.seed)
+        check_bool("both_orders", self.both_orders)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MarketPreferenceRateOptions(WinRateOptions):
+    """MarketPreferenceRate's options: as :class:`WinRateOptions`, with the market prompt."""
+
+    default_spec: ClassVar[JudgeSpec | None] = SPECS["MarketPreferenceRate"]
+
 
 read_preference = json_reader(lambda obj: read_choice(obj, ("preferred", "preference", "winner", "answer"), "AB"))
 
@@ -81,29 +106,22 @@ def pairwise_stats(
     preds: Any,
     target: Any,
     *,
-    judge: Judge,
-    default_template: PromptTemplate,
-    what: str,
-    template: PromptTemplate | str | None = None,
     target_market: str | Sequence[str] | None = None,
     source_market: str | Sequence[str] | None = None,
     genre: str | Sequence[str] | None = None,
     item_ids: Sequence[str] | None = None,
-    seed: int = 0,
-    both_orders: bool = False,
-    on_failure: str = "skip",
-    input_range: Any = None,
+    options: WinRateOptions,
 ) -> dict[str, Any]:
-    """One batch of pairwise judgments; item value 1 (``preds`` preferred), 0, or 0.5 (a tie)."""
-    spec = SPECS.get(what) or JudgeSpec(what, default_template, PAIRWISE_FIELDS, side=_SIDE)
-    tpl, policy = begin(spec, judge, template, on_failure, default_template)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise InputError(f"{what}: seed must be an integer, got {seed!r}")
-    a_parts, b_parts = read_pairs(spec, preds, target, input_range)
+    """One batch of pairwise judgments; item value 1 (``preds`` preferred), 0, or 0.5 (a tie).
+    ``options``: a :class:`WinRateOptions` or :class:`MarketPreferenceRateOptions` (the prompt)."""
+    spec, judge, what = options.spec(), options.judge, options.metric
+    assert spec is not None
+    tpl = options.prompt()
+    a_parts, b_parts = read_pairs(spec, preds, target, options.input_range)
     n = len(a_parts)
     ids = item_id_list(item_ids, n) or [content_id(p, t) for p, t in zip(a_parts, b_parts)]
     fields = field_rows(spec, {"target_market": target_market, "source_market": source_market, "genre": genre}, n)
-    orders = pairwise_orders(n, ids, seed, both_orders)
+    orders = pairwise_orders(n, ids, options.seed, options.both_orders)
     rows, owner = [], []
     for i in range(n):
         for pred_first in orders[i]:
@@ -125,11 +143,12 @@ def pairwise_stats(
         else:
             value, side = _item_value(per_item[i])
             tally.add(value, **side)
-    return tally.finish(what, policy)
+    return tally.finish(what, options.on_failure)
 
 
-def pairwise_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
+def pairwise_from_stats(stats: dict[str, Any], options: WinRateOptions) -> MetricResult:
     """The preference rate in % (ties count half) with wins/losses/ties and the first-position rate."""
+    signature = options.result_signature()
     n = check_valid_count(stats, signature.name)
     wins, ties, judgments = int(stats["wins"]), int(stats["ties"]), int(stats["judgments"])
     return judge_mean(
@@ -143,27 +162,35 @@ def pairwise_from_stats(stats: dict[str, Any], signature: Signature) -> MetricRe
     )
 
 
-def win_rate_stats(preds: Any, target: Any, *, judge: Judge, **options: Any) -> dict[str, Any]:
+def win_rate_stats(preds: Any, target: Any, *, options: WinRateOptions | None = None, **kwargs: Any) -> dict[str, Any]:
     """WinRate statistics of one batch: ``preds`` the system posters (MTc), ``target`` the human
-    target-market posters (GT). Options: ``target_market``, ``source_market``, ``genre``,
-    ``item_ids``, ``seed``, ``both_orders``, ``template``, ``on_failure``."""
-    return pairwise_stats(preds, target, judge=judge, default_template=MPTC_PAIRWISE, what="WinRate", **options)
+    target-market posters (GT). Inputs ``target_market``, ``source_market``, ``genre``,
+    ``item_ids``; options as :class:`WinRateOptions` (``options=`` or one by one)."""
+    inputs = {k: kwargs.pop(k) for k in (*PAIRWISE_FIELDS, "item_ids") if k in kwargs}
+    return pairwise_stats(preds, target, **inputs, options=WinRateOptions.of(options, kwargs, "win_rate_stats"))
 
 
-def win_rate(preds: Any, target: Any, *, judge: Judge, **options: Any) -> float:
-    """Rate (%, higher is better) at which the judge prefers ``preds`` (MTc) over ``target`` (GT)."""
-    return pairwise_from_stats(win_rate_stats(preds, target, judge=judge, **options), Signature.make("win_rate")).value
+def win_rate(preds: Any, target: Any, *, judge: Judge, **options: Any) -> MetricResult:
+    """Rate (%, higher is better) at which the judge prefers ``preds`` (MTc) over ``target``
+    (GT); returns what ``WinRate.compute()`` returns. Inputs and options as :func:`win_rate_stats`."""
+    inputs = {k: options.pop(k) for k in (*PAIRWISE_FIELDS, "item_ids") if k in options}
+    opts = WinRateOptions.take({"judge": judge, **options}, "win_rate")
+    return pairwise_from_stats(pairwise_stats(preds, target, **inputs, options=opts), opts)
 
 
-def market_preference_rate_stats(preds: Any, target: Any, *, judge: Judge, **options: Any) -> dict[str, Any]:
+def market_preference_rate_stats(
+    preds: Any, target: Any, *, options: MarketPreferenceRateOptions | None = None, **kwargs: Any
+) -> dict[str, Any]:
     """MarketPreferenceRate statistics: ``preds`` the posters made for ``target_market``,
     ``target`` posters of the same films made for other markets."""
-    return pairwise_stats(
-        preds, target, judge=judge, default_template=MPTC_MARKET, what="MarketPreferenceRate", **options
-    )
+    inputs = {k: kwargs.pop(k) for k in (*PAIRWISE_FIELDS, "item_ids") if k in kwargs}
+    opts = MarketPreferenceRateOptions.of(options, kwargs, "market_preference_rate_stats")
+    return pairwise_stats(preds, target, **inputs, options=opts)
 
 
-def market_preference_rate(preds: Any, target: Any, *, judge: Judge, **options: Any) -> float:
-    """Rate (%) at which the judge, as a viewer in ``target_market``, prefers that market's poster."""
-    stats = market_preference_rate_stats(preds, target, judge=judge, **options)
-    return pairwise_from_stats(stats, Signature.make("market_preference_rate")).value
+def market_preference_rate(preds: Any, target: Any, *, judge: Judge, **options: Any) -> MetricResult:
+    """Rate (%) at which the judge, as a viewer in ``target_market``, prefers that market's
+    poster; returns what ``MarketPreferenceRate.compute()`` returns."""
+    inputs = {k: options.pop(k) for k in (*PAIRWISE_FIELDS, "item_ids") if k in options}
+    opts = MarketPreferenceRateOptions.take({"judge": judge, **options}, "market_preference_rate")
+    return pairwise_from_stats(pairwise_stats(preds, target, **inputs, options=opts), opts)
