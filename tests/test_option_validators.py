@@ -45,7 +45,6 @@ def _bad(default: Any) -> Any:
 #: first (issue 16 item 3, not done yet: options objects per family check them up front);
 #: strict, so a twin that starts checking its options first must leave this list
 INPUTS_FIRST = {
-    ("BackgroundPreservation", "ocr_dilate_px"): "loads the LPIPS network first",
     **{(m, "unit"): "reads the texts first" for m in ("WordRecall", "OCRRobustnessGap", "FontSizeStability")},
     ("FontSizeStability", "ddof"): "reads the texts first",
     ("KOptionScore", "clamp"): "reads the answers first",

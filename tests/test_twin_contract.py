@@ -30,7 +30,7 @@ from transcreval.result import MetricResult
 NAMES = [m.name for m in list_metrics()]
 
 # ---- twins that do not return a MetricResult yet (issue 16 item 1), by domain
-RETURNS_OTHER_IMAGE = {"PHashDistance", "LPIPS", "MaskedLPIPS", "BackgroundPreservation"}
+RETURNS_OTHER_IMAGE: set[str] = set()
 
 RETURNS_OTHER_TEXT = {
     "TitleChrF", "PlanChrF", "COMETScore", "WordRecall", "OCRAccuracy", "OCRRobustnessGap",
@@ -49,7 +49,7 @@ RETURNS_OTHER_JUDGE = {
 }  # fmt: skip
 
 # ---- classes whose _stats does not call their functional module yet
-INLINE_IMAGE = {"PHashDistance", "DINOv2Distance", "BackgroundPreservation"}
+INLINE_IMAGE: set[str] = set()
 
 INLINE_TEXT: set[str] = set()
 
@@ -58,7 +58,7 @@ INLINE_CHOICE_LAYOUT_STATS = {"KOptionScore"}
 INLINE_JUDGE = {"WinRate", "MarketPreferenceRate"}
 
 # ---- instances without one MetricOptions object (issue 16 item 3)
-NO_OPTIONS_IMAGE = {"PHashDistance", "LPIPS", "MaskedLPIPS", "BackgroundPreservation", "FID", "DINOv2Distance"}
+NO_OPTIONS_IMAGE: set[str] = set()
 
 NO_OPTIONS_TEXT = {
     "CLIPSimilarity", "VisualSimilarity", "CulturalRelevanceDelta", "SemanticEquivalence", "TitleChrF",

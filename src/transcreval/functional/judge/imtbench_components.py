@@ -132,7 +132,7 @@ def background_items(
     import numpy as np
     import torch
 
-    from transcreval.functional.image.masked_lpips import background_preservation, ocr_background
+    from transcreval.functional.image.masked_lpips import background_preservation_per_pair, ocr_background
 
     check_choice("resize", resize, RESIZES)
     n = len(preds)
@@ -169,14 +169,14 @@ def background_items(
             continue
         pairs.append((i, m))
     if pairs:
-        values = background_preservation(
+        values = background_preservation_per_pair(
             [outs[i] for i, _ in pairs],
             [refs[i] for i, _ in pairs],
             [m for _, m in pairs],
             net=lpips_net,
             weights=lpips_weights,
             version=lpips_version,
-            mode=lpips_mode,  # type: ignore[arg-type]
+            mode=lpips_mode,
             device=device,
         )
         for (i, _), v in zip(pairs, values.tolist()):
