@@ -11,7 +11,7 @@ import pytest
 import torch
 from PIL import Image
 
-import transcreval.functional.image.phash as phash_module
+import transcreval.functional.image.hashing as phash_module
 import transcreval.io.gray as gray_module
 from transcreval import PHashDistance, registry
 from transcreval.errors import InputError

@@ -30,7 +30,7 @@ from transcreval.result import MetricResult
 NAMES = [m.name for m in list_metrics()]
 
 # ---- twins that do not return a MetricResult yet (issue 16 item 1), by domain
-RETURNS_OTHER_IMAGE = {"PHashDistance", "LPIPS", "MaskedLPIPS", "BackgroundPreservation"}
+RETURNS_OTHER_IMAGE: set[str] = set()
 
 RETURNS_OTHER_TEXT = {"COMETScore", "OCRMaskIoU"}
 
@@ -39,7 +39,7 @@ RETURNS_OTHER_CHOICE_LAYOUT_STATS: set[str] = set()
 RETURNS_OTHER_JUDGE: set[str] = set()
 
 # ---- classes whose _stats does not call their functional module yet
-INLINE_IMAGE = {"PHashDistance", "DINOv2Distance", "BackgroundPreservation"}
+INLINE_IMAGE: set[str] = set()
 
 INLINE_TEXT: set[str] = set()
 
@@ -48,7 +48,7 @@ INLINE_CHOICE_LAYOUT_STATS: set[str] = set()
 INLINE_JUDGE: set[str] = set()
 
 # ---- instances without one MetricOptions object (issue 16 item 3)
-NO_OPTIONS_IMAGE = {"PHashDistance", "LPIPS", "MaskedLPIPS", "BackgroundPreservation", "FID", "DINOv2Distance"}
+NO_OPTIONS_IMAGE: set[str] = set()
 
 NO_OPTIONS_TEXT = {"COMETScore", "OCRMaskIoU"}
 

@@ -11,7 +11,7 @@ from transcreval.data.demo_set import build_demo_set
 from transcreval.demo import run_demo
 from transcreval.demo.background import background_mask
 from transcreval.features import clear_extractors
-from transcreval.functional import background_preservation, lpips
+from transcreval.functional import background_preservation_per_pair, lpips_per_pair
 
 
 def _env(monkeypatch, tmp_path):
@@ -47,8 +47,8 @@ def test_with_weights_the_table_holds_the_metrics_values(monkeypatch, tmp_path):
             mask = background_mask()
             for system in posters[0].outputs:
                 outs, refs = [p.outputs[system] for p in posters], [p.target for p in posters]
-                sbg = float(background_preservation(outs, refs, mask).double().mean())
-                whole = float(lpips(outs, refs).double().mean())
+                sbg = float(background_preservation_per_pair(outs, refs, mask).double().mean())
+                whole = float(lpips_per_pair(outs, refs).double().mean())
                 row = next(line for line in text.splitlines() if line.startswith(system + " "))
                 assert f"{sbg:.4f}" in row and f"{whole:.4f}" in row
             assert "signature: BackgroundPreservation|net:alex|trunk:" in text

@@ -19,7 +19,7 @@ from tests._helpers.text_images import render
 from transcreval import BackgroundPreservation
 from transcreval.engines.ocr.rapid import RapidOCRDetector
 from transcreval.errors import InputError
-from transcreval.functional import background_preservation
+from transcreval.functional import background_preservation, background_preservation_per_pair
 from transcreval.ocr import background_mask, get_detector
 
 H, W = 96, 192
@@ -89,7 +89,7 @@ def test_background_preservation_with_ocr_masks_through_the_harness(squeeze, ddp
     path, ref = squeeze
     case = MetricCase(
         factory=partial(BackgroundPreservation, net="squeeze", weights=path, mask="ocr", version="0.1"),
-        functional=lambda a, b: float(background_preservation(a, b, "ocr", net="squeeze", weights=path).mean()),
+        functional=lambda a, b: background_preservation(a, b, "ocr", net="squeeze", weights=path, version="0.1"),
         reference=lambda a, b: _reference(ref, a, b),
         batches=_batches(),
         join=join_lists,
@@ -145,7 +145,7 @@ def test_options_and_inputs_are_checked(squeeze):
     with pytest.raises(InputError, match="mask='ocr'"):
         BackgroundPreservation(net="squeeze", weights=path).update(edits, refs)
     with pytest.raises(InputError, match="'ocr'"):
-        background_preservation(edits, refs, "auto", net="squeeze", weights=path)
+        background_preservation_per_pair(edits, refs, "auto", net="squeeze", weights=path)
 
 
 def test_signature_names_the_ocr_detector(squeeze):
@@ -167,7 +167,7 @@ def test_ocr_masks_read_the_references_with_the_metrics_input_range(squeeze, rng
     got = BackgroundPreservation(net="squeeze", weights=path, mask="ocr", input_range=rng).forward(e2, r2)
     assert torch.allclose(got.per_item, want.per_item, atol=1e-5)
     assert got.extras["mean_coverage"] == pytest.approx(want.extras["mean_coverage"])
-    fn = background_preservation(e2, r2, "ocr", net="squeeze", weights=path, input_range=rng)
+    fn = background_preservation_per_pair(e2, r2, "ocr", net="squeeze", weights=path, input_range=rng)
     assert torch.allclose(fn, want.per_item.to(fn.dtype), atol=1e-5)
 
 

@@ -62,7 +62,7 @@ def test_harness_against_timm(ddp_pool):
     check_metric(
         MetricCase(
             factory=partial(DINOv2Distance, weights=w),
-            functional=lambda p, t: dinov2_distance(p, t, weights=w).value,
+            functional=partial(dinov2_distance, weights=w),
             reference=ref_distance,
             batches=BATCHES,
             join=join_lists,

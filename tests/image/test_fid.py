@@ -153,7 +153,7 @@ def test_fid_harness_against_torch_fidelity(weights, ddp_pool):
 
     case = MetricCase(
         factory=partial(FID, weights=weights),
-        functional=lambda f, r: fid(f, r, weights=weights).value,
+        functional=partial(fid, weights=weights),
         reference=reference,
         batches=_batches(),
         join=lambda bs: (torch.cat([b[0] for b in bs]), torch.cat([b[1] for b in bs])),

@@ -13,7 +13,14 @@ import torch.nn.functional as F
 from tests._helpers import random_weights as rw
 from tests._helpers.tester import MetricCase, check_metric, join_lists, partial
 from transcreval import LPIPS, BackgroundPreservation, MaskedLPIPS
-from transcreval.functional import background_preservation, lpips, masked_lpips
+from transcreval.functional import (
+    background_preservation,
+    background_preservation_per_pair,
+    lpips,
+    lpips_per_pair,
+    masked_lpips,
+    masked_lpips_per_pair,
+)
 
 NETS = ("alex", "squeeze")
 
@@ -88,7 +95,7 @@ def test_lpips_agrees_with_the_lpips_package_per_pair(weights, net, size):
     a, b = _pairs(5, *size, seed=sum(size))
     b[0] = a[0]  # an identical pair
     a[1], b[1] = 0.0, 1.0  # constant images
-    ours = lpips(a, b, net=net, weights=path).double()
+    ours = lpips_per_pair(a, b, net=net, weights=path).double()
     theirs = _ref_lpips(ref, a, b)
     assert torch.allclose(ours, theirs, rtol=0, atol=1e-5), (ours - theirs).abs().max()
     assert ours[0] == 0
@@ -100,7 +107,7 @@ def test_vgg_agrees_with_the_lpips_package(tmp_path):
     path = tmp_path / "vgg.pth"
     torch.save(rw.lpips_layout_state("vgg", feats, lins), path)
     a, b = _pairs(3, 40, 52, seed=5)
-    ours = lpips(a, b, net="vgg", weights=path).double()
+    ours = lpips_per_pair(a, b, net="vgg", weights=path).double()
     assert torch.allclose(ours, _ref_lpips(rw.reference_lpips("vgg", feats, lins), a, b), rtol=0, atol=1e-5)
 
 
@@ -109,19 +116,19 @@ def test_all_ones_mask_is_lpips_and_upsample_mode_is_lpips_spatial_map(weights, 
     path, ref, feats, lins = weights[net]
     a, b = _pairs(4, 50, 44, seed=3)
     ones = torch.ones(4, 50, 44, dtype=torch.bool)
-    plain = lpips(a, b, net=net, weights=path)
-    assert torch.allclose(masked_lpips(a, b, ones, net=net, weights=path), plain, rtol=0, atol=1e-6)
+    plain = lpips_per_pair(a, b, net=net, weights=path)
+    assert torch.allclose(masked_lpips_per_pair(a, b, ones, net=net, weights=path), plain, rtol=0, atol=1e-6)
     assert torch.allclose(plain.double(), _ref_lpips(ref, a, b), rtol=0, atol=1e-6)
     mask = _masks(4, 50, 44, seed=3)
-    ours_area = masked_lpips(a, b, mask, net=net, weights=path).double()
+    ours_area = masked_lpips_per_pair(a, b, mask, net=net, weights=path).double()
     assert torch.allclose(ours_area, _ref_masked_area(ref, a, b, mask), rtol=0, atol=1e-6)
     spatial = rw.reference_lpips(net, feats, lins, spatial=True)
-    ours_up = masked_lpips(a, b, mask, net=net, weights=path, mode="upsample").double()
+    ours_up = masked_lpips_per_pair(a, b, mask, net=net, weights=path, mode="upsample").double()
     assert torch.allclose(ours_up, _ref_masked_upsample(spatial, a, b, mask), rtol=0, atol=1e-6)
-    _, spatial_map = lpips(a, b, net=net, weights=path, return_map=True)
+    _, spatial_map = lpips_per_pair(a, b, net=net, weights=path, return_map=True)
     with torch.no_grad():
         assert torch.allclose(spatial_map, spatial(a, b, normalize=True), rtol=0, atol=1e-6)
-    sbg = background_preservation(a, b, mask, net=net, weights=path).double()
+    sbg = background_preservation_per_pair(a, b, mask, net=net, weights=path).double()
     assert torch.allclose(sbg, 1 - _ref_masked_area(ref, a, b, mask), rtol=0, atol=1e-6)
     assert not torch.allclose(ours_area, plain.double(), atol=1e-4)  # the mask matters
 
@@ -139,10 +146,10 @@ def test_inputs_in_any_form_give_the_same_value(weights):
         [Image.fromarray(x.permute(1, 2, 0).numpy()) for x in b8],
     )
     for got in (
-        lpips(a8, b8, weights=path),
-        lpips(*pil, weights=path),
-        lpips(a8.numpy().transpose(0, 2, 3, 1), b8.numpy().transpose(0, 2, 3, 1), weights=path),
-        lpips(a8.float() / 127.5 - 1, b8.float() / 127.5 - 1, weights=path, input_range=(-1, 1)),
+        lpips_per_pair(a8, b8, weights=path),
+        lpips_per_pair(*pil, weights=path),
+        lpips_per_pair(a8.numpy().transpose(0, 2, 3, 1), b8.numpy().transpose(0, 2, 3, 1), weights=path),
+        lpips_per_pair(a8.float() / 127.5 - 1, b8.float() / 127.5 - 1, weights=path, input_range=(-1, 1)),
     ):
         assert torch.allclose(got.double(), want, rtol=0, atol=1e-5)
 
@@ -151,7 +158,7 @@ def test_pairs_of_different_sizes_in_one_batch(weights):
     path, ref, _, _ = weights["alex"]
     a1, b1 = _pairs(1, 40, 40, seed=1)
     a2, b2 = _pairs(1, 56, 33, seed=2)
-    got = lpips([a1[0], a2[0]], [b1[0], b2[0]], weights=path).double()
+    got = lpips_per_pair([a1[0], a2[0]], [b1[0], b2[0]], weights=path).double()
     want = torch.cat([_ref_lpips(ref, a1, b1), _ref_lpips(ref, a2, b2)])
     assert torch.allclose(got, want, rtol=0, atol=1e-5)
 
@@ -174,7 +181,7 @@ def test_lpips_is_differentiable_with_finite_gradients(weights):
     a, b = _pairs(2, 40, 40, seed=4)
     for other in (b, a.clone(), torch.zeros_like(a)):  # different, identical, constant
         x = a.clone().requires_grad_(True)
-        d = lpips(x, other, net="squeeze", weights=path)
+        d = lpips_per_pair(x, other, net="squeeze", weights=path)
         d.sum().backward()
         assert x.grad is not None and bool(torch.isfinite(x.grad).all())
 
@@ -191,7 +198,7 @@ def _case(weights, net, kind, mode="area"):
         return MetricCase(
             factory=partial(LPIPS, net=net, weights=path, version="0.1"),  # version: the worker processes
             # have not declared these random layers (lin_state does that in this one)
-            functional=lambda a, b: float(lpips(a, b, net=net, weights=path).double().mean()),
+            functional=partial(lpips, net=net, weights=path, version="0.1"),
             reference=lambda a, b: float(_ref_lpips(ref, a, b).mean()),
             batches=batches,
             join=join_lists,
@@ -209,7 +216,7 @@ def _case(weights, net, kind, mode="area"):
     offset = 0.0 if kind == "masked" else 1.0
     return MetricCase(
         factory=partial(cls, net=net, weights=path, mode=mode, version="0.1"),
-        functional=lambda a, b, m: float(fn(a, b, m, net=net, weights=path, mode=mode).double().mean()),
+        functional=partial(fn, net=net, weights=path, mode=mode, version="0.1"),
         reference=lambda a, b, m: float((offset + sign * ref_masked(a, b, m)).mean()),
         batches=batches,
         join=join_lists,
@@ -257,17 +264,19 @@ def test_mask_forms_and_resizing(weights):
     path = weights["alex"][0]
     a, b = _pairs(3, 48, 48, seed=30)
     mask = _masks(3, seed=30)
-    want = masked_lpips(a, b, mask, weights=path)
+    want = masked_lpips_per_pair(a, b, mask, weights=path)
     for form in (mask[:, None], mask.int(), mask.float(), mask.numpy(), list(mask), [m.numpy() for m in mask]):
-        assert torch.equal(masked_lpips(a, b, form, weights=path), want)
+        assert torch.equal(masked_lpips_per_pair(a, b, form, weights=path), want)
     one = mask[0]
-    assert torch.equal(masked_lpips(a, b, one, weights=path), masked_lpips(a, b, one.expand(3, 48, 48), weights=path))
+    assert torch.equal(
+        masked_lpips_per_pair(a, b, one, weights=path), masked_lpips_per_pair(a, b, one.expand(3, 48, 48), weights=path)
+    )
     small = mask[:, ::2, ::2]  # 24x24: resized by area majority (issue 15 item 15), and said so
     with pytest.warns(UserWarning, match="area majority"):
-        got = masked_lpips(a, b, small, weights=path)
+        got = masked_lpips_per_pair(a, b, small, weights=path)
     # enlarging by a whole factor, area majority is nearest-neighbour sampling
     nearest = F.interpolate(small[:, None].float(), size=(48, 48), mode="nearest")[:, 0] > 0
-    assert torch.equal(got, masked_lpips(a, b, nearest, weights=path))
+    assert torch.equal(got, masked_lpips_per_pair(a, b, nearest, weights=path))
 
 
 @pytest.mark.parametrize(
@@ -285,7 +294,7 @@ def test_bad_masks_are_input_errors(weights, mask, match):
 
     a, b = _pairs(2, 48, 48)
     with pytest.raises(InputError, match=match):
-        masked_lpips(a, b, mask, weights=weights["alex"][0])
+        masked_lpips_per_pair(a, b, mask, weights=weights["alex"][0])
 
 
 def test_an_empty_mask_is_an_input_error_naming_the_pair(weights):
@@ -310,7 +319,9 @@ def test_low_coverage_is_reported(weights):
     res = m.forward(a, b, mask)
     assert res.extras["low_coverage"] == 1 and res.extras["min_coverage"] == 0.05
     assert res.extras["mean_coverage"] == pytest.approx((1 + 100 / 2304 + 400 / 2304) / 3)
-    assert res.per_item.tolist() == pytest.approx((1 - masked_lpips(a, b, mask, weights=weights["alex"][0])).tolist())
+    assert res.per_item.tolist() == pytest.approx(
+        (1 - masked_lpips_per_pair(a, b, mask, weights=weights["alex"][0])).tolist()
+    )
 
 
 def test_bad_inputs_and_options(weights):
@@ -319,12 +330,12 @@ def test_bad_inputs_and_options(weights):
     path = weights["alex"][0]
     a, b = _pairs(2, 48, 48)
     for call, match in (
-        (lambda: lpips(a, b[:, :, :40], weights=path), "same shape"),
-        (lambda: lpips(a[:1], b, weights=path), "1 preds for 2 targets"),
-        (lambda: lpips(a[..., :30, :30], b[..., :30, :30], weights=path), "at least 31x31"),
-        (lambda: lpips(a * 2, b, weights=path), "input_range"),
-        (lambda: lpips(a, b, weights=path, net="resnet"), "net must be one of"),
-        (lambda: lpips(a, b, weights=path, batch_size=0), "batch_size"),
+        (lambda: lpips_per_pair(a, b[:, :, :40], weights=path), "same shape"),
+        (lambda: lpips_per_pair(a[:1], b, weights=path), "1 preds for 2 targets"),
+        (lambda: lpips_per_pair(a[..., :30, :30], b[..., :30, :30], weights=path), "at least 31x31"),
+        (lambda: lpips_per_pair(a * 2, b, weights=path), "input_range"),
+        (lambda: lpips_per_pair(a, b, weights=path, net="resnet"), "net must be one of"),
+        (lambda: lpips_per_pair(a, b, weights=path, batch_size=0), "batch_size"),
         (lambda: MaskedLPIPS(weights=path, mode="bilinear"), "mode must be"),
         (lambda: MaskedLPIPS(weights=path, min_coverage=2), "min_coverage"),
         (lambda: LPIPS(weights=path, input_range=(1, 0)), "low < high"),

@@ -24,7 +24,7 @@ from transcreval.errors import (
     WeightsNotFoundError,
 )
 from transcreval.features import FeatureCache, clear_extractors
-from transcreval.functional import lpips, masked_lpips
+from transcreval.functional import lpips_per_pair, masked_lpips_per_pair
 
 
 @pytest.fixture
@@ -79,10 +79,10 @@ def test_items_over_sqlites_row_limit_are_computed_not_stored(env, alex):
 
 def test_lpips_with_max_item_bytes_gives_the_same_values_and_stores_nothing(env, alex):
     a, b = _pairs(2, seed=1)
-    want = lpips(a, b, weights=alex[0])
+    want = lpips_per_pair(a, b, weights=alex[0])
     cache = FeatureCache(env / "f.sqlite", max_item_bytes=1000)  # far below one alex item (~62 KB)
     with pytest.warns(UserWarning, match="not stored"):
-        got = lpips(a, b, weights=alex[0], feature_cache=cache)
+        got = lpips_per_pair(a, b, weights=alex[0], feature_cache=cache)
     assert torch.equal(got, want) and len(cache) == 0 and cache.stats["skipped"] == 2
     with pytest.raises(ValueError, match="max_item_bytes"):
         FeatureCache(env / "g.sqlite", max_item_bytes=0)
@@ -95,7 +95,7 @@ def test_a_cache_that_cannot_be_opened_is_an_error_naming_the_file(env, alex):
     where = blocker / "features.sqlite"
     for make in (
         lambda: LPIPS(weights=alex[0], feature_cache=where),
-        lambda: lpips(*_pairs(1), weights=alex[0], feature_cache=str(where)),
+        lambda: lpips_per_pair(*_pairs(1), weights=alex[0], feature_cache=str(where)),
     ):
         with pytest.raises(FeatureCacheError) as info:
             make()
@@ -105,7 +105,7 @@ def test_a_cache_that_cannot_be_opened_is_an_error_naming_the_file(env, alex):
 
 def test_a_cache_failing_during_a_run_warns_and_keeps_the_features(env, alex, monkeypatch):
     a, b = _pairs(2, seed=2)
-    want = lpips(a, b, weights=alex[0])
+    want = lpips_per_pair(a, b, weights=alex[0])
     m = LPIPS(weights=alex[0], feature_cache=env / "f.sqlite")
 
     def broken(self):
@@ -121,10 +121,12 @@ def test_a_cache_failing_during_a_run_warns_and_keeps_the_features(env, alex, mo
 def test_empty_batches_are_empty_input_errors(env, alex):
     a, b = _pairs(1)
     calls = {
-        "lpips tensor": lambda: lpips(a[:0], b[:0], weights=alex[0]),
-        "lpips array": lambda: lpips(a[:0].numpy(), b[:0].numpy(), weights=alex[0]),
+        "lpips tensor": lambda: lpips_per_pair(a[:0], b[:0], weights=alex[0]),
+        "lpips array": lambda: lpips_per_pair(a[:0].numpy(), b[:0].numpy(), weights=alex[0]),
         "LPIPS.update": lambda: LPIPS(weights=alex[0]).update(a[:0], b[:0]),
-        "masked_lpips": lambda: masked_lpips(a[:0], b[:0], torch.ones(40, 40, dtype=torch.bool), weights=alex[0]),
+        "masked_lpips": lambda: masked_lpips_per_pair(
+            a[:0], b[:0], torch.ones(40, 40, dtype=torch.bool), weights=alex[0]
+        ),
     }
     for call in calls.values():
         with pytest.raises(EmptyInputError, match=r"empty batch of shape \(0, 3, 40, 40\)"):
@@ -137,21 +139,21 @@ def test_a_single_3d_array_with_2_to_4_leading_planes_is_refused_as_ambiguous(en
     gray_a, gray_b = a[:, 0], b[:, 0]  # N x H x W: N grayscale images, or one image with N channels?
     for x, y in ((gray_a, gray_b), (gray_a.numpy(), gray_b.numpy())):
         with pytest.raises(InputError, match=r"ambiguous.*x\[:, None\]"):
-            lpips(x, y, weights=alex[0])
+            lpips_per_pair(x, y, weights=alex[0])
     # the unambiguous spellings work and agree with lpips on the grayscale images
     want = _ref(alex, a[:, :1].expand(-1, 3, -1, -1), b[:, :1].expand(-1, 3, -1, -1)).flatten()
-    got = lpips(gray_a[:, None], gray_b[:, None], weights=alex[0])
+    got = lpips_per_pair(gray_a[:, None], gray_b[:, None], weights=alex[0])
     assert torch.allclose(got, want, rtol=0, atol=1e-5)
-    assert torch.allclose(lpips(list(gray_a), list(gray_b), weights=alex[0]), want, rtol=0, atol=1e-5)
+    assert torch.allclose(lpips_per_pair(list(gray_a), list(gray_b), weights=alex[0]), want, rtol=0, atol=1e-5)
 
 
 def test_unambiguous_single_images_still_work(env, alex):
     a, b = _pairs(1, seed=4)
     want = _ref(alex, a, b).flatten()
     hwc_a, hwc_b = a[0].permute(1, 2, 0).numpy(), b[0].permute(1, 2, 0).numpy()  # numpy H x W x 3
-    assert torch.allclose(lpips(hwc_a, hwc_b, weights=alex[0]), want, rtol=0, atol=1e-5)
+    assert torch.allclose(lpips_per_pair(hwc_a, hwc_b, weights=alex[0]), want, rtol=0, atol=1e-5)
     gray = _ref(alex, a[:, :1].expand(-1, 3, -1, -1), b[:, :1].expand(-1, 3, -1, -1)).flatten()
-    assert torch.allclose(lpips(a[0, :1], b[0, :1], weights=alex[0]), gray, rtol=0, atol=1e-5)  # 1 x H x W
+    assert torch.allclose(lpips_per_pair(a[0, :1], b[0, :1], weights=alex[0]), gray, rtol=0, atol=1e-5)  # 1 x H x W
 
 
 # --------------------------------------------------------------------------- item 7: packages first
@@ -212,10 +214,10 @@ def test_channels_last_single_channel_masks_are_accepted(env, alex):
     a, b = _pairs(3, seed=7)
     g = torch.Generator().manual_seed(8)
     hw = (torch.rand(40, 40, generator=g) > 0.4).numpy()
-    want = masked_lpips(a, b, hw, weights=alex[0])
-    assert torch.equal(masked_lpips(a, b, hw[..., None], weights=alex[0]), want)  # H x W x 1 (image libraries)
+    want = masked_lpips_per_pair(a, b, hw, weights=alex[0])
+    assert torch.equal(masked_lpips_per_pair(a, b, hw[..., None], weights=alex[0]), want)  # H x W x 1 (image libraries)
     per = np.stack([hw] * 3)[..., None]  # N x H x W x 1
-    assert torch.equal(masked_lpips(a, b, per, weights=alex[0]), want)
+    assert torch.equal(masked_lpips_per_pair(a, b, per, weights=alex[0]), want)
 
 
 def test_a_size_mismatch_in_a_list_names_the_pair(env, alex):
@@ -223,7 +225,7 @@ def test_a_size_mismatch_in_a_list_names_the_pair(env, alex):
     bs = list(b)
     bs[2] = bs[2][:, :32]
     with pytest.raises(InputError, match=r"pair 2: preds and target must have the same shape"):
-        lpips(list(a), bs, weights=alex[0])
+        lpips_per_pair(list(a), bs, weights=alex[0])
 
 
 # --------------------------------------------------------------------------- item 13: masked maps
@@ -232,8 +234,8 @@ def test_masked_spatial_maps_agree_with_lpips_spatial_map_times_the_mask(env, al
     g = torch.Generator().manual_seed(11)
     mask = torch.rand(3, 40, 48, generator=g) > 0.5
     ref_map = _ref(alex, a, b, spatial=True)  # lpips.LPIPS(spatial=True): N x 1 x H x W
-    values, maps = masked_lpips(a, b, mask, weights=alex[0], return_map=True)
-    assert torch.equal(values, masked_lpips(a, b, mask, weights=alex[0]))
+    values, maps = masked_lpips_per_pair(a, b, mask, weights=alex[0], return_map=True)
+    assert torch.equal(values, masked_lpips_per_pair(a, b, mask, weights=alex[0]))
     assert torch.allclose(maps, ref_map * mask[:, None], rtol=0, atol=1e-6)
     m = MaskedLPIPS(weights=alex[0])
     assert torch.allclose(m.spatial_map(a, b, mask=mask), maps, rtol=0, atol=0)
@@ -246,7 +248,7 @@ def test_maps_of_mixed_sizes_come_back_per_pair_in_order(env, alex):
     a1, b1 = _pairs(2, 40, 40, seed=12)
     a2, b2 = _pairs(1, 44, 52, seed=13)
     preds, target = [a1[0], a2[0], a1[1]], [b1[0], b2[0], b1[1]]  # sizes A, B, A
-    _, maps = lpips(preds, target, weights=alex[0], return_map=True)
+    _, maps = lpips_per_pair(preds, target, weights=alex[0], return_map=True)
     assert isinstance(maps, list) and [tuple(m.shape) for m in maps] == [(1, 40, 40), (1, 44, 52), (1, 40, 40)]
     for x, y, got in zip(preds, target, maps):
         assert torch.allclose(got, _ref(alex, x[None], y[None], spatial=True)[0], rtol=0, atol=1e-6)
@@ -255,5 +257,5 @@ def test_maps_of_mixed_sizes_come_back_per_pair_in_order(env, alex):
         torch.ones(44, 52, dtype=torch.bool),
         torch.ones(40, 40, dtype=torch.bool),
     ]
-    _, mmaps = masked_lpips(preds, target, masks, weights=alex[0], return_map=True)
+    _, mmaps = masked_lpips_per_pair(preds, target, masks, weights=alex[0], return_map=True)
     assert all(torch.allclose(p, q, rtol=0, atol=1e-6) for p, q in zip(mmaps, maps))

@@ -13,7 +13,7 @@ import torch
 from tests._helpers import random_weights as rw
 from transcreval import LPIPS
 from transcreval.errors import InputError, WeightsFormatError
-from transcreval.functional import lpips
+from transcreval.functional import lpips_per_pair
 from transcreval.weights import get_entry, load_state_dict, shipped_path
 
 NET = "squeeze"
@@ -60,8 +60,8 @@ def _lpips_lib(trunk, lin_file: str, version: str, a, b) -> torch.Tensor:
 def test_each_version_equals_lpips_with_its_shipped_layers(env, trunk, version):
     a, b = _pairs()
     want = _lpips_lib(trunk, _shipped(version), version, a, b)
-    by_default = lpips(a, b, net=NET, version=version)  # the shipped layers through the resolver
-    by_file = lpips(a, b, net=NET, weights={f"lpips-{NET}-lin-v{version}": _shipped(version)})
+    by_default = lpips_per_pair(a, b, net=NET, version=version)  # the shipped layers through the resolver
+    by_file = lpips_per_pair(a, b, net=NET, weights={f"lpips-{NET}-lin-v{version}": _shipped(version)})
     for got in (by_default, by_file):
         assert torch.allclose(got.double(), want, atol=1e-5)
     res = LPIPS(NET, version=version).forward(a, b)
@@ -75,7 +75,7 @@ def test_a_v00_file_is_never_taken_for_v01(env, trunk):
     a, b = _pairs(1)
     v00, v01 = (_lpips_lib(trunk, _shipped(v), v, a, b) for v in ("0.0", "0.1"))
     assert not torch.allclose(v00, v01, atol=1e-3), "the two versions must give different numbers here"
-    as_given = lpips(a, b, net=NET, weights={f"lpips-{NET}-lin-v0.1": _shipped("0.0")})
+    as_given = lpips_per_pair(a, b, net=NET, weights={f"lpips-{NET}-lin-v0.1": _shipped("0.0")})
     assert torch.allclose(as_given.double(), v00, atol=1e-5)
     with pytest.raises(WeightsFormatError, match=r"v0\.0's linear layers.*version='0\.1'"):
         LPIPS(NET, weights={f"lpips-{NET}-lin-v0.1": _shipped("0.0")}, version="0.1")
@@ -90,7 +90,7 @@ def test_shipped_layers_inside_a_whole_lpips_state_dict_are_recognised(env, trun
     lins = load_state_dict(_shipped("0.0"))
     path = tmp_path / "whole-v00.pth"
     torch.save(rw.lpips_layout_state(NET, rw.features_only(trunk), lins), path)
-    got = lpips(a, b, net=NET, weights=path)
+    got = lpips_per_pair(a, b, net=NET, weights=path)
     assert torch.allclose(got.double(), _lpips_lib(trunk, _shipped("0.0"), "0.0", a, b), atol=1e-5)
 
 
@@ -102,12 +102,12 @@ def test_unknown_layers_need_the_version_said(env, trunk, tmp_path):
     with pytest.raises(WeightsFormatError, match=r"version='0\.1'.*version='0\.0'"):
         LPIPS(NET, weights={f"lpips-{NET}-lin-v0.1": path})
     for version in ("0.1", "0.0"):
-        ours = lpips(a, b, net=NET, weights={f"lpips-{NET}-lin-v{version}": path}, version=version)
+        ours = lpips_per_pair(a, b, net=NET, weights={f"lpips-{NET}-lin-v{version}": path}, version=version)
         assert torch.allclose(ours.double(), _lpips_lib(trunk, str(path), version, a, b), atol=1e-5)
     from transcreval.features.lpips_network import register_lpips_layers
 
     register_lpips_layers(path, NET, "0.0")  # said once: later loads know it
-    again = lpips(a, b, net=NET, weights={f"lpips-{NET}-lin-v0.1": path})
+    again = lpips_per_pair(a, b, net=NET, weights={f"lpips-{NET}-lin-v0.1": path})
     assert torch.allclose(again.double(), _lpips_lib(trunk, str(path), "0.0", a, b), atol=1e-5)
     with pytest.raises(InputError, match="already known"):
         register_lpips_layers(path, NET, "0.1")

@@ -11,7 +11,7 @@ from tests._helpers import random_weights as rw
 from transcreval import LPIPS, BackgroundPreservation, MaskedLPIPS, MetricCollection
 from transcreval.errors import WeightsFormatError, WeightsNotFoundError
 from transcreval.features import FeatureCache, clear_extractors, get_extractor
-from transcreval.functional import lpips
+from transcreval.functional import lpips_per_pair
 
 
 @pytest.fixture
@@ -71,7 +71,7 @@ def test_weights_as_a_file_a_lin_only_file_a_mapping_or_a_name(env, monkeypatch,
     full = env / "full.pth"
     torch.save(rw.lpips_layout_state("alex", feats, lins), full)
     a, b = _pairs(2, seed=3)
-    want = lpips(a, b, weights=full)
+    want = lpips_per_pair(a, b, weights=full)
     ref = rw.reference_lpips("alex", feats, lins)
     with torch.no_grad():
         assert torch.allclose(want.double(), ref(a, b, normalize=True).flatten().double(), atol=1e-5)
@@ -81,9 +81,9 @@ def test_weights_as_a_file_a_lin_only_file_a_mapping_or_a_name(env, monkeypatch,
     torch.save(trunk, tv)
     with rw.install(env / "w", {"torchvision-alexnet": trunk}):
         monkeypatch.setenv("TRANSCREVAL_WEIGHTS_DIR", str(env / "w"))
-        assert torch.allclose(lpips(a, b, weights=lin_only), want, atol=1e-6)  # trunk from the resolver
+        assert torch.allclose(lpips_per_pair(a, b, weights=lin_only), want, atol=1e-6)  # trunk from the resolver
     assert torch.allclose(
-        lpips(a, b, weights={"torchvision-alexnet": tv, "lpips-alex-lin-v0.1": lin_only}), want, atol=1e-6
+        lpips_per_pair(a, b, weights={"torchvision-alexnet": tv, "lpips-alex-lin-v0.1": lin_only}), want, atol=1e-6
     )
     # a manifest name whose file is in lpips' layout
     from transcreval.weights import WeightsEntry, register_weights, sha256_file, unregister_weights
@@ -100,7 +100,7 @@ def test_weights_as_a_file_a_lin_only_file_a_mapping_or_a_name(env, monkeypatch,
     )
     try:
         monkeypatch.setenv("TRANSCREVAL_WEIGHTS_DIR", str(env))
-        assert torch.allclose(lpips(a, b, weights="my-lpips"), want, atol=1e-6)
+        assert torch.allclose(lpips_per_pair(a, b, weights="my-lpips"), want, atol=1e-6)
     finally:
         unregister_weights("my-lpips")
     with pytest.raises(WeightsNotFoundError, match="neither an existing file or directory nor a manifest name"):
@@ -156,7 +156,7 @@ def test_feature_cache_skips_references_seen_before(env, alex):
     cache_file = env / "features.sqlite"
     refs = _pairs(4, seed=6)[0]
     systems = [_pairs(4, seed=7 + i)[1] for i in range(3)]
-    plain = [lpips(s, refs, weights=path) for s in systems]
+    plain = [lpips_per_pair(s, refs, weights=path) for s in systems]
     ex = get_extractor("lpips-alex", {"torchvision-alexnet": path})
     ex.stats.reset()
     for s, want in zip(systems, plain):
@@ -189,7 +189,7 @@ def test_device_option_pickling_and_cloning_with_a_cache(env, alex):
     m = LPIPS(weights=path, device="cpu", feature_cache=env / "f.sqlite")
     assert m.network.extractor.device == torch.device("cpu")
     first = m.forward(a, b)
-    assert torch.equal(first.per_item, lpips(a, b, weights=path, device="cpu").double())
+    assert torch.equal(first.per_item, lpips_per_pair(a, b, weights=path, device="cpu").double())
     again = pickle.loads(pickle.dumps(m))
     assert again.network.extractor is m.network.extractor  # the shared trunk, not a copy
     assert again.feature_cache.path == m.feature_cache.path

@@ -14,7 +14,7 @@ import transcreval.functional.image.pil_resample as resample
 from tests._helpers.tester import MetricCase, check_metric, partial
 from transcreval import PHashDistance
 from transcreval.errors import EmptyInputError, ImageDecodeError, InputError
-from transcreval.functional import edit_intensity_split, phash, phash_bits, phash_distance, phash_hex
+from transcreval.functional import edit_intensity_split, phash, phash_bits, phash_distance, phash_distances, phash_hex
 
 
 def _rng(seed=0):
@@ -160,12 +160,12 @@ def test_threads_do_not_change_results():
 def test_distance_equals_imagehash_subtraction():
     a, b = _images(20, seed=15), _images(20, seed=16)
     expected = [imagehash.phash(x) - imagehash.phash(y) for x, y in zip(a, b)]
-    d = phash_distance(a, b)
+    d = phash_distances(a, b)
     assert d.dtype == torch.int64 and d.tolist() == expected
-    assert phash_distance(phash(a), phash(b)).tolist() == expected  # precomputed hashes
+    assert phash_distances(phash(a), phash(b)).tolist() == expected  # precomputed hashes
     ints = [int(h) & (2**64 - 1) for h in phash(a)]  # unsigned Python ints
-    assert phash_distance(ints, b).tolist() == expected
-    assert phash_distance(a, a).tolist() == [0] * 20
+    assert phash_distances(ints, b).tolist() == expected
+    assert phash_distances(a, a).tolist() == [0] * 20
 
 
 def test_edit_intensity_split_boundaries():
@@ -185,7 +185,7 @@ def test_bad_inputs():
     with pytest.raises(EmptyInputError):
         phash([])
     with pytest.raises(InputError, match="mismatched batch lengths"):
-        phash_distance(_images(2), _images(3))
+        phash_distances(_images(2), _images(3))
     with pytest.raises(InputError, match="outside"):
         phash(np.full((10, 10, 3), 2.0, dtype=np.float32))
     with pytest.raises(InputError, match="NaN"):
@@ -232,7 +232,7 @@ def test_phash_distance_class_harness(ddp_pool):
 
     case = MetricCase(
         factory=partial(PHashDistance),
-        functional=lambda a, b: float(phash_distance(a, b).double().mean()),
+        functional=phash_distance,
         reference=ref,
         batches=_hash_batches(),
         join=_join_images,
@@ -270,15 +270,15 @@ def test_every_small_size_is_bit_identical_to_imagehash():
 def test_precomputed_hash_inputs_are_checked():
     good = phash([Image.new("L", (40, 40), 9)])
     with pytest.raises(InputError, match="int64"):
-        phash_distance(good.float(), good)
+        phash_distances(good.float(), good)
     with pytest.raises(InputError, match="int64"):
-        phash_distance(good.numpy().astype(np.float64), good)
+        phash_distances(good.numpy().astype(np.float64), good)
     with pytest.raises(InputError, match="object array"):
-        phash_distance(np.array([object()], dtype=object), good)
+        phash_distances(np.array([object()], dtype=object), good)
     with pytest.raises(InputError, match="meta"):
-        phash_distance(torch.empty(1, dtype=torch.int64, device="meta"), good)
+        phash_distances(torch.empty(1, dtype=torch.int64, device="meta"), good)
     with pytest.raises(InputError, match="integers"):
-        phash_distance([1.5], [2])
+        phash_distances([1.5], [2])
     with pytest.raises(InputError, match=">= 0"):
         edit_intensity_split([-3])
     with pytest.raises(InputError, match="NaN"):
@@ -342,7 +342,7 @@ def test_fast_decode_is_close_on_jpeg_and_exact_elsewhere(monkeypatch):
     phash(jpegs[:2], fast_decode=True, num_threads=1)
     assert asked == [("L", (128, 128))] * 2  # the decoder was asked for a reduced grayscale image
     monkeypatch.undo()
-    d = phash_distance(phash(jpegs), phash(jpegs, fast_decode=True))
+    d = phash_distances(phash(jpegs), phash(jpegs, fast_decode=True))
     assert int(d.max()) <= 4 and float(d.float().mean()) <= 1  # close (docs: 192/200 identical), not promised
     imgs = _images(10, seed=21)
     pngs = []

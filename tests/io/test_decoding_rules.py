@@ -188,16 +188,16 @@ def test_thin_text_strokes_survive_where_legacy_nearest_drops_them():
 
 
 def test_masked_lpips_uses_the_area_majority_mask(alex_file):
-    from transcreval.functional import masked_lpips
+    from transcreval.functional import masked_lpips_per_pair
 
     path = alex_file
     g = torch.Generator().manual_seed(3)
     a, b = torch.rand(1, 3, 40, 48, generator=g), torch.rand(1, 3, 40, 48, generator=g)
     big = _stroke_mask(80, 96, list(range(1, 96, 4)))
     with pytest.warns(UserWarning, match="area majority"):
-        got = masked_lpips(a, b, big, weights=path)
-    assert torch.equal(got, masked_lpips(a, b, resize_mask(big, (40, 48)) > 0.5, weights=path))
-    assert not torch.equal(got, masked_lpips(a, b, torch.ones(40, 48, dtype=torch.bool), weights=path))
+        got = masked_lpips_per_pair(a, b, big, weights=path)
+    assert torch.equal(got, masked_lpips_per_pair(a, b, resize_mask(big, (40, 48)) > 0.5, weights=path))
+    assert not torch.equal(got, masked_lpips_per_pair(a, b, torch.ones(40, 48, dtype=torch.bool), weights=path))
 
 
 # ------------------------------------------------------------------ item 24: mask shapes
@@ -260,13 +260,13 @@ def test_lpips_refuses_a_huge_image_before_running_with_the_estimate(alex_file, 
 
 def test_lpips_max_pixels_option(alex_file):
     from transcreval import LPIPS
-    from transcreval.functional import lpips
+    from transcreval.functional import lpips_per_pair
     from transcreval.functional.image.lpips_memory import default_max_pixels, pair_bytes
 
     a = torch.rand(1, 3, 40, 48, generator=torch.Generator().manual_seed(6))
     with pytest.raises(InputError, match=r"40x48 = 1,920 pixels exceed max_pixels=1,000"):
-        lpips(a, a, weights=alex_file, max_pixels=1000)
-    assert float(lpips(a, a, weights=alex_file, max_pixels=None)) == 0.0
+        lpips_per_pair(a, a, weights=alex_file, max_pixels=1000)
+    assert float(lpips_per_pair(a, a, weights=alex_file, max_pixels=None)) == 0.0
     assert float(LPIPS(weights=alex_file, max_pixels=1920).forward(a, a).value) == 0.0
     for bad in (0, -5, 2.5, True, "big"):
         with pytest.raises(InputError, match="max_pixels must be"):

@@ -147,7 +147,7 @@ def _expected(root, ckpt, lpips_path):
     """Per item and component, the value computed here (None where the protocol must say missing)."""
     from PIL import Image
 
-    from transcreval.functional import background_preservation
+    from transcreval.functional import background_preservation_per_pair
     from transcreval.io import to_rgb_float
 
     exp = {c: [None] * 12 for c in ("S_text", "S_bg", "S_align", "S_vis")}
@@ -167,7 +167,7 @@ def _expected(root, ckpt, lpips_path):
         ref = to_rgb_float(Image.open(root / f"ref{k}.png"))
         if k == BIGGER:
             out = F.interpolate(out, size=(H, W), mode="bicubic", antialias=True, align_corners=False).clamp(0, 1)
-        bg = background_preservation(out, ref, "ocr", net="squeeze", weights=str(lpips_path))
+        bg = background_preservation_per_pair(out, ref, "ocr", net="squeeze", weights=str(lpips_path))
         exp["S_bg"][k] = float(bg[0])
         if k != REFUSED:
             exp["S_vis"][k] = NAT[k] / 10

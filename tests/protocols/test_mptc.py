@@ -10,7 +10,7 @@ from PIL import Image
 from tests._helpers import random_weights as rw
 from tests._helpers.model_weights import dinov2_file, inception_file, poster_like
 from transcreval.errors import InputError
-from transcreval.functional import lpips, phash_distance, separability_auc, threshold_sweep
+from transcreval.functional import lpips_per_pair, phash_distances, separability_auc, threshold_sweep
 from transcreval.functional.image.dinov2_distance import dinov2_distance
 from transcreval.protocols.mptc import edit_intensity_study, format_edit_intensity
 
@@ -59,7 +59,7 @@ def test_edit_intensity_study_matches_its_parts(tmp_path, lpips_file):
     )
     # every distance equals its own metric on the same pairs
     pils = [Image.open(p) for p in src]
-    assert torch.equal(study.distances["phash"], phash_distance(pils, gt))
+    assert torch.equal(study.distances["phash"], phash_distances(pils, gt))
     rs = lambda ims: torch.cat(  # noqa: E731
         [
             torch.nn.functional.interpolate(
@@ -72,7 +72,9 @@ def test_edit_intensity_study_matches_its_parts(tmp_path, lpips_file):
             for im in ims
         ]
     )
-    assert torch.allclose(study.distances["lpips"], lpips(rs(pils), rs(gt), weights=lpips_file).double(), atol=1e-6)
+    assert torch.allclose(
+        study.distances["lpips"], lpips_per_pair(rs(pils), rs(gt), weights=lpips_file).double(), atol=1e-6
+    )
     d = dinov2_distance(pils, gt, weights=dino)
     assert torch.allclose(study.distances["dinov2"], d.per_item, atol=1e-9)
     # the AUCs are SeparabilityAUC on the kept pairs, with the same seeded bootstrap

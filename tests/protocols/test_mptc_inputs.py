@@ -11,7 +11,7 @@ from PIL import Image
 
 from tests._helpers.mptc_set import image
 from transcreval.errors import InputError
-from transcreval.functional import phash_distance
+from transcreval.functional import phash_distances
 from transcreval.judge import FunctionJudge
 from transcreval.protocols import mptc
 
@@ -47,7 +47,7 @@ def test_jsonl_with_relative_paths_and_the_phash_split(tmp_path):
     items, outputs = _write(tmp_path, pairs, split_field=["surface", "surface", "deep"])
     with pytest.warns(UserWarning, match="2 item"):
         data = mptc.load(items, outputs)
-    want = phash_distance([p[0] for p in pairs], [p[1] for p in pairs]).tolist()
+    want = phash_distances([p[0] for p in pairs], [p[1] for p in pairs]).tolist()
     assert [data.phash[f"i{k}"] for k in range(3)] == want == [0, 62, 28]
     assert data.splits == {"i0": "surface", "i1": "deep", "i2": "intermediate"}
     assert data.options["split_mismatch"] == ["i1", "i2"]

@@ -23,11 +23,19 @@ from typing import TYPE_CHECKING, Any
 from transcreval.common import check_positive_int
 from transcreval.errors import InputError
 from transcreval.io.values import check_input_range  # the one input_range rule, re-exported here
+from transcreval.options import MetricOptions, option
 
 if TYPE_CHECKING:
     from transcreval.features.cache import FeatureCache
 
-__all__ = ["FeatureOptions", "check_batch_size", "check_input_range", "feature_options", "open_feature_cache"]
+__all__ = [
+    "FeatureMetricOptions",
+    "FeatureOptions",
+    "check_batch_size",
+    "check_input_range",
+    "feature_options",
+    "open_feature_cache",
+]
 
 
 def check_batch_size(value: Any) -> int | None:
@@ -67,3 +75,25 @@ def feature_options(input_range: Any = None, batch_size: Any = None, feature_cac
     return FeatureOptions(
         check_input_range(input_range), check_batch_size(batch_size), open_feature_cache(feature_cache)
     )
+
+
+# ---- issue 16 item 3 (w16-image): the same three options as a MetricOptions base, for the
+# options object of each feature metric (FID, DINOv2Distance, the LPIPS family)
+@dataclass(frozen=True)
+class FeatureMetricOptions(MetricOptions):
+    """Base of a feature metric's options object: ``input_range``, ``batch_size`` and
+    ``feature_cache``, checked and normalised by :func:`feature_options` (left out of the
+    signature: they do not change the values)."""
+
+    input_range: Any = option(None, signature=None)
+    batch_size: int | None = option(None, signature=None)
+    feature_cache: Any = option(None, signature=None)
+
+    def check(self) -> None:
+        checked = feature_options(self.input_range, self.batch_size, self.feature_cache)
+        for name in ("input_range", "batch_size", "feature_cache"):
+            self.set_checked(name, getattr(checked, name))
+
+    def run_options(self) -> dict[str, Any]:
+        """What :func:`transcreval.features.images.extract` and the encoders take."""
+        return FeatureOptions(self.input_range, self.batch_size, self.feature_cache).run_options()

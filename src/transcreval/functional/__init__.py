@@ -13,10 +13,14 @@ from transcreval.lazy import lazy_exports
 from transcreval.registry import list_metrics as _list_metrics
 
 _HELPERS: dict[str, str] = {
-    "phash": "image.phash",
-    "phash_bits": "image.phash",
-    "phash_hex": "image.phash",
-    "hamming_distance": "image.phash",
+    "phash": "image.hashing",
+    "phash_bits": "image.hashing",
+    "phash_hex": "image.hashing",
+    "hamming_distance": "image.hashing",
+    "phash_distances": "image.phash",
+    "lpips_per_pair": "image.lpips",
+    "masked_lpips_per_pair": "image.masked_lpips",
+    "background_preservation_per_pair": "image.masked_lpips",
     "edit_intensity_split": "image.edit_intensity",
     "sentence_chrf": "text.chrf",
     "corpus_chrf": "text.chrf",
@@ -45,14 +49,20 @@ if TYPE_CHECKING:
     from transcreval.functional.image.edit_intensity import edit_intensity_split as edit_intensity_split
     from transcreval.functional.image.fid import fid as fid
     from transcreval.functional.image.frechet import frechet_distance as frechet_distance
+    from transcreval.functional.image.hashing import hamming_distance as hamming_distance
+    from transcreval.functional.image.hashing import phash as phash
+    from transcreval.functional.image.hashing import phash_bits as phash_bits
+    from transcreval.functional.image.hashing import phash_hex as phash_hex
     from transcreval.functional.image.lpips import lpips as lpips
+    from transcreval.functional.image.lpips import lpips_per_pair as lpips_per_pair
     from transcreval.functional.image.masked_lpips import background_preservation as background_preservation
+    from transcreval.functional.image.masked_lpips import (
+        background_preservation_per_pair as background_preservation_per_pair,
+    )
     from transcreval.functional.image.masked_lpips import masked_lpips as masked_lpips
-    from transcreval.functional.image.phash import hamming_distance as hamming_distance
-    from transcreval.functional.image.phash import phash as phash
-    from transcreval.functional.image.phash import phash_bits as phash_bits
+    from transcreval.functional.image.masked_lpips import masked_lpips_per_pair as masked_lpips_per_pair
     from transcreval.functional.image.phash import phash_distance as phash_distance
-    from transcreval.functional.image.phash import phash_hex as phash_hex
+    from transcreval.functional.image.phash import phash_distances as phash_distances
     from transcreval.functional.judge.csi_overlap import csi_overlap as csi_overlap
     from transcreval.functional.judge.imtbench import alignment_score as alignment_score
     from transcreval.functional.judge.imtbench import harmonization_score as harmonization_score

@@ -6,13 +6,14 @@ import os
 from typing import Any, ClassVar
 
 from transcreval.aggregate_metric import MeanMetric
-from transcreval.features.options import feature_options
 from transcreval.functional.image.dinov2_distance import (
-    dinov2_distance_values,
-    dinov2_extractor,
-    dinov2_signature_options,
+    EMPTY_HINT,
+    PACKAGES,
+    DINOv2Options,
+    dinov2_distance_from_stats,
+    dinov2_distance_stats,
 )
-from transcreval.functional.multimodal.embedding_similarity import EMPTY_HINT, similarity_stats
+from transcreval.result import MetricResult
 
 
 class DINOv2Distance(MeanMetric):
@@ -30,7 +31,7 @@ class DINOv2Distance(MeanMetric):
     the same path later is never mixed in: see :class:`~transcreval.FID`).
     """
 
-    version_packages: tuple[str, ...] = ("timm", "torch")
+    version_packages: tuple[str, ...] = PACKAGES
     empty_hint: ClassVar[str] = EMPTY_HINT
 
     def __init__(
@@ -44,16 +45,22 @@ class DINOv2Distance(MeanMetric):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self.options = feature_options(input_range, batch_size, feature_cache)
-        self.model, self.weights = model, weights
-        self._extractor = dinov2_extractor(model, weights)  # loaded now and kept (pinned weights)
-        self._options = dinov2_signature_options(self._extractor, model)
+        self.options = DINOv2Options(
+            model=model, weights=weights, input_range=input_range, batch_size=batch_size, feature_cache=feature_cache
+        )
+        self.options.signature_options()  # the weights are loaded now and kept (pinned)
+
+    @property
+    def model(self) -> str:
+        return self.options.model
 
     def _signature_options(self) -> dict[str, Any]:
-        return dict(self._options)
+        return self.options.signature_options()
 
     def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
         """``preds``: images (e.g. the system outputs or the target-market posters); ``target``:
         the image each is compared with (e.g. the source posters)."""
-        ext = self._extractor.on(self.device)
-        return similarity_stats(dinov2_distance_values(preds, target, ext, **self.options.run_options()))
+        return dinov2_distance_stats(preds, target, self.options, self.device)
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return dinov2_distance_from_stats(stats, self.options)

@@ -11,17 +11,13 @@ from typing import Any, Literal
 import torch
 
 from transcreval.errors import InputError, SignatureMismatchError
-from transcreval.features.options import feature_options
 from transcreval.functional.image.fid import (
     FEATURES,
-    FID_PREPROCESS,
     SIDES,
-    fid_extractor,
+    FIDOptions,
     fid_from_stats,
-    fid_signature_options,
     fid_stats,
     fid_version_packages,
-    fid_weights_argument,
 )
 from transcreval.functional.image.fid_reference import (
     check_reference_identity,
@@ -79,21 +75,15 @@ class FID(Metric):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        if preprocess not in FID_PREPROCESS:
-            raise InputError(f"preprocess must be one of {sorted(FID_PREPROCESS)}, got {preprocess!r}")
-        if real_from not in ("target", "source"):
-            raise InputError(f"real_from must be 'target' or 'source', got {real_from!r}")
-        self.options = opts = feature_options(input_range, batch_size, feature_cache)
-        self.preprocess = preprocess
-        self.real_from = real_from
+        self.options = opts = FIDOptions(
+            weights=weights, preprocess=preprocess, real_from=real_from, reference=reference,
+            input_range=input_range, batch_size=batch_size, feature_cache=feature_cache,
+        )  # fmt: skip
+        self.preprocess, self.real_from = preprocess, real_from
         self.input_range, self.batch_size, self.feature_cache = opts.input_range, opts.batch_size, opts.feature_cache
-        self._weights = fid_weights_argument(weights)
         # resolved and built now (a missing file fails here), and kept: the weights are pinned
-        self._extractor = ext = fid_extractor(self._weights, preprocess)
-        self._identity = ext.identity
-        self._options = fid_signature_options(ext, preprocess)
-        if real_from == "source":
-            self._options["real"] = "source"
+        self._identity = opts.extractor.identity
+        self._options = {k: v for k, v in opts.signature_options().items() if k != "ref"}
         self.version_packages = fid_version_packages(preprocess)
         # states carry no signature, so they hold one: (images added) x (a 20-bit id of the
         # options). States from an FID with other weights or preprocessing (load_state_dict,
@@ -112,10 +102,9 @@ class FID(Metric):
             check_reference_identity(identity, self._identity, reference)
             self._reference = stats
             self.reference_path = os.fspath(reference)
-            self._options["ref"] = Path(reference).name
 
     def _signature_options(self) -> dict[str, Any]:
-        return dict(self._options)
+        return self.options.signature_options()
 
     def _stats(self, preds: Any, target: Any = None, source: Any = None, real: bool | None = None) -> dict[str, Any]:
         """``preds``: generated images (or, with ``real=``, the images of that side); ``target``:
@@ -129,16 +118,7 @@ class FID(Metric):
             raise InputError(
                 f"this FID compares against the saved reference {self.reference_path}; add generated images only"
             )
-        ext = self._extractor.on(self.device)
-        stats = fid_stats(
-            preds,
-            real_images,
-            real=real,
-            extractor=ext,
-            input_range=self.input_range,
-            batch_size=self.batch_size,
-            cache=self.feature_cache,
-        )
+        stats = fid_stats(preds, real_images, self.options, real=real, device=self.device)
         added = sum(int(stats[f"{side}_n"]) for side in SIDES if f"{side}_n" in stats)
         stats["options_check"] = torch.tensor(added * self._check_id, dtype=torch.int64)
         return stats
@@ -151,7 +131,7 @@ class FID(Metric):
                 "weights, preprocessing or real_from differ), e.g. through load_state_dict or merge_state; "
                 "load states only into an FID built with the same weights file and preprocessing"
             )
-        return fid_from_stats(stats, self.signature, self._reference)
+        return fid_from_stats(stats, self.options, self._reference)
 
     def save_reference(self, path: str | os.PathLike[str], side: Literal["real", "fake"] = "real") -> Path:
         """Save one side's statistics (over every process: a collective when distributed; rank 0

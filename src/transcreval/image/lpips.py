@@ -7,10 +7,11 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.aggregate_metric import MeanMetric
-from transcreval.features.lpips_network import load_lpips_network
-from transcreval.features.options import check_input_range
-from transcreval.functional.image.lpips import EMPTY_HINT, check_lpips_options, lpips_stats, lpips_values
+from transcreval.features.lpips_network import LPIPSNetwork
+from transcreval.functional.image.lpips import EMPTY_HINT, PACKAGES, lpips_from_stats, lpips_stats, lpips_values
+from transcreval.functional.image.lpips_options import LPIPSOptions
 from transcreval.io import Range
+from transcreval.result import MetricResult
 
 
 class LPIPSFamily(MeanMetric):
@@ -24,8 +25,9 @@ class LPIPSFamily(MeanMetric):
 
     higher_is_better: bool | None = False
     value_range: ClassVar[tuple[float, float]] = (0.0, float("inf"))
-    version_packages: tuple[str, ...] = ("torch",)
+    version_packages: tuple[str, ...] = PACKAGES
     empty_hint: ClassVar[str] = EMPTY_HINT
+    options_type: ClassVar[type[LPIPSOptions]] = LPIPSOptions
 
     def __init__(
         self,
@@ -42,39 +44,34 @@ class LPIPSFamily(MeanMetric):
         version: str | None = None,
         **kwargs: Any,
     ) -> None:
+        own = {f: kwargs.pop(f) for f in self.options_type.__dataclass_fields__ if f in kwargs}
         super().__init__(**kwargs)
-        self.feature_cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds, max_pixels)
-        self.max_pixels = max_pixels
-        self.network = load_lpips_network(net, weights, device, dtype, version)
-        self.input_range = check_input_range(input_range)
-        self.trunk_device = device
-        self.batch_size = batch_size
-        self.cache_preds = cache_preds
+        self.options = self.options_type(
+            net=net, weights=weights, input_range=input_range, device=device, dtype=dtype, batch_size=batch_size,
+            feature_cache=feature_cache, cache_preds=cache_preds, max_pixels=max_pixels, version=version, **own,
+        )  # fmt: skip
+        self.options.signature_options()  # loads the network now (and an OCR detector): a missing file fails here
+
+    @property
+    def network(self) -> LPIPSNetwork:
+        return self.options.network
 
     @property
     def net(self) -> str:
         return self.network.net
 
-    def _options(self) -> dict[str, Any]:
-        return {
-            "input_range": self.input_range,
-            "device": self.trunk_device,
-            "batch_size": self.batch_size,
-            "feature_cache": self.feature_cache,
-            "cache_preds": self.cache_preds,
-            "max_pixels": self.max_pixels,
-        }
+    @property
+    def feature_cache(self) -> Any:
+        return self.options.feature_cache
 
     def spatial_map(self, preds: Any, target: Any) -> torch.Tensor | list[torch.Tensor]:
         """lpips' ``spatial=True`` distance map of each pair, for pictures (nothing is accumulated):
         N x 1 x H x W, or a list of 1 x H x W maps in pair order when sizes differ."""
-        _, maps = lpips_values(preds, target, self.network, return_map=True, **self._options())
+        _, maps = lpips_values(preds, target, self.network, return_map=True, **self.options.run_options())
         return maps
 
     def _signature_options(self) -> dict[str, Any]:
-        opts: dict[str, Any] = dict(self.network.signature_options())
-        opts["dtype"] = str(self.network.extractor.dtype).replace("torch.", "")
-        return opts
+        return self.options.signature_options()
 
 
 class LPIPS(LPIPSFamily):
@@ -106,4 +103,7 @@ class LPIPS(LPIPSFamily):
 
     def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
         """``preds``/``target``: paired images of equal size (system outputs, references)."""
-        return lpips_stats(preds, target, self.network, **self._options())
+        return lpips_stats(preds, target, self.options)
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return lpips_from_stats(stats, self.options)

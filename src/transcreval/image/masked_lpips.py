@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 
-from transcreval.common import check_choice, mean_result
 from transcreval.errors import InputError
-from transcreval.functional.image.lpips import EMPTY_HINT, MaskMode
-from transcreval.functional.image.masked_lpips import (
+from transcreval.functional.image.lpips_options import (
     DEFAULT_MIN_COVERAGE,
-    check_masked_options,
-    masked_lpips_stats,
-    masked_values,
-    ocr_background,
+    BackgroundOptions,
+    LPIPSOptions,
+    MaskedLPIPSOptions,
+    MaskMode,
 )
-from transcreval.functional.image.pairs import pair_maps
+from transcreval.functional.image.masked_lpips import (
+    background_masks,
+    background_preservation_from_stats,
+    background_preservation_stats,
+    masked_lpips_from_stats,
+    masked_lpips_stats,
+    masked_lpips_values,
+)
 from transcreval.image.lpips import LPIPSFamily
 from transcreval.result import MetricResult
 from transcreval.states import Sum
@@ -44,6 +49,9 @@ class MaskedLPIPS(LPIPSFamily):
             **kwargs: as :class:`~transcreval.image.lpips.LPIPS`.
     """
 
+    options_type: ClassVar[type[LPIPSOptions]] = MaskedLPIPSOptions
+    options: MaskedLPIPSOptions
+
     def __init__(
         self,
         net: str = "alex",
@@ -54,60 +62,28 @@ class MaskedLPIPS(LPIPSFamily):
         resize_mask: bool = False,
         **kwargs: Any,
     ) -> None:
-        check_masked_options(mode, min_coverage, resize_mask)
-        super().__init__(net, weights, **kwargs)
-        self.mode = mode
-        self.resize_mask = resize_mask
-        self.min_coverage = float(min_coverage)
+        super().__init__(net, weights, mode=mode, min_coverage=min_coverage, resize_mask=resize_mask, **kwargs)
         self.add_state("coverage", Sum(torch.float64))
         self.add_state("low_coverage", Sum(torch.int64))
 
     def _stats(self, preds: Any, target: Any, mask: Any) -> dict[str, Any]:
         """``preds``/``target``: paired images of equal size; ``mask``: 1 = pixels that count."""
-        return masked_lpips_stats(
-            preds,
-            target,
-            mask,
-            self.network,
-            mode=self.mode,
-            min_coverage=self.min_coverage,
-            resize_mask=self.resize_mask,
-            **self._options(),
-        )
+        return masked_lpips_stats(preds, target, mask, self.options)
+
+    def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
+        return masked_lpips_from_stats(stats, self.options)
 
     def spatial_map(self, preds: Any, target: Any, mask: Any = None) -> torch.Tensor | list[torch.Tensor]:
         """lpips' spatial distance map of each pair times its mask (0 where the mask is off), for
         pictures (nothing is accumulated): N x 1 x H x W, or a list of 1 x H x W maps in pair order
         when sizes differ. ``mask`` as for ``update``."""
-        maps: list[tuple[list[int], torch.Tensor]] = []
-        masked_values(
-            preds,
-            target,
-            self._mask_for(target, mask),
-            self.network,
-            mode=self.mode,
-            maps=maps,
-            resize_mask=self.resize_mask,
-            **self._options(),
-        )
-        return pair_maps(maps, sum(len(idx) for idx, _ in maps))
+        _, maps = masked_lpips_values(preds, target, self._mask_for(target, mask), self.options, return_map=True)
+        return maps
 
     def _mask_for(self, target: Any, mask: Any) -> Any:
         if mask is None:
             raise InputError("pass the masks (mask=..., 1 = pixels that count)")
         return mask
-
-    def _extras(self, stats: dict[str, Any]) -> dict[str, Any]:
-        n = max(int(stats["count"]), 1)
-        return {
-            "mean_coverage": float(stats["coverage"]) / n,
-            "low_coverage": int(stats["low_coverage"]),
-            "min_coverage": self.min_coverage,
-        }
-
-    def _signature_options(self) -> dict[str, Any]:
-        # min_coverage decides the low_coverage count: states made with other thresholds never mix
-        return {**super()._signature_options(), "mode": self.mode, "min_cov": self.min_coverage}
 
 
 class BackgroundPreservation(MaskedLPIPS):
@@ -133,6 +109,9 @@ class BackgroundPreservation(MaskedLPIPS):
         **kwargs: :class:`MaskedLPIPS`'s options.
     """
 
+    options: BackgroundOptions
+    options_type: ClassVar[type[LPIPSOptions]] = BackgroundOptions
+
     def __init__(
         self,
         net: str = "alex",
@@ -144,60 +123,15 @@ class BackgroundPreservation(MaskedLPIPS):
         ocr_options: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        from transcreval.engines.ocr.masks import check_dilate_px
-
-        check_choice("mask", mask, ("given", "ocr"))
-        dilate = check_dilate_px(ocr_dilate_px, "ocr_dilate_px")
-        super().__init__(net, weights, **kwargs)
-        self.mask_source = mask
-        self.ocr_backend = ocr_backend
-        self.ocr_options = dict(ocr_options or {})
-        self.ocr_dilate_px = dilate
-        self.ocr_detector: Any = None
-        if mask == "ocr":
-            from transcreval.engines.ocr.base import get_detector
-
-            self.ocr_detector = get_detector(ocr_backend, **self.ocr_options)  # checks the backend now
+        opts = {"mask": mask, "ocr_backend": ocr_backend, "ocr_dilate_px": ocr_dilate_px, "ocr_options": ocr_options}
+        super().__init__(net, weights, **opts, **kwargs)
 
     def _mask_for(self, target: Any, mask: Any) -> Any:
-        if self.mask_source == "ocr":
-            if mask is not None:
-                raise InputError("this BackgroundPreservation makes its masks by OCR (mask='ocr'): do not pass mask=")
-            return ocr_background(
-                target, backend=self.ocr_detector, dilate_px=self.ocr_dilate_px, input_range=self.input_range
-            )
-        if mask is None:
-            raise InputError(
-                "pass the background masks (mask=..., 1 = background), or build the metric with mask='ocr'"
-            )
-        return mask
+        return background_masks(target, mask, self.options)
 
     def _stats(self, preds: Any, target: Any, mask: Any = None) -> dict[str, Any]:
         """``preds``: edited images; ``target``: references; ``mask``: 1 = background (not with mask="ocr")."""
-        return super()._stats(preds, target, self._mask_for(target, mask))
+        return background_preservation_stats(preds, target, mask, self.options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        n = int(stats["count"])
-        flipped = {"total": n - stats["total"], "count": stats["count"], "values": 1 - stats["values"]}
-        return mean_result(flipped, self.signature, self.name, self._extras(stats), EMPTY_HINT)
-
-    def _signature_options(self) -> dict[str, Any]:
-        opts = super()._signature_options()
-        if self.mask_source == "ocr":
-            info = self.ocr_detector.info_for(False)
-            opts.update(mask="ocr", ocr=info.backend, ocr_det=f"{info.det_model}@{info.det_sha256[:12]}")
-            opts.update(ocr_detp=info.params_digest, ocr_dil=self.ocr_dilate_px)
-        return opts
-
-    def __getstate__(self) -> dict[str, Any]:
-        d = super().__getstate__()
-        if isinstance(self.ocr_backend, str):
-            d["ocr_detector"] = None  # rebuilt from the name (and shared) where it is unpickled
-        return d
-
-    def __setstate__(self, d: dict[str, Any]) -> None:
-        super().__setstate__(d)
-        if self.mask_source == "ocr" and self.ocr_detector is None:
-            from transcreval.engines.ocr.base import get_detector
-
-            self.ocr_detector = get_detector(self.ocr_backend, **self.ocr_options)
+        return background_preservation_from_stats(stats, self.options)

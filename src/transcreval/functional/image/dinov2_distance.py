@@ -7,21 +7,39 @@ in [0, 2], lower is more similar; ``per_item`` holds each pair's distance.
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from transcreval.common import MeanStats, check_choice, mean_result
 from transcreval.errors import InputError
-from transcreval.functional.multimodal.embedding_similarity import embedding_result
-from transcreval.result import MetricResult, Signature
+from transcreval.features.options import FeatureMetricOptions
+from transcreval.options import option
+from transcreval.result import MetricResult
 
 if TYPE_CHECKING:
     import torch
 
     from transcreval.features import FeatureExtractor
 
-__all__ = ["DINOV2_MODELS", "dinov2_distance", "dinov2_distance_values", "dinov2_extractor"]
+__all__ = [
+    "DINOV2_MODELS",
+    "PACKAGES",
+    "DINOv2Options",
+    "dinov2_distance",
+    "dinov2_distance_from_stats",
+    "dinov2_distance_stats",
+    "dinov2_distance_values",
+    "dinov2_extractor",
+]
 
 DINOV2_MODELS = ("vits14", "vitb14")
+#: distributions whose versions change the numbers
+PACKAGES = ("timm", "torch")
+#: what the error of a mean over no pair suggests
+EMPTY_HINT = "pass at least one image"
 
 
 def dinov2_extractor(model: str = "vits14", weights: Any = None, device: Any = None) -> FeatureExtractor:
@@ -55,8 +73,40 @@ def dinov2_distance_values(preds: Any, target: Any, extractor: FeatureExtractor,
     return (1.0 - cos).clamp(0.0, 2.0)  # rounding can put identical images a hair below 0
 
 
-def dinov2_signature_options(extractor: FeatureExtractor, model: str) -> dict[str, Any]:
-    return {"model": model, "w": "+".join(w.sha256[:8] for w in extractor.weights), "pp": extractor.spec.preprocess}
+@dataclass(frozen=True)
+class DINOv2Options(FeatureMetricOptions):
+    """Options of :class:`~transcreval.DINOv2Distance` and :func:`dinov2_distance`: ``model``,
+    ``weights`` (None or a checkpoint file), ``device`` (the twin's; the class runs on its own
+    device) and the feature options. The extractor loads on first use of :attr:`extractor`
+    (the class: when it is built) and is kept, so its weights are pinned."""
+
+    model: str = "vits14"
+    weights: Any = option(None, signature=None)
+    device: Any = option(None, signature=None)
+
+    def check(self) -> None:
+        check_choice("model", self.model, DINOV2_MODELS)
+        super().check()
+
+    @functools.cached_property
+    def extractor(self) -> FeatureExtractor:
+        return dinov2_extractor(self.model, self.weights, self.device)
+
+    def signature_options(self) -> dict[str, Any]:
+        ext = self.extractor
+        return {"model": self.model, "w": "+".join(w.sha256[:8] for w in ext.weights), "pp": ext.spec.preprocess}
+
+
+def dinov2_distance_stats(preds: Any, target: Any, options: DINOv2Options, device: Any = None) -> dict[str, Any]:
+    """A batch's statistics (sum, count, per-pair distances); ``device``: where the network
+    runs (default: the options' extractor as built)."""
+    ext = options.extractor if device is None else options.extractor.on(device)
+    return MeanStats.of_values(dinov2_distance_values(preds, target, ext, **options.run_options()))
+
+
+def dinov2_distance_from_stats(stats: Mapping[str, Any], options: DINOv2Options) -> MetricResult:
+    """The mean distance of accumulated statistics."""
+    return mean_result(stats, options.signature("DINOv2Distance", PACKAGES), "DINOv2Distance", None, EMPTY_HINT)
 
 
 def dinov2_distance(
@@ -71,12 +121,8 @@ def dinov2_distance(
     feature_cache: Any = None,
 ) -> MetricResult:
     """Mean DINOv2 cosine distance ``1 - cos`` between each image of ``preds`` and its pair in
-    ``target`` (MPTc-Bench App. B.2), in [0, 2], lower is more similar. Options as
-    :class:`~transcreval.DINOv2Distance` (``feature_cache``: a FeatureCache or its path)."""
-    from transcreval.features.options import feature_options
-
-    opts = feature_options(input_range, batch_size, feature_cache)
-    ext = dinov2_extractor(model, weights, device)
-    vals = dinov2_distance_values(preds, target, ext, **opts.run_options())
-    sig = Signature.make("DINOv2Distance", dinov2_signature_options(ext, model), ("timm", "torch"))
-    return embedding_result(vals, sig, "DINOv2Distance")
+    ``target`` (MPTc-Bench App. B.2), in [0, 2], lower is more similar: what
+    :class:`~transcreval.DINOv2Distance` computes (``per_item``: each pair's distance).
+    Options as the class's (``feature_cache``: a FeatureCache or its path)."""
+    opts = DINOv2Options(**{k: v for k, v in locals().items() if k not in ("preds", "target")})
+    return dinov2_distance_from_stats(dinov2_distance_stats(preds, target, opts), opts)

@@ -20,22 +20,28 @@ Reference statistics of a set can be saved and reloaded with their signature
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from transcreval.common import check_bool
+from transcreval.common import check_bool, check_choice
 from transcreval.errors import EmptyInputError, InputError
+from transcreval.features.options import FeatureMetricOptions
 from transcreval.functional.image.frechet import frechet_distance, gaussian_from_moments, moments
-from transcreval.result import MetricResult, Signature
+from transcreval.options import option
+from transcreval.result import MetricResult
 
 if TYPE_CHECKING:
     import torch
 
-    from transcreval.features import FeatureCache, FeatureExtractor
+    from transcreval.features import FeatureExtractor
 
 __all__ = [
     "FID_PREPROCESS",
+    "FIDOptions",
     "fid",
     "fid_extractor",
     "fid_from_stats",
@@ -89,6 +95,40 @@ def fid_signature_options(extractor: FeatureExtractor, preprocess: str) -> dict[
     return {"net": "inception-v3", "pp": preprocess, "w": shas, "d": FEATURES}
 
 
+@dataclass(frozen=True)
+class FIDOptions(FeatureMetricOptions):
+    """Options of :class:`~transcreval.FID` and :func:`fid`: ``weights``, ``preprocess``,
+    ``real_from`` ("target" or "source"), ``reference`` (a saved reference file or None; the
+    class checks and loads it), ``device`` (the twin's; the class runs on its own device) and
+    the feature options. The extractor loads on first use of :attr:`extractor` (the class:
+    when it is built) and is kept, so its weights are pinned."""
+
+    weights: Any = option(None, signature=None)
+    preprocess: str = "torch-fidelity"
+    real_from: str = option("target", signature=None)
+    reference: str | os.PathLike[str] | None = option(None, signature=None)
+    device: Any = option(None, signature=None)
+
+    def check(self) -> None:
+        check_choice("preprocess", self.preprocess, tuple(FID_PREPROCESS))
+        check_choice("real_from", self.real_from, ("target", "source"))
+        if self.reference is not None and not isinstance(self.reference, (str, os.PathLike)):
+            raise InputError(f"reference must be a path to a saved FID reference or None, got {self.reference!r}")
+        super().check()
+
+    @functools.cached_property
+    def extractor(self) -> FeatureExtractor:
+        return fid_extractor(self.weights, self.preprocess, self.device)
+
+    def signature_options(self) -> dict[str, Any]:
+        opts = fid_signature_options(self.extractor, self.preprocess)
+        if self.real_from == "source":
+            opts["real"] = "source"
+        if self.reference is not None:
+            opts["ref"] = Path(self.reference).name
+        return opts
+
+
 def split_fid_inputs(preds: Any, target: Any, real: Any) -> dict[str, Any]:
     """Which images are generated ("fake") and which real, from ``update``'s arguments:
     ``(preds, target)`` = (generated, real); ``(images, real=True|False)`` as torchmetrics."""
@@ -105,33 +145,33 @@ def split_fid_inputs(preds: Any, target: Any, real: Any) -> dict[str, Any]:
 def fid_stats(
     preds: Any = None,
     target: Any = None,
+    options: FIDOptions | None = None,
     *,
     real: bool | None = None,
-    extractor: FeatureExtractor,
-    input_range: Any = None,
-    batch_size: int | None = None,
-    cache: FeatureCache | None = None,
+    device: Any = None,
 ) -> dict[str, Any]:
-    """float64 moment sums of each side given: ``{side}_n``, ``{side}_sum``, ``{side}_outer``."""
+    """float64 moment sums of each side given: ``{side}_n``, ``{side}_sum``, ``{side}_outer``
+    (``device``: where the network runs, default the options' extractor as built)."""
     from transcreval.features.images import extract
 
+    opts = options if options is not None else FIDOptions()
+    extractor = opts.extractor if device is None else opts.extractor.on(device)
     out: dict[str, Any] = {}
     for side, images in split_fid_inputs(preds, target, real).items():
         if images is None:
             continue
         what = {"fake": "generated images (preds)", "real": "real images"}[side]
-        feats = extract(
-            extractor, images, "pool3", input_range=input_range, batch_size=batch_size, cache=cache, what=what
-        )
+        feats = extract(extractor, images, "pool3", what=what, **opts.run_options())
         for k, v in moments(feats).items():
             out[f"{side}_{k}"] = v
     return out
 
 
 def fid_from_stats(
-    stats: Mapping[str, Any], signature: Signature, reference: Mapping[str, Any] | None = None
+    stats: Mapping[str, Any], options: FIDOptions, reference: Mapping[str, Any] | None = None
 ) -> MetricResult:
     """FID from accumulated sums; ``reference`` (``n``/``sum``/``outer``) replaces the real side."""
+    signature = options.signature("FID", fid_version_packages(options.preprocess))
     real = (
         {k: stats[f"real_{k}"] for k in ("n", "sum", "outer")}
         if reference is None
@@ -175,16 +215,12 @@ def fid(
         feature_cache: a :class:`~transcreval.features.FeatureCache` or its path, to reuse
             features across runs (the same options as :class:`~transcreval.FID`).
     """
-    from transcreval.features.options import feature_options
-
-    opts = feature_options(input_range, batch_size, feature_cache)
-    ext = fid_extractor(weights, preprocess, device)
-    stats = fid_stats(preds, target, extractor=ext, **opts.run_options())
+    opts = FIDOptions(**{k: v for k, v in locals().items() if k not in ("preds", "target")})
+    stats = fid_stats(preds, target, opts)
     for side in SIDES:
         if f"{side}_n" not in stats:
             raise InputError(f"fid(preds, target) needs both sets; the {side} images are missing")
-    sig = Signature.make("FID", fid_signature_options(ext, preprocess), fid_version_packages(preprocess))
-    return fid_from_stats(stats, sig)
+    return fid_from_stats(stats, opts)
 
 
 def fid_version_packages(preprocess: str) -> tuple[str, ...]:

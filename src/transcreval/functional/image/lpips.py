@@ -30,15 +30,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from transcreval.common import MeanStats, check_bool
+from transcreval.common import MeanStats, mean_result
 from transcreval.errors import InputError
 from transcreval.features import shared_input
-from transcreval.features.lpips_network import NETS, LPIPSNetwork, load_lpips_network
-from transcreval.features.lpips_trunk import TRUNKS
-from transcreval.functional.image.lpips_memory import check_max_pixels, check_pair_memory
+from transcreval.features.lpips_network import LPIPSNetwork
+from transcreval.functional.image.lpips_memory import check_pair_memory
+from transcreval.functional.image.lpips_options import LPIPSOptions, MaskMode
 from transcreval.functional.image.pairs import as_image_batch, pair_maps, per_pair, stack_group
+from transcreval.result import MetricResult
 from transcreval.threads import torch_threads
 
 if TYPE_CHECKING:
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
     from transcreval.features import FeatureCache
 
 NORM_EPS = 1e-20
-MaskMode = Literal["area", "upsample"]
 # smallest height/width each trunk accepts (below it a pooling window no longer fits)
 MIN_SIZE = {"alex": 31, "vgg": 16, "squeeze": 17}
 
@@ -182,27 +182,6 @@ def iter_pair_layers(
         yield idx, layer_distances(list(fa.values()), list(fb.values()), net.lins), (shape[1], shape[2]), len(a)
 
 
-def check_lpips_options(
-    net: Any = "alex",
-    input_range: Any = None,
-    batch_size: Any = None,
-    feature_cache: Any = None,
-    cache_preds: Any = False,
-    max_pixels: Any = "auto",
-) -> FeatureCache | None:
-    """Validate options (InputError naming the option); returns the feature cache object, opened
-    (a FeatureCacheError names a file that cannot be used). ``input_range``, ``batch_size`` and
-    ``feature_cache`` follow the convention of every feature metric
-    (:func:`transcreval.features.options.feature_options`)."""
-    from transcreval.features.options import feature_options
-
-    check_max_pixels(max_pixels)
-    if net not in TRUNKS:
-        raise InputError(f"net must be one of {', '.join(map(repr, NETS))}, got {net!r}")
-    check_bool("cache_preds", cache_preds)
-    return feature_options(input_range, batch_size, feature_cache).feature_cache
-
-
 # --------------------------------------------------------------------------- LPIPS
 
 
@@ -231,11 +210,38 @@ NONFINITE_HINT = (
 EMPTY_HINT = "call update(preds, target) with at least one pair first"
 
 
-def lpips_stats(preds: Any, target: Any, network: LPIPSNetwork, **options: Any) -> dict[str, Any]:
+#: distributions whose versions change the numbers
+PACKAGES = ("torch",)
+
+
+def lpips_stats(preds: Any, target: Any, options: LPIPSOptions) -> dict[str, Any]:
     """The sufficient statistics of a batch: sum, count and per-pair LPIPS."""
-    values = lpips_values(preds, target, network, **options)
+    values = lpips_values(preds, target, options.network, **options.run_options())
     assert not isinstance(values, tuple)
     return MeanStats.of_values(values, NONFINITE_HINT)
+
+
+def lpips_from_stats(
+    stats: dict[str, Any], options: LPIPSOptions, *, name: str = "LPIPS", extras: dict[str, Any] | None = None
+) -> MetricResult:
+    """The mean of accumulated statistics as metric ``name``'s result (a family member passes
+    its name and its own ``extras``)."""
+    return mean_result(stats, options.signature(name, PACKAGES), name, extras, EMPTY_HINT)
+
+
+def lpips_per_pair(
+    preds: Any, target: Any, *, return_map: bool = False, **options: Any
+) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
+    """LPIPS distance per pair, float ``(N,)``, lower means more similar (Zhang et al. 2018).
+
+    Equals ``lpips.LPIPS(net=net)(preds, target, normalize=True)`` on the same weights (to 1e-5;
+    measured differences are float rounding). Differentiable when ``preds``/``target`` are
+    tensors that require grad (finite gradients, also at identical images). ``options``: those
+    of :func:`lpips`. ``return_map``: also return lpips' ``spatial=True`` map: N x 1 x H x W,
+    or when sizes differ a list with one 1 x H x W map per pair, in pair order.
+    """
+    opts = LPIPSOptions.take(options, "lpips_per_pair")
+    return lpips_values(preds, target, opts.network, return_map=return_map, **opts.run_options())
 
 
 def lpips(
@@ -250,46 +256,29 @@ def lpips(
     batch_size: int | None = None,
     feature_cache: Any = None,
     cache_preds: bool = False,
-    return_map: bool = False,
     max_pixels: int | str | None = "auto",
     version: str | None = None,
-) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
-    """LPIPS distance per pair, float ``(N,)``, lower means more similar (Zhang et al. 2018).
-
-    Equals ``lpips.LPIPS(net=net)(preds, target, normalize=True)`` on the same weights (to 1e-5;
-    measured differences are float rounding). Differentiable when ``preds``/``target`` are
-    tensors that require grad (finite gradients, also at identical images).
+) -> MetricResult:
+    """Mean LPIPS distance of paired images, [0, inf) (about 0..1), lower means more similar
+    (Zhang et al. 2018): what :class:`~transcreval.LPIPS` computes on the same pairs
+    (``per_item``: each pair's distance, as :func:`lpips_per_pair`).
 
     Args:
         preds, target: paired images (paths, PIL, arrays, tensors), [0, 1] floats by default;
             ``input_range=(-1, 1)`` for lpips-style inputs. Pairs must have equal sizes.
         net: "alex" (default), "vgg" or "squeeze".
-        weights: see :func:`load_lpips_network`.
+        weights: see :func:`~transcreval.features.lpips_network.load_lpips_network`.
         device, dtype: where and in which dtype the trunk runs (default: the images' device, float32).
         batch_size: run the trunk on at most this many images at a time.
         feature_cache: a :class:`~transcreval.features.FeatureCache` (or its path) to reuse the
             trunk features of reference images seen before.
         cache_preds: also cache the features of ``preds`` (default False: system outputs are
             rarely scored twice, references are shared by every system).
-        return_map: also return lpips' ``spatial=True`` map: N x 1 x H x W, or when sizes
-            differ a list with one 1 x H x W map per pair, in pair order.
         max_pixels: refuse images larger than this many pixels before running, with the
             estimated memory in the message ("auto": about 8 GiB per pair; None: no limit; see
             :mod:`~transcreval.functional.image.lpips_memory`).
-        version: the lpips version, "0.1" or "0.0" (see :func:`load_lpips_network`; None: v0.1,
-            or the version of lpips' own linear layers in ``weights``).
+        version: the lpips version, "0.1" or "0.0" (None: v0.1, or the version of lpips' own
+            linear layers in ``weights``).
     """
-    cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds, max_pixels)
-    network = load_lpips_network(net, weights, device, dtype, version)
-    return lpips_values(
-        preds,
-        target,
-        network,
-        return_map=return_map,
-        input_range=input_range,
-        device=device,
-        batch_size=batch_size,
-        feature_cache=cache,
-        cache_preds=cache_preds,
-        max_pixels=max_pixels,
-    )
+    opts = LPIPSOptions(**{k: v for k, v in locals().items() if k not in ("preds", "target")})
+    return lpips_from_stats(lpips_stats(preds, target, opts), opts)

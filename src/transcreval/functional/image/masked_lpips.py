@@ -27,33 +27,46 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from transcreval.common import MeanStats, check_bool, check_range
+from transcreval.common import MeanStats
 from transcreval.errors import InputError
-from transcreval.features.lpips_network import LPIPSNetwork, load_lpips_network
+from transcreval.features.lpips_network import LPIPSNetwork
 from transcreval.functional.image.lpips import (
     NONFINITE_HINT,
-    MaskMode,
-    check_lpips_options,
     iter_pair_layers,
+    lpips_from_stats,
     masked_from_layers,
     spatial_map,
 )
+from transcreval.functional.image.lpips_options import (
+    DEFAULT_MIN_COVERAGE,
+    BackgroundOptions,
+    MaskedLPIPSOptions,
+    MaskMode,
+)
 from transcreval.functional.image.masks import fit_masks, pair_masks
 from transcreval.functional.image.pairs import pair_maps, per_pair
+from transcreval.result import MetricResult
 from transcreval.threads import torch_threads
 
 if TYPE_CHECKING:
     import torch
 
-MODES = ("area", "upsample")
-DEFAULT_MIN_COVERAGE = 0.05
 
-
-def check_masked_options(mode: Any, min_coverage: Any, resize_mask: Any = False) -> None:
-    check_bool("resize_mask", resize_mask)
-    if mode not in MODES:
-        raise InputError(f"mode must be 'area' or 'upsample', got {mode!r}")
-    check_range("min_coverage", min_coverage, 0.0, 1.0)
+__all__ = [
+    "BackgroundOptions",
+    "MaskedLPIPSOptions",
+    "background_preservation",
+    "background_preservation_from_stats",
+    "background_preservation_per_pair",
+    "background_preservation_stats",
+    "masked_lpips",
+    "masked_lpips_from_stats",
+    "masked_lpips_per_pair",
+    "masked_lpips_stats",
+    "masked_lpips_values",
+    "masked_values",
+    "ocr_background",
+]
 
 
 def masked_values(
@@ -86,65 +99,57 @@ def masked_values(
         return per_pair(values, n), per_pair(coverage, n)
 
 
-def masked_lpips_stats(
-    preds: Any,
-    target: Any,
-    mask: Any,
-    network: LPIPSNetwork,
-    *,
-    mode: MaskMode = "area",
-    min_coverage: float = DEFAULT_MIN_COVERAGE,
-    **options: Any,
-) -> dict[str, Any]:
+def masked_lpips_stats(preds: Any, target: Any, mask: Any, options: MaskedLPIPSOptions) -> dict[str, Any]:
     """Sum, count, per-pair values, summed coverage and the low-coverage count of a batch."""
     import torch
 
-    values, cov = masked_values(preds, target, mask, network, mode=mode, **options)
+    values, cov = masked_values(
+        preds, target, mask, options.network, mode=options.mode, resize_mask=options.resize_mask,
+        **options.run_options(),
+    )  # fmt: skip
     stats = MeanStats.of_values(values, NONFINITE_HINT)
     cov64 = cov.detach().to(torch.float64)
     stats["coverage"] = cov64.sum()
-    stats["low_coverage"] = int((cov64 < min_coverage).sum())
+    stats["low_coverage"] = int((cov64 < options.min_coverage).sum())
     return stats
 
 
-def _twin(
-    preds: Any,
-    target: Any,
-    mask: Any,
-    *,
-    net: str,
-    weights: Any,
-    mode: MaskMode,
-    input_range: Any,
-    device: Any,
-    dtype: Any,
-    batch_size: int | None,
-    feature_cache: Any,
-    cache_preds: bool = False,
-    return_map: bool = False,
-    resize_mask: bool = False,
-    max_pixels: int | str | None = "auto",
-    version: str | None = None,
+def masked_extras(stats: dict[str, Any], options: MaskedLPIPSOptions) -> dict[str, Any]:
+    """``mean_coverage``, ``low_coverage`` and ``min_coverage`` of accumulated statistics."""
+    n = max(int(stats["count"]), 1)
+    return {
+        "mean_coverage": float(stats["coverage"]) / n,
+        "low_coverage": int(stats["low_coverage"]),
+        "min_coverage": options.min_coverage,
+    }
+
+
+def masked_lpips_from_stats(stats: dict[str, Any], options: MaskedLPIPSOptions) -> MetricResult:
+    """The mean masked LPIPS of accumulated statistics, with the coverage extras."""
+    return lpips_from_stats(stats, options, name="MaskedLPIPS", extras=masked_extras(stats, options))
+
+
+def masked_lpips_per_pair(
+    preds: Any, target: Any, mask: Any, *, return_map: bool = False, **options: Any
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
-    check_masked_options(mode, 0.0, resize_mask)
-    cache = check_lpips_options(net, input_range, batch_size, feature_cache, cache_preds, max_pixels)
-    network = load_lpips_network(net, weights, device, dtype, version)
+    """Masked LPIPS per pair, float ``(N,)``, lower means more similar (IMTBench Eq. 3 without
+    the ``1 -``). ``options``: those of :func:`masked_lpips`. With an all-ones mask and
+    ``mode="area"`` this equals LPIPS. Differentiable like ``lpips``. ``return_map=True`` also
+    returns lpips' spatial map times the mask (0 where the mask is off): N x 1 x H x W, or a
+    list of 1 x H x W maps in pair order when sizes differ."""
+    opts = MaskedLPIPSOptions.take(options, "masked_lpips_per_pair")
+    return masked_lpips_values(preds, target, mask, opts, return_map=return_map)
+
+
+def masked_lpips_values(
+    preds: Any, target: Any, mask: Any, opts: MaskedLPIPSOptions, *, return_map: bool = False
+) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
+    """Masked LPIPS per pair under checked options (and with ``return_map`` the masked maps)."""
     maps: list[tuple[list[int], torch.Tensor]] | None = [] if return_map else None
     values, _ = masked_values(
-        preds,
-        target,
-        mask,
-        network,
-        mode=mode,
-        maps=maps,
-        resize_mask=resize_mask,
-        input_range=input_range,
-        device=device,
-        batch_size=batch_size,
-        feature_cache=cache,
-        cache_preds=cache_preds,
-        max_pixels=max_pixels,
-    )
+        preds, target, mask, opts.network, mode=opts.mode, maps=maps, resize_mask=opts.resize_mask,
+        **opts.run_options(),
+    )  # fmt: skip
     return (values, pair_maps(maps, len(values))) if maps is not None else values
 
 
@@ -156,42 +161,24 @@ def masked_lpips(
     net: str = "alex",
     weights: Any = None,
     mode: MaskMode = "area",
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
+    resize_mask: bool = False,
     input_range: Any = None,
     device: Any = None,
     dtype: Any = None,
     batch_size: int | None = None,
     feature_cache: Any = None,
     cache_preds: bool = False,
-    return_map: bool = False,
-    resize_mask: bool = False,
     max_pixels: int | str | None = "auto",
     version: str | None = None,
-) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
-    """Masked LPIPS per pair, float ``(N,)``, lower means more similar (IMTBench Eq. 3 without
-    the ``1 -``). ``mask``: 1 = pixels that count (see the module docstring for the rules);
-    the other arguments are :func:`~transcreval.functional.image.lpips.lpips`'s. With an
-    all-ones mask and ``mode="area"`` this equals LPIPS. Differentiable like ``lpips``.
-    ``return_map=True`` also returns lpips' spatial map times the mask (0 where the mask is
-    off): N x 1 x H x W, or a list of 1 x H x W maps in pair order when sizes differ.
-    ``resize_mask=True`` resizes masks of another aspect ratio too (see the module docstring)."""
-    return _twin(
-        preds,
-        target,
-        mask,
-        net=net,
-        weights=weights,
-        mode=mode,
-        input_range=input_range,
-        device=device,
-        dtype=dtype,
-        batch_size=batch_size,
-        feature_cache=feature_cache,
-        cache_preds=cache_preds,
-        return_map=return_map,
-        resize_mask=resize_mask,
-        max_pixels=max_pixels,
-        version=version,
-    )
+) -> MetricResult:
+    """Mean LPIPS over the pixels a mask keeps, lower means more similar (IMTBench Eq. 3
+    without the ``1 -``): what :class:`~transcreval.MaskedLPIPS` computes on the same pairs
+    (``per_item``: each pair's value, as :func:`masked_lpips_per_pair`; ``extras``: mean and
+    low coverage). ``mask``: 1 = pixels that count (see the module docstring for the rules);
+    the options are the class's (:class:`MaskedLPIPSOptions`)."""
+    opts = MaskedLPIPSOptions(**{k: v for k, v in locals().items() if k not in ("preds", "target", "mask")})
+    return masked_lpips_from_stats(masked_lpips_stats(preds, target, mask, opts), opts)
 
 
 def ocr_background(
@@ -209,6 +196,50 @@ def ocr_background(
     return background_mask(target, backend=backend, dilate_px=dilate_px, input_range=input_range, **options)
 
 
+def background_masks(target: Any, mask: Any, options: BackgroundOptions) -> Any:
+    """The background masks of a batch: ``mask`` as given, or (``mask="ocr"``) made by OCR on
+    ``target`` with the options' detector; a mismatch is an InputError saying what to pass."""
+    if options.mask == "ocr":
+        if mask is not None and not (isinstance(mask, str) and mask == "ocr"):
+            raise InputError("this BackgroundPreservation makes its masks by OCR (mask='ocr'): do not pass mask=")
+        return ocr_background(
+            target, backend=options.detector, dilate_px=options.ocr_dilate_px, input_range=options.input_range
+        )
+    if mask is None:
+        raise InputError("pass the background masks (mask=..., 1 = background), or build the metric with mask='ocr'")
+    if isinstance(mask, str):
+        raise InputError(f"mask must be an array/tensor of background masks or 'ocr', got {mask!r}")
+    return mask
+
+
+def background_preservation_stats(preds: Any, target: Any, mask: Any, options: BackgroundOptions) -> dict[str, Any]:
+    """:func:`masked_lpips_stats` over the background masks (:func:`background_masks`)."""
+    return masked_lpips_stats(preds, target, background_masks(target, mask, options), options)
+
+
+def background_preservation_from_stats(stats: dict[str, Any], options: BackgroundOptions) -> MetricResult:
+    """The mean of ``1 - masked LPIPS`` over accumulated statistics, with the coverage extras."""
+    n = int(stats["count"])
+    flipped = {"total": n - stats["total"], "count": stats["count"], "values": 1 - stats["values"]}
+    extras = masked_extras(stats, options)
+    return lpips_from_stats(flipped, options, name="BackgroundPreservation", extras=extras)
+
+
+def _background_options(mask: Any, options: dict[str, Any], what: str) -> BackgroundOptions:
+    """The options of a twin call: ``mask="ocr"`` selects OCR masks (as the class's ``mask="ocr"``)."""
+    source = "ocr" if isinstance(mask, str) and mask == "ocr" else "given"
+    return BackgroundOptions.take({**options, "mask": source}, what)
+
+
+def background_preservation_per_pair(preds: Any, target: Any, mask: Any, **options: Any) -> torch.Tensor:
+    """IMTBench's background score per pair, ``S_bg = 1 - masked LPIPS``, float ``(N,)``, higher
+    is better. ``mask`` and ``options``: as :func:`background_preservation`."""
+    opts = _background_options(mask, options, "background_preservation_per_pair")
+    values = masked_lpips_values(preds, target, background_masks(target, mask, opts), opts)
+    assert not isinstance(values, tuple)
+    return 1 - values
+
+
 def background_preservation(
     preds: Any,
     target: Any,
@@ -217,45 +248,27 @@ def background_preservation(
     net: str = "alex",
     weights: Any = None,
     mode: MaskMode = "area",
+    min_coverage: float = DEFAULT_MIN_COVERAGE,
+    resize_mask: bool = False,
     input_range: Any = None,
     device: Any = None,
     dtype: Any = None,
     batch_size: int | None = None,
     feature_cache: Any = None,
     cache_preds: bool = False,
+    max_pixels: int | str | None = "auto",
+    version: str | None = None,
     ocr_backend: Any = "rapidocr",
     ocr_dilate_px: float = 0,
     ocr_options: dict[str, Any] | None = None,
-    resize_mask: bool = False,
-    max_pixels: int | str | None = "auto",
-    version: str | None = None,
-) -> torch.Tensor:
-    """IMTBench's background score per pair, ``S_bg = 1 - masked LPIPS``, float ``(N,)``, higher
-    is better (IMTBench §4, Eq. 3). ``mask`` is the background (1 = background pixels), or
-    ``"ocr"``: the complement of the text an OCR detector (``ocr_backend``, ``ocr_options``,
-    text grown by ``ocr_dilate_px``) finds in each ``target`` image."""
-    if isinstance(mask, str):
-        if mask != "ocr":
-            raise InputError(f"mask must be an array/tensor of background masks or 'ocr', got {mask!r}")
-        mask = ocr_background(
-            target, backend=ocr_backend, dilate_px=ocr_dilate_px, input_range=input_range, **(ocr_options or {})
-        )
-    values = _twin(
-        preds,
-        target,
-        mask,
-        net=net,
-        weights=weights,
-        mode=mode,
-        input_range=input_range,
-        device=device,
-        dtype=dtype,
-        batch_size=batch_size,
-        feature_cache=feature_cache,
-        cache_preds=cache_preds,
-        resize_mask=resize_mask,
-        max_pixels=max_pixels,
-        version=version,
-    )
-    assert not isinstance(values, tuple)
-    return 1 - values
+) -> MetricResult:
+    """IMTBench's background score ``S_bg = 1 - masked LPIPS`` (§4, Eq. 3), higher is better:
+    what :class:`~transcreval.BackgroundPreservation` computes on the same pairs (``per_item``:
+    each pair's score, as :func:`background_preservation_per_pair`). ``mask`` is the
+    background (1 = background pixels), or ``"ocr"``: the complement of the text an OCR
+    detector (``ocr_backend``, ``ocr_options``, text grown by ``ocr_dilate_px``) finds in each
+    ``target`` image (the class built with ``mask="ocr"``). Options are checked before any
+    weights file or image is read."""
+    options = {k: v for k, v in locals().items() if k not in ("preds", "target", "mask")}
+    opts = _background_options(mask, options, "background_preservation")
+    return background_preservation_from_stats(background_preservation_stats(preds, target, mask, opts), opts)

@@ -156,7 +156,7 @@ def background_items(
     import numpy as np
     import torch
 
-    from transcreval.functional.image.masked_lpips import background_preservation, ocr_background
+    from transcreval.functional.image.masked_lpips import background_preservation_per_pair, ocr_background
 
     o = options if options is not None else BackgroundOptions.take(kwargs, "background_items")
     input_range = o.input_range
@@ -194,14 +194,14 @@ def background_items(
             continue
         pairs.append((i, m))
     if pairs:
-        values = background_preservation(
+        values = background_preservation_per_pair(
             [outs[i] for i, _ in pairs],
             [refs[i] for i, _ in pairs],
             [m for _, m in pairs],
             net=o.lpips_net,
             weights=o.lpips_weights,
             version=o.lpips_version,
-            mode=o.lpips_mode,  # type: ignore[arg-type]
+            mode=o.lpips_mode,
             device=o.device,
         )
         for (i, _), v in zip(pairs, values.tolist()):

@@ -109,12 +109,12 @@ def _order(given: Sequence[str] | None, seen: list[str], what: str) -> tuple[str
 
 
 def _phash_distances(items: Sequence[MPTcItem], chunk: int = 64) -> list[int]:
-    from transcreval.functional.image.phash import phash_distance
+    from transcreval.functional.image.phash import phash_distances
 
     out: list[int] = []
     for i in range(0, len(items), chunk):
         part = items[i : i + chunk]
-        d = phash_distance([x.source for x in part], [x.gt for x in part])
+        d = phash_distances([x.source for x in part], [x.gt for x in part])
         out += [int(v) for v in d.tolist()]
     return out
 

@@ -117,8 +117,8 @@ def edit_intensity_study(
     inclusive, App. B.2's form; the band between is discarded from the AUCs).
     """
     from transcreval.functional.image.dinov2_distance import dinov2_distance_values, dinov2_extractor
-    from transcreval.functional.image.lpips import lpips
-    from transcreval.functional.image.phash import edit_intensity_split, phash_distance
+    from transcreval.functional.image.lpips import lpips_per_pair
+    from transcreval.functional.image.phash import edit_intensity_split, phash_distances
     from transcreval.functional.stats.separability import threshold_sweep
 
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
@@ -134,9 +134,9 @@ def edit_intensity_study(
     for rows in _chunks(len(source), batch_size):
         src = _decoded([source[i] for i in rows], "source")
         tgt = _decoded([target[i] for i in rows], "target")
-        parts["phash"].append(phash_distance(src, tgt, input_range=input_range).cpu())
+        parts["phash"].append(phash_distances(src, tgt, input_range=input_range).cpu())
         a, b = _resized(src, lpips_size, input_range), _resized(tgt, lpips_size, input_range)
-        lp = lpips(a, b, net=lpips_net, weights=lpips_weights, device=device)
+        lp = lpips_per_pair(a, b, net=lpips_net, weights=lpips_weights, device=device)
         parts["lpips"].append(torch.as_tensor(lp).detach().double().cpu())
         parts["dinov2"].append(dinov2_distance_values(src, tgt, ext, input_range=input_range).cpu())
     dist = {k: torch.cat(v) for k, v in parts.items()}
