@@ -53,6 +53,7 @@ __all__ = [
     "Interval",
     "PairedResult",
     "bootstrap_interval",
+    "jsonable",
     "paired_bootstrap",
     "paired_randomization",
 ]
@@ -63,11 +64,12 @@ DEFAULT_SEED = 12345
 _RTOL = 1e-9  # |d*| equal to |d| up to rounding counts as "at least as extreme"
 
 
-def _jsonable(x: Any) -> Any:
+def jsonable(x: Any) -> Any:
+    """A result field as JSON: a non-finite float as None, a tuple as a list."""
     if isinstance(x, float):
         return x if math.isfinite(x) else None
     if isinstance(x, tuple):
-        return [_jsonable(v) for v in x]
+        return [jsonable(v) for v in x]
     return x
 
 
@@ -97,7 +99,7 @@ class Interval:
     compat: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: _jsonable(v) for k, v in asdict(self).items()}
+        return {k: jsonable(v) for k, v in asdict(self).items()}
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,7 @@ class PairedResult:
     compat: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: _jsonable(v) for k, v in asdict(self).items()}
+        return {k: jsonable(v) for k, v in asdict(self).items()}
 
 
 def _check_compat(compat: Any, confidence: float) -> None:
