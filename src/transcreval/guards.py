@@ -122,6 +122,22 @@ def check_picklable(objects: list[Any], what: str) -> None:
         raise InputError(f"{what}: the objects cannot be pickled to travel between processes ({e})") from None
 
 
+#: an input not given to a generated ``update`` / ``forward`` (None is a value some inputs take)
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "MISSING"})()
+
+
+def join_inputs(preds: Any, target: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """The positional inputs of a call ``update(preds, target, *args, **kwargs)`` whose first two
+    parameters default to :data:`MISSING`: given ones in order (``preds`` and ``target`` are
+    ``_stats``'s first two parameters, so by name or by position binds the same); a ``target``
+    given without ``preds`` goes back into ``kwargs``, so the argument check names what is missing."""
+    if preds is MISSING:
+        if target is not MISSING:
+            kwargs["target"] = target
+        return args
+    return (preds, *args) if target is MISSING else (preds, target, *args)
+
+
 def public_methods(cls: type, stats_fn: Callable[..., Any]) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """``update`` and ``forward`` for a metric class whose ``_stats`` is ``stats_fn``: same
     parameters, names and docs, delegating to the base's ``_update`` / ``_forward``."""
@@ -129,12 +145,23 @@ def public_methods(cls: type, stats_fn: Callable[..., Any]) -> tuple[Callable[..
 
     sig = inspect.signature(stats_fn).replace(return_annotation=None)
     doc = inspect.getdoc(stats_fn) or ""
+    names = [p.name for p in sig.parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD][1:3]
 
-    def update(self: Any, *args: Any, **kw: Any) -> None:
-        self._update(args, kw)
+    if names == ["preds", "target"]:
 
-    def forward(self: Any, *args: Any, **kw: Any) -> Any:
-        return self._forward(args, kw)
+        def update(self: Any, preds: Any = MISSING, target: Any = MISSING, *args: Any, **kw: Any) -> None:
+            self._update(join_inputs(preds, target, args, kw), kw)
+
+        def forward(self: Any, preds: Any = MISSING, target: Any = MISSING, *args: Any, **kw: Any) -> Any:
+            return self._forward(join_inputs(preds, target, args, kw), kw)
+
+    else:  # no reference input (FontRichness, PointScore) or another second input (category, source)
+
+        def update(self: Any, preds: Any = MISSING, *args: Any, **kw: Any) -> None:
+            self._update(join_inputs(preds, MISSING, args, kw), kw)
+
+        def forward(self: Any, preds: Any = MISSING, *args: Any, **kw: Any) -> Any:
+            return self._forward(join_inputs(preds, MISSING, args, kw), kw)
 
     update.__signature__ = sig  # type: ignore[attr-defined]
     update.__doc__ = f"Accumulate a batch.\n\n{doc}".rstrip()

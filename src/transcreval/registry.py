@@ -48,6 +48,9 @@ class MetricInfo:
         needs: what it needs at run time besides inputs: "weights", "ocr", "judge".
         reference: what a test proves it agrees with; ``tolerance`` how closely.
         summary: one line on what it measures.
+        differentiable: its per-item values are a differentiable function of float image inputs
+            (autograd reaches ``preds`` through the functional per-item values; the class's
+            accumulated states and results are plain numbers either way).
     """
 
     name: str
@@ -63,6 +66,7 @@ class MetricInfo:
     tolerance: str
     extra: str | None = None
     needs: tuple[str, ...] = ()
+    differentiable: bool = False
 
     @property
     def functional_module(self) -> str:
@@ -105,18 +109,18 @@ _METRICS: tuple[MetricInfo, ...] = (
        section="App. B.2 (LPIPS: Zhang et al. 2018)", higher_is_better=False, value_range=(0.0, float("inf")),
        summary="learned perceptual distance between paired images (alex, vgg or squeeze trunk)",
        reference="lpips.LPIPS(net=...) on the same weights, per pair", tolerance="1e-5", extra="image",
-       needs=("weights",)),
+       needs=("weights",), differentiable=True),
     _m(name="MaskedLPIPS", module="image.masked_lpips", functional="masked_lpips", paper="IMTBench",
        section="§4, Eq. 3", higher_is_better=False, value_range=(0.0, float("inf")),
        summary="LPIPS averaged over the pixels a mask keeps, per layer at the layer's resolution",
        reference="lpips.LPIPS (all-ones mask, to 1e-6 of LPIPS); lpips' spatial=True map times the mask "
                  "(mode='upsample')",
-       tolerance="1e-5", extra="image", needs=("weights",)),
+       tolerance="1e-5", extra="image", needs=("weights",), differentiable=True),
     _m(name="BackgroundPreservation", module="image.masked_lpips", functional="background_preservation",
        paper="IMTBench", section="§4, Eq. 3 (S_bg)", higher_is_better=True, value_range=(float("-inf"), 1.0),
        summary="1 - masked LPIPS over the background (outside the text regions)",
        reference="1 - the masked average of lpips.LPIPS layer maps, written out from lpips' own outputs",
-       tolerance="1e-5", extra="image", needs=("weights",)),
+       tolerance="1e-5", extra="image", needs=("weights",), differentiable=True),
     _m(name="FID", module="image.fid", functional="fid", paper="MPTc-Bench", section="§5.3, Table 5 (FID_GT, FID_SRC)",
        higher_is_better=False, value_range=(0.0, float("inf")),
        summary="Frechet distance of Inception-v3 pool features of two image sets (dataset level)",

@@ -19,7 +19,12 @@
 * under 2 and 4 gloo processes (batches interleaved rank, rank+world, ...; an uneven last
   batch; with 4 ranks and 3 batches one rank is empty) the synced result equals one process
   (exactly for integer states, within 1e-12 for float64 ones); inside ``sync_context()`` the
-  result is the same (states are not synced twice) and ``update`` is refused.
+  result is the same (states are not synced twice) and ``update`` is refused;
+* where the case asks for them (torchmetrics' two other checks): ``half_atol`` -- float16 image
+  inputs give the float32 result within that tolerance, or a clear InputError
+  (:func:`check_half_precision`); ``differentiable`` -- the functional twin's values on float
+  inputs that require grad carry a finite, non-zero gradient back to ``preds``
+  (:func:`check_gradient`). Registry-wide versions: ``tests/test_precision_and_gradients.py``.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from typing import Any
 import pytest
 import torch
 
-from transcreval.errors import EmptyInputError
+from transcreval.errors import EmptyInputError, InputError
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
 
@@ -53,6 +58,8 @@ class MetricCase:
     join: merges a list of batches into one batch.
     atol: tolerance between class/functional and the reference.
     exact_value: the value is a ratio of integer states (compared exactly across ranks).
+    half_atol: check the first batch with its float tensors in float16 (None: not checked).
+    differentiable: check that the functional twin's values carry a gradient to ``preds``.
     same_atol: how closely two results of the same data agree when the data are batched or
         split over processes differently (values and per-item values): 1e-12 (relative) for
         float64 statistics; a model whose float32 forward pass depends on what shares a batch
@@ -68,6 +75,8 @@ class MetricCase:
     exact_value: bool = False
     extras_keys: Sequence[str] = field(default_factory=tuple)
     same_atol: float = 1e-12
+    half_atol: float | None = None
+    differentiable: bool = False
 
 
 def join_lists(batches: Sequence[tuple[Any, ...]]) -> tuple[Any, ...]:
@@ -286,6 +295,12 @@ def check_metric(case: MetricCase, ddp_pool: Any = None) -> None:
     c.merge_state(loaded.state_dict())
     same(c.compute(), total, case.exact_value, "merge_state(state_dict)")
 
+    # torchmetrics' other two checks, where the case asks for them
+    if case.half_atol is not None:
+        check_half_precision(case.factory, batches[0], atol=case.half_atol)
+    if case.differentiable:
+        check_gradient(case.functional, batches[0])
+
     # world-size invariance
     if ddp_pool is not None:
         for world in (2, 4):
@@ -303,6 +318,65 @@ def check_metric(case: MetricCase, ddp_pool: Any = None) -> None:
                     same(local, ref_local.compute(), case.exact_value, f"world {world}, rank {rank}, local")
                 else:
                     assert local is None
+
+
+def _float_tensors(args: Sequence[Any], dtype: torch.dtype) -> tuple[Any, ...]:
+    return tuple(a.to(dtype) if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args)
+
+
+def check_half_precision(
+    factory: Callable[[], Metric], args: Sequence[Any], *, atol: float, rtol: float = 0.0
+) -> MetricResult | None:
+    """``factory()`` on ``args`` with every float tensor in float16 against the same values in
+    float32: the values (and per-item values) agree within ``atol + rtol * |value|``, or the
+    half inputs are refused with an :class:`~transcreval.errors.InputError` that names the
+    dtype (returns None then). Returns the float16 result."""
+    half = _float_tensors(args, torch.float16)
+    single = _float_tensors(half, torch.float32)  # the same numbers: only the dtype differs
+    assert any(a is not b for a, b in zip(args, half)), "no float tensor among the inputs"
+    try:
+        got = factory().forward(*half)
+    except InputError as e:
+        assert "float16" in str(e) or "dtype" in str(e), f"refused float16 inputs without naming the dtype: {e}"
+        return None
+    want = factory().forward(*single)
+    tol = atol + rtol * abs(float(want.value))
+    assert abs(float(got.value) - float(want.value)) <= tol, f"float16 {got.value} vs float32 {want.value} (tol {tol})"
+    if isinstance(want.per_item, torch.Tensor) and want.per_item.numel():
+        assert isinstance(got.per_item, torch.Tensor)
+        diff = (got.per_item.double() - want.per_item.double()).abs().max()
+        assert float(diff) <= tol, f"float16 per-item values differ by {float(diff)} (tol {tol})"
+    return got
+
+
+def graph_values(out: Any) -> torch.Tensor | None:
+    """The values with an autograd graph in a functional output: the output, the first of a
+    tuple, or a MetricResult's ``per_item`` / ``value``; None when none has one."""
+    for v in (
+        out,
+        out[0] if isinstance(out, tuple) and out else None,
+        getattr(out, "per_item", None),
+        getattr(out, "value", None),
+    ):
+        if isinstance(v, torch.Tensor) and v.grad_fn is not None:
+            return v
+    return None
+
+
+def check_gradient(fn: Callable[..., Any], args: Sequence[Any], wrt: int = 0) -> torch.Tensor:
+    """``fn(*args)`` with ``args[wrt]`` (a float tensor) requiring grad: the output's values carry
+    an autograd graph, and the gradient of their sum reaching the input is finite and not all
+    zero. Returns the gradient."""
+    x = args[wrt]
+    assert isinstance(x, torch.Tensor) and x.is_floating_point(), "the differentiated input is a float tensor"
+    x = x.detach().clone().requires_grad_(True)
+    values = graph_values(fn(*args[:wrt], x, *args[wrt + 1 :]))
+    assert values is not None, "the values carry no autograd graph (detached, converted to float, or no_grad)"
+    values.sum().backward()
+    assert x.grad is not None, "no gradient reached the input"
+    assert bool(torch.isfinite(x.grad).all()), "the gradient is not finite"
+    assert bool(x.grad.abs().sum() > 0), "the gradient is zero everywhere"
+    return x.grad
 
 
 def partial(cls: Callable[..., Metric], **kwargs: Any) -> Callable[..., Metric]:

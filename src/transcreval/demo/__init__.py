@@ -15,26 +15,17 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from transcreval._version import __version__
+from transcreval.demo.context import DemoContext
 from transcreval.errors import MissingDependencyError, TranscrevalError
 
-if TYPE_CHECKING:
-    from transcreval.data.demo_set import DemoPoster
+__all__ = ["SECTIONS", "DemoContext", "run_demo"]
 
 #: the demo's sections, in order (module names under ``transcreval.demo``)
 SECTIONS: tuple[str, ...] = ("hash_and_titles", "ocr", "background", "similarity", "judges")
-
-
-@dataclass
-class DemoContext:
-    """What every section gets: the embedded posters and the system names."""
-
-    posters: list[DemoPoster]
-    systems: list[str]
 
 
 def run_demo(

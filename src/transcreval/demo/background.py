@@ -13,7 +13,7 @@ from transcreval.demo.table import format_table
 if TYPE_CHECKING:
     import torch
 
-    from transcreval.demo import DemoContext
+    from transcreval.demo.context import DemoContext
 
 TITLE = "background preservation (IMTBench S_bg = 1 - masked LPIPS), LPIPS"
 NEEDED = ("torchvision-alexnet", "lpips-alex-lin-v0.1")

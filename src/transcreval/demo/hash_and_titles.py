@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, TextIO
 from transcreval.demo.table import format_table
 
 if TYPE_CHECKING:
-    from transcreval.demo import DemoContext
+    from transcreval.demo.context import DemoContext
 
 TITLE = "pHash edit intensity, title chrF, title word recall"
 

@@ -24,7 +24,7 @@ from transcreval.demo.table import format_table
 from transcreval.errors import JudgeConfigError, JudgeUnreachableError
 
 if TYPE_CHECKING:
-    from transcreval.demo import DemoContext
+    from transcreval.demo.context import DemoContext
 
 __all__ = ["TITLE", "DemoResponder", "demo_judge", "run"]
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 from transcreval.demo.table import format_table
 
 if TYPE_CHECKING:
-    from transcreval.demo import DemoContext
+    from transcreval.demo.context import DemoContext
 
 TITLE = "OCR text-mask IoU (MPTc Table 10) and OCR-extracted title chrF, offline (rapidocr)"
 

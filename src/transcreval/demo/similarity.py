@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from transcreval.demo.table import format_table
 
 if TYPE_CHECKING:
-    from transcreval.demo import DemoContext
+    from transcreval.demo.context import DemoContext
 
 TITLE = "similarity to GT and SRC (MPTc-Bench Table 5: CLIP, FID_GT, FID_SRC)"
 CLIP_REPO = "timm/vit_base_patch32_clip_224.openai"

@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +32,14 @@ from transcreval.errors import FeatureCacheError, InputError, WeightsChangedErro
 from transcreval.features.devices import as_device, as_dtype
 from transcreval.features.extractor_stats import ExtractorStats, image_digests
 from transcreval.features.preprocess import get_preprocess
-from transcreval.features.registry import ExtractorSpec, get_extractor_spec, package_version
+from transcreval.features.registry import (
+    ExtractorSpec,
+    built_instance,
+    built_instances,
+    clear_extractors,
+    get_extractor_spec,
+    package_version,
+)
 from transcreval.features.sanity import warn_if_constant
 from transcreval.features.scope import current_scope, feature_scope, shared_input
 from transcreval.threads import torch_threads
@@ -130,9 +136,10 @@ class FeatureExtractor:
         dev = as_device(device)
         if dev == self.device:
             return self
-        with _BUILD_LOCK:
-            inst = _INSTANCES.get((self.spec.name, self.key[1], str(dev), str(self.dtype)))
-        if inst is not None and inst.spec == self.spec:
+        inst: FeatureExtractor | None = built_instance(
+            (self.spec.name, self.key[1], str(dev), str(self.dtype)), self.spec
+        )
+        if inst is not None:
             return inst
         check_unchanged(self.weights, f"extractor {self.name!r}")
         return _instance(self.spec, self.weights, dev, self.dtype)
@@ -271,11 +278,6 @@ class FeatureExtractor:
         return result
 
 
-# ---------------------------------------------------------------------- process-wide instances
-_BUILD_LOCK = threading.RLock()
-_INSTANCES: dict[tuple[str, tuple[str, ...], str, str], FeatureExtractor] = {}
-
-
 def resolve_weights(
     spec: ExtractorSpec, weights: Mapping[str, str | os.PathLike[str]] | None = None
 ) -> tuple[ResolvedWeights, ...]:
@@ -301,17 +303,17 @@ def _instance(
 ) -> FeatureExtractor:
     import torch
 
-    key = (spec.name, tuple(w.sha256 for w in resolved), str(dev), str(dt))
-    with _BUILD_LOCK:
-        inst = _INSTANCES.get(key)
-        if inst is None or inst.spec != spec:
-            module = spec.builder()(spec, {w.name: w for w in resolved}, dev, dt)
-            module = module.to(device=dev, dtype=dt).eval().requires_grad_(False)
-            if spec.channels_last:
-                module = module.to(memory_format=torch.channels_last)
-            explicit = {w.name: str(w.path) for w in resolved if w.source == "argument"}
-            inst = FeatureExtractor(spec, module, resolved, dev, dt, explicit)
-            _INSTANCES[key] = inst
+    def build() -> FeatureExtractor:
+        module = spec.builder()(spec, {w.name: w for w in resolved}, dev, dt)
+        module = module.to(device=dev, dtype=dt).eval().requires_grad_(False)
+        if spec.channels_last:
+            module = module.to(memory_format=torch.channels_last)
+        explicit = {w.name: str(w.path) for w in resolved if w.source == "argument"}
+        return FeatureExtractor(spec, module, resolved, dev, dt, explicit)
+
+    inst: FeatureExtractor = built_instance(
+        (spec.name, tuple(w.sha256 for w in resolved), str(dev), str(dt)), spec, build
+    )
     return inst
 
 
@@ -362,14 +364,6 @@ def get_extractor_from_file(name: str, path: str | os.PathLike[str], **kwargs: A
     return get_extractor(name, dict.fromkeys(spec.weights, path), **kwargs)
 
 
-def clear_extractors(name: str | None = None) -> None:
-    """Drop built instances (all, or those of extractor ``name``) so their memory can be freed."""
-    with _BUILD_LOCK:
-        for key in [k for k in _INSTANCES if name is None or k[0] == name]:
-            del _INSTANCES[key]
-
-
 def built_extractors() -> list[FeatureExtractor]:
     """The instances built so far in this process."""
-    with _BUILD_LOCK:
-        return list(_INSTANCES.values())
+    return built_instances()

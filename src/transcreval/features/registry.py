@@ -129,8 +129,6 @@ def register_extractor(spec: ExtractorSpec, *, overwrite: bool = False) -> Extra
             raise ValueError(f"extractor {spec.name!r} is already registered; pass overwrite=True to replace it")
         _SPECS[spec.name] = spec
     if old is not None and old != spec:
-        from transcreval.features.extractor import clear_extractors
-
         clear_extractors(spec.name)
     return spec
 
@@ -139,8 +137,6 @@ def unregister_extractor(name: str) -> None:
     """Remove an extractor and its built instances (mainly for tests)."""
     with _LOCK:
         _SPECS.pop(name, None)
-    from transcreval.features.extractor import clear_extractors
-
     clear_extractors(name)
 
 
@@ -154,3 +150,34 @@ def get_extractor_spec(name: str) -> ExtractorSpec:
 
 def extractor_names() -> Iterator[str]:
     return iter(sorted(_SPECS))
+
+
+# ---------------------------------------------------------------------- built instances
+#: (extractor name, weights sha256s, device, dtype): what one built extractor is shared under
+BuiltKey = tuple[str, tuple[str, ...], str, str]
+_BUILD_LOCK = threading.RLock()
+_BUILT: dict[BuiltKey, Any] = {}
+
+
+def built_instance(key: BuiltKey, spec: ExtractorSpec, build: Callable[[], Any] | None = None) -> Any:
+    """The process-wide instance built from ``spec`` under ``key``; when there is none (or one
+    from another spec of that name), ``build()`` stored there, or None without ``build``. One lock:
+    two threads asking for the same extractor build it once."""
+    with _BUILD_LOCK:
+        inst = _BUILT.get(key)
+        if (inst is None or inst.spec != spec) and build is not None:
+            inst = _BUILT[key] = build()
+    return inst if inst is not None and inst.spec == spec else None
+
+
+def built_instances() -> list[Any]:
+    """The instances built so far in this process."""
+    with _BUILD_LOCK:
+        return list(_BUILT.values())
+
+
+def clear_extractors(name: str | None = None) -> None:
+    """Drop built instances (all, or those of extractor ``name``) so their memory can be freed."""
+    with _BUILD_LOCK:
+        for key in [k for k in _BUILT if name is None or k[0] == name]:
+            del _BUILT[key]

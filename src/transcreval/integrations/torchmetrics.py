@@ -24,6 +24,7 @@ from typing import Any
 import torch
 
 from transcreval.errors import InputError, MissingDependencyError
+from transcreval.guards import MISSING, join_inputs
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
 
@@ -69,20 +70,21 @@ class TorchmetricsMetric(torchmetrics.Metric):
         """The transcreval result of the last ``compute`` (None before one)."""
         return self._result.copy() if self._result is not None else None
 
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        """Accumulate a batch (the transcreval metric's ``update``: ``preds``, ``target``, ...)."""
-        self.metric.update(*args, **kwargs)
+    def update(self, preds: Any = MISSING, target: Any = MISSING, *args: Any, **kwargs: Any) -> None:
+        """Accumulate a batch (the transcreval metric's ``update``: ``preds``, ``target``, ...;
+        for a metric whose second input is not ``target``, that input by position)."""
+        self.metric.update(*join_inputs(preds, target, args, kwargs), **kwargs)
 
     def compute(self) -> torch.Tensor:
         """The value over everything accumulated, synced over the processes when ``sync_on_compute``."""
         self._result = self.metric.compute(sync=bool(self.sync_on_compute))
         return _scalar(self._result.value)
 
-    def forward(self, *args: Any, **kwargs: Any) -> torch.Tensor:
+    def forward(self, preds: Any = MISSING, target: Any = MISSING, *args: Any, **kwargs: Any) -> torch.Tensor:
         """Accumulate a batch and return its own value (NaN when undefined on that batch), in one pass."""
         if self._is_synced:
             raise RuntimeError("forward() on a synced metric: call unsync() first")
-        batch = self.metric.forward(*args, **kwargs)
+        batch = self.metric.forward(*join_inputs(preds, target, args, kwargs), **kwargs)
         self._update_count += 1
         self._computed = None
         value = _scalar(batch.value if batch.defined else math.nan)

@@ -11,7 +11,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from transcreval.report.blocks import Block, Card, FigureBlock, GalleryBlock, Heading, Paragraph, TableBlock, TextCell
+from transcreval.report.html import render as render_html_page
+from transcreval.report.markdown import render as render_markdown_text
+
 __all__ = [
+    "Block",
     "Card",
     "FigureBlock",
     "GalleryBlock",
@@ -28,63 +33,6 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class TextCell:
-    """A table cell's text, with an optional tone (``"better"``, ``"worse"``) and a tooltip."""
-
-    text: str
-    tone: str = ""
-    title: str = ""
-
-
-@dataclass(frozen=True)
-class Heading:
-    text: str
-    level: int = 2
-
-
-@dataclass(frozen=True)
-class Paragraph:
-    text: str
-
-
-@dataclass(frozen=True)
-class TableBlock:
-    caption: str
-    header: tuple[str, ...]
-    rows: tuple[tuple[TextCell, ...], ...]
-    notes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class FigureBlock:
-    """A rendered figure: ``key`` names its file (``figures/<key>.png``), ``png`` its bytes."""
-
-    key: str
-    title: str
-    png: bytes
-    alt: str = ""
-
-
-@dataclass(frozen=True)
-class Card:
-    """One gallery item: its id, lines of text, and labelled thumbnails (PNG bytes or None + why)."""
-
-    item_id: str
-    lines: tuple[str, ...]
-    thumbs: tuple[tuple[str, bytes | None, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class GalleryBlock:
-    key: str
-    title: str
-    cards: tuple[Card, ...]
-
-
-Block = Heading | Paragraph | TableBlock | FigureBlock | GalleryBlock
-
-
-@dataclass(frozen=True)
 class Report:
     """A built report: a title and its blocks, in order."""
 
@@ -97,15 +45,11 @@ class Report:
 
     def to_markdown(self, figure_dir: str | None = None) -> str:
         """Markdown; figures become links to ``<figure_dir>/<key>.png`` (left out when None)."""
-        from transcreval.report.markdown import render
-
-        return render(self, figure_dir)
+        return render_markdown_text(self.blocks, figure_dir)
 
     def to_html(self) -> str:
         """One self-contained HTML page (figures and thumbnails embedded as data URIs)."""
-        from transcreval.report.html import render
-
-        return render(self)
+        return render_html_page(self.title, self.blocks)
 
 
 def fmt(value: float, decimals: int) -> str:

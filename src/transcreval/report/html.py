@@ -1,4 +1,4 @@
-"""Render a :class:`~transcreval.report.document.Report` as one self-contained HTML page.
+"""Render a report's blocks (:mod:`transcreval.report.blocks`) as one self-contained HTML page.
 
 No server and no network: styles are inline, figures and thumbnails are PNG data URIs, and a
 Content-Security-Policy forbids loading anything else. A small inline script checks, once the
@@ -10,9 +10,10 @@ data-images-failed=M data-report-ready="yes">`` (what the headless browser test 
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 from html import escape
 
-from transcreval.report.document import Card, FigureBlock, GalleryBlock, Heading, Paragraph, Report, TableBlock
+from transcreval.report.blocks import Block, Card, FigureBlock, GalleryBlock, Heading, Paragraph, TableBlock
 
 __all__ = ["CSP", "render"]
 
@@ -108,10 +109,10 @@ def _gallery(block: GalleryBlock) -> str:
     )
 
 
-def render(report: Report) -> str:
+def render(title: str, blocks: Sequence[Block]) -> str:
     """The page's HTML text."""
     parts = []
-    for block in report.blocks:
+    for block in blocks:
         if isinstance(block, Heading):
             level = min(max(block.level, 1), 6)
             parts.append(f"<h{level}>{escape(block.text)}</h{level}>")
@@ -126,6 +127,6 @@ def render(report: Report) -> str:
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-        f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{escape(report.title)}</title>"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{escape(title)}</title>"
         f"<style>{_STYLE}</style></head><body>\n" + "\n".join(parts) + f"\n<script>{_SCRIPT}</script>\n</body></html>\n"
     )

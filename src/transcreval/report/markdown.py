@@ -1,8 +1,10 @@
-"""Render a :class:`~transcreval.report.document.Report` as GitHub Markdown."""
+"""Render a report's blocks (:mod:`transcreval.report.blocks`) as GitHub Markdown."""
 
 from __future__ import annotations
 
-from transcreval.report.document import FigureBlock, GalleryBlock, Heading, Paragraph, Report, TableBlock
+from collections.abc import Sequence
+
+from transcreval.report.blocks import Block, FigureBlock, GalleryBlock, Heading, Paragraph, TableBlock
 
 __all__ = ["render"]
 
@@ -28,10 +30,10 @@ def _gallery(block: GalleryBlock) -> list[str]:
     return [*lines, ""]
 
 
-def render(report: Report, figure_dir: str | None = None) -> str:
+def render(blocks: Sequence[Block], figure_dir: str | None = None) -> str:
     """Markdown text; figures link to ``<figure_dir>/<key>.png`` or are left out without a directory."""
     lines: list[str] = []
-    for block in report.blocks:
+    for block in blocks:
         if isinstance(block, Heading):
             lines += ["#" * block.level + " " + block.text, ""]
         elif isinstance(block, Paragraph):

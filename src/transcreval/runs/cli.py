@@ -162,7 +162,7 @@ def _ls(args: argparse.Namespace, out: TextIO) -> int:
             print(format_table(rows2, ["protocol", "paper", "evaluate", "what it computes"]), file=out)
         return 0
     if args.protocol is None:
-        from transcreval.cli import run_list
+        from transcreval.listing import run_list
 
         ns = argparse.Namespace(domain=None, paper=None, extra=None, needs=None, name=None, protocols=False)
         if args.format == "json":

@@ -38,6 +38,7 @@ __all__ = [
     "ITEM_KEYS",
     "LOSSY_SUFFIXES",
     "content_digest",
+    "line_id",
     "lossy_outputs",
     "parse_system_arg",
     "read_jsonl",
@@ -124,16 +125,22 @@ def _meta(where: str, raw: Mapping[str, Any]) -> dict[str, Any]:
     return dict(meta)
 
 
+def line_id(where: str, raw: Any, what: str, keys: Sequence[str], hint: str = "") -> str:
+    """The ``id`` of a manifest or output line, once the line is checked: a JSON object of known keys."""
+    if not isinstance(raw, Mapping):
+        raise InputError(f"{where}: {what} is a JSON object, got {type(raw).__name__}")
+    unknown = sorted(set(map(str, raw)) - set(keys))
+    if unknown:
+        raise InputError(f"{where}: unknown key(s) {unknown}; the keys are {list(keys)}{hint}")
+    got = _text(where, "id", raw.get("id"))
+    if got is None:
+        raise InputError(f"{where}: 'id' is required")
+    return got
+
+
 def parse_item(where: str, raw: Any, base: Path, required: Sequence[str] = ()) -> Item:
     """One manifest line as an :class:`Item` (files checked and hashed)."""
-    if not isinstance(raw, Mapping):
-        raise InputError(f"{where}: a manifest line is a JSON object, got {type(raw).__name__}")
-    unknown = sorted(set(map(str, raw)) - set(ITEM_KEYS))
-    if unknown:
-        raise InputError(f"{where}: unknown key(s) {unknown}; the keys are {list(ITEM_KEYS)} (put others under 'meta')")
-    item_id = _text(where, "id", raw.get("id"))
-    if item_id is None:
-        raise InputError(f"{where}: 'id' is required")
+    item_id = line_id(where, raw, "a manifest line", ITEM_KEYS, " (put others under 'meta')")
     for key in required:
         if raw.get(key) is None:
             raise InputError(f"{where}: {key!r} is required by this protocol")
@@ -247,14 +254,7 @@ def read_outputs(
         base = Path(root) if root is not None else Path(spec_s).resolve().parent
         extra_ids: list[str] = []
         for where, raw in read_jsonl(spec_s, f"outputs of {system}"):
-            if not isinstance(raw, Mapping):
-                raise InputError(f"{where}: an output line is a JSON object, got {type(raw).__name__}")
-            unknown = sorted(set(map(str, raw)) - set(OUTPUT_KEYS))
-            if unknown:
-                raise InputError(f"{where}: unknown key(s) {unknown}; the keys are {list(OUTPUT_KEYS)}")
-            got_id = _text(where, "id", raw.get("id"))
-            if got_id is None:
-                raise InputError(f"{where}: 'id' is required")
+            got_id = line_id(where, raw, "an output line", OUTPUT_KEYS)
             i = got_id
             if i in found:
                 raise InputError(f"{where}: a second output for item {i!r} (first: {found[i].where})")

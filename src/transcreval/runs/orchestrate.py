@@ -6,14 +6,13 @@ import platform
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from transcreval._version import __version__
 from transcreval.errors import InputError
+from transcreval.runs.adapters import adapter_ref, remove_run, select_units
+from transcreval.runs.run import Run
 from transcreval.runs.spec import Output, ProtocolAdapter, UnitContext
-
-if TYPE_CHECKING:
-    from transcreval.runs.api import Run
 
 __all__ = ["DryRun", "read_inputs", "run_evaluate"]
 
@@ -107,7 +106,6 @@ def run_evaluate(
     stream: TextIO,
 ) -> Run | DryRun:
     from transcreval.runs.aggregate import aggregate
-    from transcreval.runs.api import Run, adapter_ref, remove_run, select_units
     from transcreval.runs.engine import run_units
     from transcreval.runs.judging import MeteredJudge, build_judge, read_judge_config
     from transcreval.runs.progress import Progress

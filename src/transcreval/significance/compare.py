@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from transcreval.errors import InputError, UndefinedValueError
@@ -24,6 +24,7 @@ from transcreval.significance.paired import (
     DEFAULT_SEED,
     Compat,
     bootstrap_interval,
+    jsonable,
     paired_bootstrap,
     paired_randomization,
 )
@@ -32,14 +33,6 @@ from transcreval.significance.resample import Statistic
 __all__ = ["CellSummary", "Comparison", "Comparisons", "compare_systems", "summarize"]
 
 Test = Literal["bootstrap", "randomization"]
-
-
-def _f(x: float) -> float | None:
-    return x if math.isfinite(x) else None
-
-
-def _ci(ci: tuple[float, float] | None) -> list[float] | None:
-    return list(ci) if ci is not None else None
 
 
 @dataclass(frozen=True)
@@ -67,23 +60,7 @@ class Comparison:
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric,
-            "system": self.system,
-            "baseline": self.baseline,
-            "value": _f(self.value),
-            "baseline_value": _f(self.baseline_value),
-            "delta": _f(self.delta),
-            "ci": _ci(self.ci),
-            "value_ci": _ci(self.value_ci),
-            "baseline_ci": _ci(self.baseline_ci),
-            "p_value": _f(self.p_value),
-            "n": self.n,
-            "n_missing": self.n_missing,
-            "n_groups": self.n_groups,
-            "significant": self.significant,
-            "note": self.note,
-        }
+        return {k: jsonable(v) for k, v in asdict(self).items()}
 
 
 @dataclass(frozen=True)
@@ -144,15 +121,7 @@ class CellSummary:
     n_missing: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "system": self.system,
-            "metric": self.metric,
-            "group": self.group,
-            "value": _f(self.value),
-            "ci": _ci(self.ci),
-            "n": self.n,
-            "n_missing": self.n_missing,
-        }
+        return {k: jsonable(v) for k, v in asdict(self).items()}
 
 
 def _group_of(record: ItemRecord) -> str:

@@ -53,6 +53,7 @@ __all__ = [
     "Interval",
     "PairedResult",
     "bootstrap_interval",
+    "jsonable",
     "paired_bootstrap",
     "paired_randomization",
 ]
@@ -63,11 +64,12 @@ DEFAULT_SEED = 12345
 _RTOL = 1e-9  # |d*| equal to |d| up to rounding counts as "at least as extreme"
 
 
-def _jsonable(x: Any) -> Any:
+def jsonable(x: Any) -> Any:
+    """A result field as JSON: a non-finite float as None, a tuple as a list."""
     if isinstance(x, float):
         return x if math.isfinite(x) else None
     if isinstance(x, tuple):
-        return [_jsonable(v) for v in x]
+        return [jsonable(v) for v in x]
     return x
 
 
@@ -97,7 +99,7 @@ class Interval:
     compat: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: _jsonable(v) for k, v in asdict(self).items()}
+        return {k: jsonable(v) for k, v in asdict(self).items()}
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,7 @@ class PairedResult:
     compat: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: _jsonable(v) for k, v in asdict(self).items()}
+        return {k: jsonable(v) for k, v in asdict(self).items()}
 
 
 def _check_compat(compat: Any, confidence: float) -> None:
@@ -161,6 +163,20 @@ def _interval(samples: np.ndarray, confidence: float, compat: str) -> tuple[floa
 def _mean(samples: np.ndarray) -> float:
     s = samples[np.isfinite(samples)]
     return float(s.mean()) if s.size else math.nan
+
+
+def _intervals(sa: np.ndarray, sb: np.ndarray, confidence: float, compat: str) -> dict[str, Any]:
+    """The delta's and each side's interval and resample mean, over the resamples where both
+    sides are defined (the ``ci``, ``ci_a``, ``ci_b``, ``mean_a``, ``mean_b`` of a PairedResult)."""
+    ok = np.isfinite(sa) & np.isfinite(sb)
+    sa, sb = sa[ok], sb[ok]
+    return {
+        "ci": _interval(sb - sa, confidence, compat),
+        "ci_a": _interval(sa, confidence, compat),
+        "ci_b": _interval(sb, confidence, compat),
+        "mean_a": _mean(sa),
+        "mean_b": _mean(sb),
+    }
 
 
 def _at_least(x: np.ndarray, ref: float) -> np.ndarray:
@@ -238,11 +254,7 @@ def paired_bootstrap(
         value_b=vb,
         delta=d,
         p_value=(count + 1) / (n_valid + 1),
-        ci=_interval(deltas, confidence, compat),
-        ci_a=_interval(sa[valid], confidence, compat),
-        ci_b=_interval(sb[valid], confidence, compat),
-        mean_a=_mean(sa[valid]),
-        mean_b=_mean(sb[valid]),
+        **_intervals(sa, sb, confidence, compat),
         n=len(a),
         n_missing=n_missing,
         n_groups=clusters.count,
@@ -290,15 +302,11 @@ def paired_randomization(
         raise UndefinedValueError(f"statistic {statistic_name(statistic)} is undefined on every randomisation trial")
     spread, d = np.abs(tb[valid] - ta[valid]), vb - va
     count = int(np.sum(spread > abs(d))) if compat == "sacrebleu" else int(np.sum(_at_least(spread, abs(d))))
-    ci = ci_a = ci_b = None
-    mean_a = mean_b = math.nan
+    intervals: dict[str, Any] = {"ci": None, "ci_a": None, "ci_b": None, "mean_a": math.nan, "mean_b": math.nan}
     if ci_resamples:
         draws = draw_bootstrap(rng, clusters.count, ci_resamples)
         sa, sb = bootstrap_values(statistic, [a, b], clusters, draws)
-        ok = np.isfinite(sa) & np.isfinite(sb)
-        ci = _interval(sb[ok] - sa[ok], confidence, compat)
-        ci_a, ci_b = _interval(sa[ok], confidence, compat), _interval(sb[ok], confidence, compat)
-        mean_a, mean_b = _mean(sa[ok]), _mean(sb[ok])
+        intervals = _intervals(sa, sb, confidence, compat)
     return PairedResult(
         test="randomization",
         statistic=statistic_name(statistic),
@@ -306,11 +314,7 @@ def paired_randomization(
         value_b=vb,
         delta=d,
         p_value=(count + 1) / (n_valid + 1),
-        ci=ci,
-        ci_a=ci_a,
-        ci_b=ci_b,
-        mean_a=mean_a,
-        mean_b=mean_b,
+        **intervals,
         n=len(a),
         n_missing=n_missing,
         n_groups=clusters.count,

@@ -6,13 +6,15 @@ in a batch share one call), at most ``max_concurrency`` at a time, and stores ev
 answer the moment it arrives, so a run killed at any point loses nothing that came back. An
 interrupted batch (Ctrl-C) sends no further call: only the calls already in flight finish
 (and are cached).
+
+:class:`ReplayJudge`, the judge that answers only from a cache, lives here beside the base
+whose ``replay()`` builds it (re-exported by :mod:`~transcreval.engines.judge.replay`).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import re
 import threading
 import warnings
 from collections.abc import Mapping, Sequence
@@ -22,37 +24,13 @@ from typing import Any, ClassVar
 from transcreval.engines.judge.cache import JudgeCache, normalise_mode
 from transcreval.engines.judge.images import to_image_part
 from transcreval.engines.judge.keys import record_key, request_key, request_record
+from transcreval.engines.judge.setups import NOT_GIVEN, open_cache, recorded_setup, same_model
 from transcreval.engines.judge.types import ImagePart, JudgeReply, JudgeRequest, Message
 from transcreval.errors import InputError, JudgeCacheMiss, JudgeModelWarning
 
 log = logging.getLogger("transcreval.judge")
 
-__all__ = ["CachingJudge", "open_cache", "same_model"]
-
-# what an endpoint may append to the model name asked for and still serve that model: a dated
-# snapshot (gpt-4o-2024-08-06, claude-3-5-sonnet-20241022, gpt-4-0613) or a default tag (llava:latest)
-_SNAPSHOT = re.compile(r"(-\d{4}-\d{2}-\d{2}|-\d{8}|-\d{4}|:latest)")
-
-
-def same_model(asked: str, served: str | None) -> bool:
-    """Whether an answer reported as ``served`` comes from the model ``asked`` for: the same name
-    (case aside), or a dated snapshot / default tag of it. None (not reported) is not a mismatch."""
-    if served is None or not str(served).strip():
-        return True
-    a, s = asked.strip().casefold(), str(served).strip().casefold()
-    return s == a or (s.startswith(a) and _SNAPSHOT.fullmatch(s[len(a) :]) is not None)
-
-
-def open_cache(cache: Any, mode: str) -> JudgeCache | None:
-    """``cache`` as a :class:`JudgeCache` (a path or an instance), or None for no cache."""
-    mode = normalise_mode(mode)
-    if cache is None or mode == "off":
-        return None
-    if isinstance(cache, JudgeCache):
-        return cache if cache.mode == mode else JudgeCache(cache.path, mode)
-    if isinstance(cache, (str, os.PathLike)):
-        return JudgeCache(cache, mode)
-    raise InputError(f"cache must be a file path, a JudgeCache or None, got {type(cache).__name__}")
+__all__ = ["CachingJudge", "ReplayJudge", "open_cache", "same_model"]
 
 
 class CachingJudge:
@@ -142,10 +120,8 @@ class CachingJudge:
             "image_max_side": self.image_max_side,
         }
 
-    def replay(self) -> CachingJudge:
+    def replay(self) -> ReplayJudge:
         """A :class:`~transcreval.judge.ReplayJudge` on this judge's cache with exactly its settings."""
-        from transcreval.engines.judge.replay import ReplayJudge
-
         if self.cache is None:
             raise InputError(f"{type(self).__name__} has no cache to replay")
         return ReplayJudge(
@@ -354,3 +330,62 @@ class CachingJudge:
     def __repr__(self) -> str:
         cache = f", cache={str(self.cache.path)!r}" if self.cache is not None else ""
         return f"{type(self).__name__}(model={self.model!r}{cache})"
+
+
+class ReplayJudge(CachingJudge):
+    """Answers only from a judge cache; a miss raises :class:`~transcreval.errors.JudgeCacheMiss`.
+
+    Args:
+        cache: the cache file (opened read-only) or a :class:`JudgeCache`.
+        model, backend, params, cache_namespace, endpoint, image_max_side: the recording judge's
+            settings. Those not given are read from the setup stored with the answers; the file
+            must then hold exactly one setup that matches the ones given. ``None`` given for
+            ``cache_namespace``, ``endpoint`` or ``image_max_side`` means "recorded without one"
+            (a run with ``namespace=None`` is told apart from one with a namespace); ``model``,
+            ``backend`` and ``params`` given as None mean "not given".
+    """
+
+    replay_only: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        cache: Any,
+        *,
+        model: str | None = None,
+        backend: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        cache_namespace: str | None = NOT_GIVEN,
+        endpoint: str | None = NOT_GIVEN,
+        image_max_side: int | None = NOT_GIVEN,
+    ) -> None:
+        if cache is None:
+            raise InputError("ReplayJudge needs a cache file: ReplayJudge(cache='judge.sqlite')")
+        store = cache if isinstance(cache, JudgeCache) else JudgeCache(cache, "read-only")
+        given: dict[str, Any] = {
+            "backend": NOT_GIVEN if backend is None else backend,
+            "model": NOT_GIVEN if model is None else model,
+            "params": NOT_GIVEN if params is None else {k: v for k, v in params.items() if v is not None},
+            "namespace": cache_namespace,
+            "endpoint": endpoint,
+            "image_max_side": image_max_side,
+        }
+        if any(v is NOT_GIVEN for v in given.values()):
+            given = recorded_setup(store, given)
+        self.backend = given["backend"]  # type: ignore[misc]
+        super().__init__(
+            given["model"],
+            cache=store,
+            cache_mode=store.mode,
+            max_concurrency=1,
+            params=given["params"],
+            image_max_side=given["image_max_side"],
+            cache_namespace=given["namespace"],
+            cache_endpoint=given["endpoint"],
+        )
+
+    def _call(self, request: JudgeRequest, params: Mapping[str, Any]) -> JudgeReply:  # pragma: no cover
+        raise AssertionError("ReplayJudge never calls an endpoint")
+
+    def __repr__(self) -> str:
+        assert self.cache is not None
+        return f"ReplayJudge({str(self.cache.path)!r}, model={self.model!r}, backend={self.backend!r})"

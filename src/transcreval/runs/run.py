@@ -1,19 +1,98 @@
-"""``compare`` and ``report`` on a run directory, built on :mod:`transcreval.significance` and
+"""A run directory from Python: :class:`Run` (``.results``, ``.items``, ``.tables``, ``.rescore()``),
+and its ``compare`` and ``report``, built on :mod:`transcreval.significance` and
 :mod:`transcreval.report` with the protocol's own settings (set-level statistics, figures)."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from transcreval.errors import InputError
-from transcreval.runs.store import write_json
+from transcreval.runs.adapters import load_adapter
+from transcreval.runs.spec import ProtocolAdapter
+from transcreval.runs.store import RunDir, write_json
 
-if TYPE_CHECKING:
-    from transcreval.runs.api import Run
+__all__ = ["Run", "compare_run", "item_images", "report_run"]
 
-__all__ = ["compare_run", "item_images", "report_run"]
+
+class Run:
+    """A run directory, read lazily (see the module docstring)."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        stopped: str | None = None,
+        report: Any = None,
+        adapter: Any = None,
+        primary: bool = True,
+    ) -> None:
+        self.path = Path(path)
+        self.primary = primary  # False on the ranks > 0 of a torchrun run (they print nothing)
+        self._adapter = load_adapter(adapter) if adapter is not None else None
+        self.store = RunDir(self.path)
+        self.stopped = stopped  # why the last evaluate stopped early (a judge budget), or None
+        self.engine_report = report
+        self._results: Any = None
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """run.json."""
+        return self.store.read_run()
+
+    @property
+    def adapter(self) -> ProtocolAdapter:
+        """The protocol's runner adapter (run.json's ``adapter``)."""
+        if self._adapter is None:
+            info = self.info
+            self._adapter = load_adapter(info.get("adapter") or info["protocol"])
+        return self._adapter
+
+    @property
+    def results(self) -> Any:
+        """The protocol result (:class:`~transcreval.protocols.records.ProtocolResult`) of results.json."""
+        if self._results is None:
+            from transcreval.runs.aggregate import result_from_dict
+
+            try:
+                data = json.loads(self.store.results.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                raise InputError(f"{self.path}: no results.json yet (run `transcreval rescore {self.path}`)") from None
+            self._results = result_from_dict(data["result"])
+        return self._results
+
+    @property
+    def tables(self) -> Any:
+        return self.results.tables
+
+    @property
+    def items(self) -> Any:
+        """One row per item x system x metric (pandas; the ``export`` extra)."""
+        from transcreval.integrations.tables import items_frame
+
+        return items_frame(self.results)
+
+    def rescore(self) -> Any:
+        """Aggregate again from the stored per-item lines (no model or judge call); rewrites results.json."""
+        from transcreval.runs.aggregate import aggregate
+
+        self._results = aggregate(self.store, self.adapter)
+        return self._results
+
+    def compare(self, baseline: str, **options: Any) -> Any:
+        """Every system against ``baseline`` (:func:`~transcreval.significance.compare_systems`
+        with the protocol's set-level statistics); writes comparisons.json."""
+        return compare_run(self, baseline, **options)
+
+    def report(self, baseline: str | None = None, **options: Any) -> dict[str, Path]:
+        """report.md, report.html and figures/ in the run directory."""
+        return report_run(self, baseline, **options)
+
+    def __repr__(self) -> str:
+        return f"Run({str(self.path)!r})"
+
 
 _SETTINGS = ("test", "n_resamples", "seed", "confidence", "alpha", "compat")
 
