@@ -132,3 +132,20 @@ def test_importing_a_lazy_package_loads_none_of_its_names():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+@pytest.mark.parametrize("package", LAZY)
+def test_no_submodule_shadows_an_exported_name(package):
+    """Importing ``package.x`` binds ``package.x`` to the submodule: an exported function of the
+    same name would then depend on import order (``transcreval.runs.validate`` was the module
+    after ``import transcreval.runs.validate``, the function before)."""
+    import pkgutil
+
+    mod = importlib.import_module(package)
+    for sub in pkgutil.iter_modules(mod.__path__):
+        if not sub.name.startswith("__"):  # __main__ runs the CLI
+            importlib.import_module(f"{package}.{sub.name}")
+    for name, module in mod._EXPORTS.items():
+        assert getattr(mod, name) is getattr(importlib.import_module(module), name), (
+            f"{package}.{name} is shadowed by the submodule {package}.{name}: rename the module"
+        )

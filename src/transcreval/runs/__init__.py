@@ -21,7 +21,7 @@ _EXPORTS = {
     "evaluate": "transcreval.runs.api",
     "Run": "transcreval.runs.api",
     "load_adapter": "transcreval.runs.api",
-    "validate": "transcreval.runs.validate",
+    "validate": "transcreval.runs.validation",
     "ProtocolAdapter": "transcreval.runs.spec",
     "Unit": "transcreval.runs.spec",
     "UnitContext": "transcreval.runs.spec",
@@ -48,4 +48,4 @@ if TYPE_CHECKING:
     from transcreval.runs.spec import Unit as Unit
     from transcreval.runs.spec import UnitContext as UnitContext
     from transcreval.runs.spec import Work as Work
-    from transcreval.runs.validate import validate as validate
+    from transcreval.runs.validation import validate as validate

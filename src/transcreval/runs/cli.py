@@ -214,7 +214,7 @@ def _ls(args: argparse.Namespace, out: TextIO) -> int:
 
 def _validate(args: argparse.Namespace, out: TextIO) -> int:
     from transcreval.runs.api import parse_systems
-    from transcreval.runs.validate import validate
+    from transcreval.runs.validation import validate
 
     rep = validate(args.protocol, args.manifest, parse_systems(args.system, allow_empty=True), root=args.root)
     if args.format == "json":
