@@ -148,16 +148,26 @@ def test_ctrl_c_stops_the_batch_and_keeps_only_the_calls_in_flight(tmp_path, con
 
     started: list[str] = []
     lock = threading.Lock()
+    # Python drops an exception that a signal handler raises while the main thread runs a weakref
+    # callback or __del__ ("Exception ignored in ..."): rare, and no library can catch it. Then
+    # the handler has run but the batch goes on; the interrupt is sent again, and the claim is
+    # checked against the interrupt that did arrive (``sent[-1]``).
+    sent: list[int] = []
+    handled: list[int] = []
 
     def fn(request):
         with lock:
             started.append(request.text)
-            if len(started) == 5:
+            n = len(started)
+            lost = bool(handled) and len(handled) == len(sent) and n > sent[-1] + concurrency
+            if n == 5 or lost:
+                sent.append(n)
                 signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
         time.sleep(0.02)
         return '{"score": 3}'
 
     def interrupt(*_):
+        handled.append(len(started))
         raise Interrupted
 
     t = PromptTemplate("ctrl-c.test", "1", "Rate item {item}.")
@@ -170,10 +180,11 @@ def test_ctrl_c_stops_the_batch_and_keeps_only_the_calls_in_flight(tmp_path, con
         signal.signal(signal.SIGINT, previous)
     judge.close()  # waits for the worker threads: nothing more may start meanwhile
     time.sleep(0.1)
-    assert 5 <= len(started) <= 5 + concurrency
+    assert len(sent) <= 3, f"the interrupt was lost {len(sent) - 1} times"
+    assert sent[-1] <= len(started) <= sent[-1] + concurrency
     assert judge.calls_made == len(started)
     assert len(JudgeCache(tmp_path / "c.sqlite")) == len(started)  # every call that returned is kept
     again = FunctionJudge(fn, cache=tmp_path / "c.sqlite", max_concurrency=concurrency)
     started.clear()
-    replies = again.complete([t.render(item=str(i)) for i in range(5)])  # the five that had started
+    replies = again.complete([t.render(item=str(i)) for i in range(5)])  # five that had started
     assert all(r.ok and r.cached for r in replies) and started == []
