@@ -30,7 +30,11 @@ from transcreval.errors import InputError
 
 
 def _as_state_tensor(value: Any, dtype: torch.dtype, device: torch.device | str | None, what: str) -> torch.Tensor:
-    """``value`` as a tensor of ``dtype`` on ``device``, refusing lossy float -> integer casts."""
+    """``value`` as a tensor of ``dtype`` on ``device``, refusing lossy float -> integer casts.
+    A state holds values, never an autograd graph: a tensor that requires grad is detached (a
+    graph kept in a state would grow with every update of a training loop)."""
+    if isinstance(value, torch.Tensor) and value.requires_grad:
+        value = value.detach()
     if isinstance(value, torch.Tensor) and value.is_floating_point() and not dtype.is_floating_point:
         t = value
     elif not dtype.is_floating_point:

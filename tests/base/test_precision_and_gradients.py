@@ -134,3 +134,28 @@ def test_the_half_precision_check_fails_when_half_inputs_change_the_value():
 
     with pytest.raises(AssertionError, match="float16"):
         check_half_precision(HalfSensitive, _pair(), atol=HALF_ATOL)
+
+
+@pytest.mark.parametrize("name", sorted(IMAGE_INPUTS))
+def test_inputs_that_require_grad_give_the_same_result(name):
+    """Images straight out of a generator's graph (``requires_grad=True``) are scored as the same
+    numbers without it, by every image metric (FID raised torch's raw "Can't call numpy() on
+    Tensor that requires grad")."""
+    inputs = IMAGE_INPUTS[name]()
+    plain = build(name)
+    plain.update(*inputs)
+    tracked = build(name)
+    tracked.update(*(x.clone().requires_grad_() if x.is_floating_point() else x for x in inputs))
+    a, b = plain.compute(), tracked.compute()
+    assert a.value == pytest.approx(b.value, rel=1e-6, abs=1e-9) and a.n == b.n
+
+
+def test_states_never_keep_an_autograd_graph():
+    """A differentiable metric's per-item values enter its states detached (a graph kept in a
+    state would grow with every update of a training loop)."""
+    x, y = _pair()
+    metric = build("LPIPS")
+    metric.update(x.clone().requires_grad_(), y)
+    for name, value in metric.state_dict().items():
+        tensors = value if isinstance(value, list) else [value]
+        assert not any(isinstance(t, torch.Tensor) and t.requires_grad for t in tensors), name

@@ -161,7 +161,9 @@ def fid_stats(
         if images is None:
             continue
         what = {"fake": "generated images (preds)", "real": "real images"}[side]
-        feats = extract(extractor, images, "pool3", what=what, **opts.run_options())
+        # FID is not differentiable (its square root runs in LAPACK): images that require grad
+        # are scored as the same numbers
+        feats = extract(extractor, images, "pool3", what=what, **opts.run_options()).detach()
         for k, v in moments(feats).items():
             out[f"{side}_{k}"] = v
     return out
