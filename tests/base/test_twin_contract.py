@@ -32,7 +32,7 @@ NAMES = [m.name for m in list_metrics()]
 # ---- twins that do not return a MetricResult yet (issue 16 item 1), by domain
 RETURNS_OTHER_IMAGE = {"PHashDistance", "LPIPS", "MaskedLPIPS", "BackgroundPreservation"}
 
-RETURNS_OTHER_TEXT = {"OCRMaskIoU"}
+RETURNS_OTHER_TEXT: set[str] = set()
 
 RETURNS_OTHER_CHOICE_LAYOUT_STATS: set[str] = set()
 
@@ -54,7 +54,7 @@ INLINE_JUDGE = {"WinRate", "MarketPreferenceRate"}
 # ---- instances without one MetricOptions object (issue 16 item 3)
 NO_OPTIONS_IMAGE = {"PHashDistance", "LPIPS", "MaskedLPIPS", "BackgroundPreservation", "FID", "DINOv2Distance"}
 
-NO_OPTIONS_TEXT = {"OCRMaskIoU"}
+NO_OPTIONS_TEXT: set[str] = set()
 
 NO_OPTIONS_CHOICE_LAYOUT_STATS: set[str] = set()
 

@@ -33,7 +33,11 @@ def test_bad_options_fail_before_comet_is_needed():
 
     with pytest.raises(InputError, match="normalize must be"):
         check_normalize("clip")
-    for bad, match in (({"normalize": "clip"}, "normalize must be"), ({"batch_size": 0}, "batch_size"), ({"model": ""}, "model must be")):
+    for bad, match in (
+        ({"normalize": "clip"}, "normalize must be"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"model": ""}, "model must be"),
+    ):
         with pytest.raises(InputError, match=match):
             COMETOptions(**bad)
     assert COMETOptions(normalize=[0, 100]).normalize == (0.0, 100.0)
