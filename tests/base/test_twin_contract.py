@@ -32,7 +32,7 @@ NAMES = [m.name for m in list_metrics()]
 # ---- twins that do not return a MetricResult yet (issue 16 item 1), by domain
 RETURNS_OTHER_IMAGE: set[str] = set()
 
-RETURNS_OTHER_TEXT = {"COMETScore", "OCRMaskIoU"}
+RETURNS_OTHER_TEXT: set[str] = set()
 
 RETURNS_OTHER_CHOICE_LAYOUT_STATS: set[str] = set()
 
@@ -50,7 +50,7 @@ INLINE_JUDGE: set[str] = set()
 # ---- instances without one MetricOptions object (issue 16 item 3)
 NO_OPTIONS_IMAGE: set[str] = set()
 
-NO_OPTIONS_TEXT = {"COMETScore", "OCRMaskIoU"}
+NO_OPTIONS_TEXT: set[str] = set()
 
 NO_OPTIONS_CHOICE_LAYOUT_STATS: set[str] = set()
 

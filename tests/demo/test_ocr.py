@@ -43,7 +43,7 @@ def _ocr_section() -> str:
 def test_demo_ocr_section_numbers_come_from_the_metrics():
     from sacrebleu.metrics import CHRF
 
-    from transcreval.functional import ocr_mask_iou
+    from transcreval.functional import ocr_mask_ious
     from transcreval.ocr import OCRTitleExtractor
     from transcreval.protocols.mptc import format_ocr_iou_table, ocr_iou_table
 
@@ -53,10 +53,10 @@ def test_demo_ocr_section_numbers_come_from_the_metrics():
     source = [p.source for p in posters]
     read = OCRTitleExtractor()
     gt_read = read([p.target for p in posters])
-    ref = ocr_mask_iou([p.target for p in posters], source).tolist()
+    ref = ocr_mask_ious([p.target for p in posters], source).tolist()
     for system in ("text-edit", "redesign"):
         outs = [p.outputs[system] for p in posters]
-        ious = ocr_mask_iou(outs, source).tolist()
+        ious = ocr_mask_ious(outs, source).tolist()
         titles = read(outs)
         for p, v, r, t, g in zip(posters, ious, ref, titles, gt_read):
             row = next(x for x in lines if x.startswith(p.poster_id) and f" {system} " in x)

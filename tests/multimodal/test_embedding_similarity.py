@@ -154,7 +154,7 @@ def _cases():
     yield (
         "CLIPSimilarity",
         partial(clip_metric, cls_path=clip + "CLIPSimilarity", tiny="clip"),
-        lambda p, t: clip_similarity(p, t, model=TINY_CLIP, pretrained=tiny_clip_checkpoint()).value,
+        lambda p, t: clip_similarity(p, t, model=TINY_CLIP, pretrained=tiny_clip_checkpoint()),
         lambda p, t: float((100 * (ref_images("clip", p) * ref_images("clip", t)).sum(1)).mean()),
         BATCHES,
         1e-4,
@@ -163,7 +163,7 @@ def _cases():
     yield (
         "VisualSimilarity",
         partial(clip_metric, cls_path=clip + "VisualSimilarity", tiny="siglip"),
-        lambda p, s: visual_similarity(p, s, **sig).value,
+        partial(visual_similarity, **sig),
         lambda p, s: float((ref_images("siglip", p) * ref_images("siglip", s)).sum(1).mean()),
         BATCHES,
         1e-6,
@@ -176,7 +176,7 @@ def _cases():
     yield (
         "CulturalRelevanceDelta",
         partial(clip_metric, cls_path=clip + "CulturalRelevanceDelta", tiny="siglip"),
-        lambda p, s, c: cultural_relevance_delta(p, s, c, **sig).value,
+        partial(cultural_relevance_delta, **sig),
         cr_ref,
         [(*b, c) for b, c in zip(BATCHES, COUNTRIES)],
         1e-6,
@@ -189,7 +189,7 @@ def _cases():
     yield (
         "SemanticEquivalence",
         partial(clip_metric, cls_path=clip + "SemanticEquivalence", tiny="siglip"),
-        lambda p, c: semantic_equivalence(p, c, **sig).value,
+        partial(semantic_equivalence, **sig),
         se_ref,
         [(b[0], c) for b, c in zip(BATCHES, CATEGORIES)],
         1e-6,

@@ -15,7 +15,7 @@ from tests._helpers.text_images import render
 from transcreval import OCRMaskIoU
 from transcreval.engines.ocr.rapid import RapidOCRDetector
 from transcreval.errors import EmptyInputError, InputError, MissingDependencyError, UndefinedValueError
-from transcreval.functional import ocr_mask_iou
+from transcreval.functional import ocr_mask_iou, ocr_mask_ious
 from transcreval.ocr import get_detector
 
 SIZE = (240, 144)
@@ -62,10 +62,6 @@ def _reference(preds: list[Image.Image], target: list[Image.Image]) -> float:
     return float(np.mean(ious))
 
 
-def _functional(preds, target) -> float:
-    return float(torch.nanmean(ocr_mask_iou(preds, target)))
-
-
 def _batches():
     src = [_txt("OPEN DAILY"), _txt("SALE 50%"), _txt("NEW MENU"), _txt("OPEN DAILY", 0, 40), _txt("CAFE")]
     preds = [
@@ -82,7 +78,7 @@ def _batches():
 def test_ocr_mask_iou_through_the_harness(ddp_pool):
     case = MetricCase(
         factory=partial(OCRMaskIoU),
-        functional=_functional,
+        functional=ocr_mask_iou,
         reference=_reference,
         batches=_batches(),
         join=join_lists,
@@ -99,13 +95,35 @@ def test_per_item_extras_and_empty_unions():
     m = OCRMaskIoU()
     m.update(preds, target)
     res = m.compute()
-    per_pair = ocr_mask_iou(preds, target)
+    per_pair = ocr_mask_ious(preds, target)
     assert torch.equal(torch.isnan(res.per_item), torch.tensor([False, True, False]))
     assert torch.allclose(res.per_item[[0, 2]], per_pair[[0, 2]], rtol=0, atol=0)
     assert res.value == pytest.approx(float(torch.nanmean(per_pair))) and res.n == 2
     assert res.extras["pairs"] == 3 and res.extras["both_empty"] == 1 and res.extras["one_empty"] == 1
     assert 0 < res.extras["pooled"] < 1
     assert res.per_item[2] == 0.0  # one side empty: IoU 0, defined
+    twin = ocr_mask_iou(preds, target)
+    assert str(twin.signature) == str(res.signature) and twin.value == res.value and twin.n == res.n
+    assert torch.equal(torch.isnan(twin.per_item), torch.isnan(res.per_item))
+    assert twin.extras == res.extras
+
+
+def test_the_options_object_is_kept_and_checked_before_the_inputs():
+    from transcreval.functional.ocr.mask_iou import OCRMaskIoUOptions, ocr_mask_iou_from_stats, ocr_mask_iou_stats
+
+    m = OCRMaskIoU(resample="lanczos", dilate_px=2)
+    assert isinstance(m.options, OCRMaskIoUOptions) and m._signature_options() == m.options.signature_options()
+    assert m.options.dilate_px == 2.0 and m.resample == "lanczos" and "resize:lanczos|dil:2|" in str(m.signature)
+    raw = ocr_mask_iou_stats([_txt("CAFE", 3)], [_txt("CAFE")], detector=m.detector, options=m.options)
+    m.update([_txt("CAFE", 3)], [_txt("CAFE")])
+    assert ocr_mask_iou_from_stats(raw, m.options).value == m.compute().value
+    for fn in (ocr_mask_iou, ocr_mask_ious):  # placeholder inputs: the option fails first
+        with pytest.raises(InputError, match="resample"):
+            fn(None, None, resample="cubic")
+        with pytest.raises(InputError, match="dilate_px"):
+            fn(None, None, dilate_px=-1)
+        with pytest.raises(InputError, match="unknown OCR backend"):
+            fn(None, None, backend="tesseract")
 
 
 def test_no_text_anywhere_is_undefined_never_zero_or_one():

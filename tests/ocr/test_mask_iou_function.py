@@ -17,6 +17,7 @@ from transcreval.functional.ocr.mask_iou import (
     ocr_mask_counts,
     ocr_mask_iou,
     ocr_mask_iou_from_counts,
+    ocr_mask_ious,
 )
 from transcreval.ocr import get_detector
 
@@ -48,20 +49,20 @@ def test_agrees_with_the_union_of_rapidocr_boxes():
     """Pixel-mask IoU vs the exact polygon IoU from rapidocr's boxes: equal up to the outline pixels."""
     target = _at()
     preds = [_at(10, 4), _at(-30, 12), _at(0, 0, "GRAND REOPENING"), _at(60, 30).resize((960, 600))]
-    got = ocr_mask_iou(preds, [target] * len(preds))
+    got = ocr_mask_ious(preds, [target] * len(preds))
     for g, p in zip(got.tolist(), preds):
         assert g == pytest.approx(_reference_iou(p, target), abs=0.02)
 
 
 def test_iou_of_an_image_with_itself_is_one():
     img = _at()
-    assert ocr_mask_iou([img, img], [img, img]).tolist() == [1.0, 1.0]
+    assert ocr_mask_ious([img, img], [img, img]).tolist() == [1.0, 1.0]
 
 
 def test_decreases_monotonically_as_the_text_moves_away():
     shifts = [0, 3, 6, 12, 24, 48, 96, 200]
     target = _at()
-    ious = ocr_mask_iou([_at(d, d // 3) for d in shifts], [target] * len(shifts)).tolist()
+    ious = ocr_mask_ious([_at(d, d // 3) for d in shifts], [target] * len(shifts)).tolist()
     assert ious[0] == 1.0 and ious[-1] == 0.0
     assert all(a > b for a, b in itertools.pairwise(ious)), ious
 
@@ -70,7 +71,7 @@ def test_decreases_monotonically_as_the_text_moves_away():
 def test_invariant_when_the_output_is_the_target_rescaled(factor):
     target = _at()
     pred = target.resize((round(SIZE[0] * factor), round(SIZE[1] * factor)), Image.Resampling.BICUBIC)
-    (iou,) = ocr_mask_iou([pred], [target]).tolist()
+    (iou,) = ocr_mask_ious([pred], [target]).tolist()
     assert iou >= 0.95
 
 
@@ -82,7 +83,7 @@ def test_empty_unions_are_nan_and_counted_never_zero_or_one():
     assert empty_counts(stats["pred_area"], stats["target_area"]) == (1, 2)
     assert stats["union"][0] == 0 and stats["pred_area"][1] > 0 and stats["target_area"][2] > 0
     assert mean_defined(iou) == (0.0, 2)
-    value, n = mean_defined(ocr_mask_iou([blank], [_blank(200)]))
+    value, n = mean_defined(ocr_mask_ious([blank], [_blank(200)]))
     assert n == 0 and np.isnan(value)
 
 
@@ -100,21 +101,21 @@ def test_counts_are_exact_pixel_counts():
 
 def test_dilation_and_resample_options():
     a, b = _at(), _at(24, 8)
-    plain = float(ocr_mask_iou([a], [b])[0])
-    grown = float(ocr_mask_iou([a], [b], dilate_px=12)[0])
+    plain = float(ocr_mask_ious([a], [b])[0])
+    grown = float(ocr_mask_ious([a], [b], dilate_px=12)[0])
     assert grown > plain
     small = a.resize((320, 200))
     for r in ("nearest", "bilinear", "bicubic", "lanczos", "area"):
-        assert float(ocr_mask_iou([small], [a], resample=r)[0]) >= 0.9
+        assert float(ocr_mask_ious([small], [a], resample=r)[0]) >= 0.9
     with pytest.raises(InputError, match="resample"):
-        ocr_mask_iou([a], [b], resample="cubic")  # type: ignore[arg-type]
+        ocr_mask_ious([a], [b], resample="cubic")  # type: ignore[arg-type]
 
 
 def test_backends_can_be_chosen_and_move_the_value():
     a, b = _at(), _at(24, 8)
-    v6 = float(ocr_mask_iou([a], [b])[0])
-    v5 = float(ocr_mask_iou([a], [b], backend="ppocrv5-mobile")[0])
-    compat = float(ocr_mask_iou([a], [b], paddle_compat=True)[0])
+    v6 = float(ocr_mask_ious([a], [b])[0])
+    v5 = float(ocr_mask_ious([a], [b], backend="ppocrv5-mobile")[0])
+    compat = float(ocr_mask_ious([a], [b], paddle_compat=True)[0])
     assert all(0.3 < v < 0.9 for v in (v6, v5, compat))
     assert len({round(v6, 6), round(v5, 6), round(compat, 6)}) > 1  # the detector is part of the metric
 
@@ -140,15 +141,15 @@ def test_mptc_table_rows_equal_the_function_and_pool_overall():
     outs = {"A": [_at(6, 2), _at(0, 0, "TRAIN DE NUIT"), _blank(60)], "B": [_at(90, 40), None, _at()]}
     rows = ocr_iou_table(src, gt, outs)
     assert [r.system for r in rows] == ["A", "B", "Overall"]
-    a_mtc = ocr_mask_iou(outs["A"], src)
-    a_gt = ocr_mask_iou(gt, src)
+    a_mtc = ocr_mask_ious(outs["A"], src)
+    a_gt = ocr_mask_ious(gt, src)
     assert rows[0].n == 3 and rows[0].empty_mtc == 1 and rows[0].empty_gt == 1
     assert rows[0].src_mtc == pytest.approx(float(np.nanmean(a_mtc.numpy())))
     assert rows[0].src_gt == pytest.approx(float(np.nanmean(a_gt.numpy())))
     assert rows[0].delta == pytest.approx(rows[0].src_mtc - rows[0].src_gt)
     assert rows[0].defined == 2
     b_idx = [0, 2]
-    b_mtc = ocr_mask_iou([outs["B"][i] for i in b_idx], [src[i] for i in b_idx])
+    b_mtc = ocr_mask_ious([outs["B"][i] for i in b_idx], [src[i] for i in b_idx])
     assert b_mtc[1] == 0.0  # item 2: the output has text, the blank source none (IoU 0, defined)
     # item 2's (SRC, GT) pair is empty on both sides: the triplet leaves *both* means, so the
     # delta compares the same triplets (not src_mtc over items 0 and 2 against src_gt over item 0)

@@ -13,7 +13,7 @@ from PIL import Image
 from tests._helpers.text_images import render
 from transcreval import OCRMaskIoU
 from transcreval.errors import InputError
-from transcreval.functional import ocr_mask_iou
+from transcreval.functional import ocr_mask_iou, ocr_mask_ious
 from transcreval.functional.ocr.mask_iou import ocr_mask_counts
 from transcreval.ocr import background_mask, dilate_mask, get_detector, result_mask, text_mask
 
@@ -45,8 +45,8 @@ def test_masks_and_iou_read_float_images_with_input_range(rng):
     if rng == (0.0, 255.0):
         hwc = np.asarray(a).astype(np.float32)
         assert np.array_equal(text_mask(hwc, input_range=rng)[0], want[0])
-    ref = ocr_mask_iou([b], [a])
-    assert torch.equal(ocr_mask_iou([fb], [fa], input_range=rng), ref)
+    ref = ocr_mask_ious([b], [a])
+    assert torch.equal(ocr_mask_ious([fb], [fa], input_range=rng), ref)
     m = OCRMaskIoU(input_range=rng)
     assert m.forward([fb], [fa]).value == pytest.approx(float(ref[0]))
 

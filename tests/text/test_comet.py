@@ -115,7 +115,35 @@ def test_segment_and_system_scores_agree_with_comet_predict(tiny_ckpt, batch_siz
     from transcreval.functional import comet_score
 
     f = comet_score(MT, REF, SRC, model="test/tiny-comet", checkpoint=tiny_ckpt, batch_size=batch_size)
-    assert f == pytest.approx(ref_system, abs=TOL)
+    assert f.value == pytest.approx(ref_system, abs=TOL)
+    assert f.per_item.tolist() == pytest.approx(ref_scores, abs=TOL)
+
+
+def test_the_twin_returns_the_class_result_signature_included(tiny_ckpt):
+    """comet_score returns what COMETScore.compute() returns (value, per_item, extras, signature),
+    and comet_score_from_stats reads raw per-batch statistics as well as the class's states."""
+    from transcreval.functional import comet_score
+    from transcreval.functional.text.comet import COMETOptions, comet_score_from_stats, comet_score_stats
+
+    m = metric(tiny_ckpt, normalize=(0.2, 0.6))
+    m.update(MT, REF, SRC)
+    want = m.compute()
+    got = comet_score(MT, REF, SRC, model="test/tiny-comet", checkpoint=tiny_ckpt, normalize=(0.2, 0.6))
+    assert str(got.signature) == str(want.signature) and "norm:(0.2,0.6)->(0,1)" in str(got.signature)
+    assert got.value == want.value and got.n == want.n and got.extras == want.extras
+    assert got.per_item.tolist() == want.per_item.tolist()
+    assert isinstance(m.options, COMETOptions) and m._signature_options() == m.options.signature_options()
+    raw = comet_score_stats(MT, REF, SRC, scorer=m.scorer, options=m.options)
+    assert comet_score_from_stats(raw, m.options).per_item.tolist() == want.per_item.tolist()
+
+
+def test_bad_options_fail_before_the_inputs_are_read(tiny_ckpt):
+    from transcreval.functional import comet_score
+
+    with pytest.raises(InputError, match="batch_size"):
+        comet_score("not a list", None, 5, model="test/tiny-comet", checkpoint=tiny_ckpt, batch_size=0)
+    with pytest.raises(InputError, match="normalize must be"):
+        comet_score("not a list", None, 5, model="test/tiny-comet", checkpoint=tiny_ckpt, normalize="unit")
 
 
 def test_a_swapped_pair_of_segments_is_caught(tiny_ckpt):
@@ -137,7 +165,7 @@ def test_metric_harness_batches_and_1_2_4_processes(tiny_ckpt, ddp_pool):
 
     case = MetricCase(
         factory=functools.partial(metric, tiny_ckpt),
-        functional=lambda mt, ref, src: comet_score(mt, ref, src, model="test/tiny-comet", checkpoint=tiny_ckpt),
+        functional=functools.partial(comet_score, model="test/tiny-comet", checkpoint=tiny_ckpt),
         reference=reference,
         batches=batches,
         join=join_lists,

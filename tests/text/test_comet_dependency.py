@@ -29,10 +29,18 @@ def test_without_comet_the_metric_says_how_to_get_it():
 
 def test_bad_options_fail_before_comet_is_needed():
     from transcreval.errors import InputError
-    from transcreval.functional.text.comet import check_normalize, comet_samples, normalize_scores
+    from transcreval.functional.text.comet import COMETOptions, check_normalize, comet_samples, normalize_scores
 
     with pytest.raises(InputError, match="normalize must be"):
         check_normalize("clip")
+    for bad, match in (
+        ({"normalize": "clip"}, "normalize must be"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"model": ""}, "model must be"),
+    ):
+        with pytest.raises(InputError, match=match):
+            COMETOptions(**bad)
+    assert COMETOptions(normalize=[0, 100]).normalize == (0.0, 100.0)
     with pytest.raises(InputError, match="mismatched lengths"):
         comet_samples(["a"], ["b", "c"], ["d"])
     assert normalize_scores([0.0, 50.0, 100.0, 120.0], (0, 100)) == [0.0, 0.5, 1.0, 1.2]

@@ -22,6 +22,7 @@ _HELPERS: dict[str, str] = {
     "masked_lpips_per_pair": "image.masked_lpips",
     "background_preservation_per_pair": "image.masked_lpips",
     "edit_intensity_split": "image.edit_intensity",
+    "ocr_mask_ious": "ocr.mask_iou",
     "sentence_chrf": "text.chrf",
     "corpus_chrf": "text.chrf",
     "point_score_per_point": "choice.point_score",
@@ -89,6 +90,7 @@ if TYPE_CHECKING:
     from transcreval.functional.multimodal.embedding_similarity import semantic_equivalence as semantic_equivalence
     from transcreval.functional.multimodal.embedding_similarity import visual_similarity as visual_similarity
     from transcreval.functional.ocr.mask_iou import ocr_mask_iou as ocr_mask_iou
+    from transcreval.functional.ocr.mask_iou import ocr_mask_ious as ocr_mask_ious
     from transcreval.functional.stats.kappa import quadratic_weighted_kappa as quadratic_weighted_kappa
     from transcreval.functional.stats.kendall import kendall_tau_b as kendall_tau_b
     from transcreval.functional.stats.kendall import segment_kendall_tau as segment_kendall_tau

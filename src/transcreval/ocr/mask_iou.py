@@ -6,16 +6,17 @@ from typing import Any
 
 import torch
 
-from transcreval.common import check_choice
-from transcreval.engines.ocr.base import TextDetector, get_detector
-from transcreval.engines.ocr.images import check_input_range
-from transcreval.engines.ocr.masks import check_dilate_px
-from transcreval.functional.ocr.mask_iou import ocr_mask_iou_from_stats, ocr_mask_iou_stats
+from transcreval.engines.ocr.base import TextDetector
+from transcreval.functional.ocr.mask_iou import (
+    PACKAGES,
+    OCRMaskIoUOptions,
+    bind_detector,
+    ocr_mask_iou_from_stats,
+    ocr_mask_iou_stats,
+)
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
 from transcreval.states import Cat, Sum
-
-RESAMPLES = ("nearest", "bilinear", "bicubic", "lanczos", "area")
 
 
 class OCRMaskIoU(Metric):
@@ -52,9 +53,12 @@ class OCRMaskIoU(Metric):
         backend_options: options of the backend (e.g. ``{"paddle_compat": True}``,
             ``{"det_model_dir": ...}``); see :func:`~transcreval.ocr.get_detector`.
         **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
+
+    The options are kept checked in ``metric.options`` (:class:`OCRMaskIoUOptions`, bound to
+    the detector), the object :func:`~transcreval.functional.ocr_mask_iou` builds.
     """
 
-    version_packages: tuple[str, ...] = ("pillow",)
+    version_packages: tuple[str, ...] = PACKAGES
 
     def __init__(
         self,
@@ -67,52 +71,43 @@ class OCRMaskIoU(Metric):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        check_choice("resample", resample, RESAMPLES)
-        self.dilate_px = check_dilate_px(dilate_px)
-        self.input_range = check_input_range(input_range)
-        self.backend = backend
-        self.backend_options = dict(backend_options or {})
-        self.detector = get_detector(backend, **self.backend_options)  # checks the backend now
-        self.resample = resample
-        self.add_state("iou", Cat(torch.float64))
-        self.add_state("iou_sum", Sum(torch.float64))
-        self.add_state("defined", Sum(torch.int64))
-        self.add_state("pairs", Sum(torch.int64))
-        self.add_state("both_empty", Sum(torch.int64))
-        self.add_state("one_empty", Sum(torch.int64))
-        self.add_state("intersection", Sum(torch.int64))
-        self.add_state("union", Sum(torch.int64))
+        self._options = OCRMaskIoUOptions(backend, resample, dilate_px, input_range, backend_options or {})
+        self.detector = self._options.detector()  # checks the backend now
+        for name, kind in (("iou", Cat), ("iou_sum", Sum)):
+            self.add_state(name, kind(torch.float64))
+        for name in ("defined", "pairs", "both_empty", "one_empty", "intersection", "union"):
+            self.add_state(name, Sum(torch.int64))
+
+    @property
+    def options(self) -> OCRMaskIoUOptions:
+        """The checked options, bound to the detector (its identity as it is now: a model's
+        hash appears once the model is downloaded)."""
+        return bind_detector(self._options, self.detector)
+
+    # the options by their old attribute names (read-only: the options object is frozen)
+    backend = property(lambda self: self._options.backend, doc="The backend name or detector.")
+    backend_options = property(lambda self: dict(self._options.backend_options), doc="The backend's options.")
+    resample = property(lambda self: self._options.resample, doc="How outputs are scaled to their target.")
+    dilate_px = property(lambda self: self._options.dilate_px, doc="Mask dilation in pixels.")
+    input_range = property(lambda self: self._options.input_range, doc="The value range of float images.")
 
     def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
         """``preds``: the system outputs; ``target``: the images whose text layout they should keep."""
-        return ocr_mask_iou_stats(
-            preds,
-            target,
-            detector=self.detector,
-            resample=self.resample,
-            dilate_px=self.dilate_px,
-            input_range=self.input_range,
-        )
+        return ocr_mask_iou_stats(preds, target, detector=self.detector, options=self._options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return ocr_mask_iou_from_stats(stats, self.signature)
+        return ocr_mask_iou_from_stats(stats, self.options)
 
     def _signature_options(self) -> dict[str, Any]:
-        info = self.detector.info_for(False)
-        return {
-            **info.signature_options(),
-            "rt": info.runtime.replace(" ", "-"),
-            "resize": self.resample,
-            "dil": self.dilate_px,
-        }
+        return self.options.signature_options()
 
     def __getstate__(self) -> dict[str, Any]:
         d = super().__getstate__()
-        if isinstance(self.backend, str):
+        if isinstance(self._options.backend, str):
             d["detector"] = None  # rebuilt from the name (and shared) where it is unpickled
         return d
 
     def __setstate__(self, d: dict[str, Any]) -> None:
         super().__setstate__(d)
         if self.detector is None:
-            self.detector = get_detector(self.backend, **self.backend_options)
+            self.detector = self._options.detector()

@@ -8,12 +8,14 @@ from typing import Any
 import torch
 
 from transcreval.functional.text.comet import (
+    DEFAULT_MODEL,
+    PACKAGES,
+    COMETOptions,
     Normalize,
-    check_normalize,
+    bind_scorer,
+    comet_bounds,
     comet_score_from_stats,
     comet_score_stats,
-    normalize_label,
-    resolve_normalize,
 )
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
@@ -46,15 +48,16 @@ class COMETScore(Metric):
             segments outside [0, 1].
         **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
 
-    The signature records the model name, the checkpoint's sha256, the mapping and the
-    unbabel-comet and transformers versions.
+    The options are kept checked in ``metric.options`` (:class:`COMETOptions`, bound to the
+    loaded checkpoint). The signature records the model name, the checkpoint's sha256, the
+    mapping and the unbabel-comet and transformers versions.
     """
 
-    version_packages: tuple[str, ...] = ("unbabel-comet", "transformers")
+    version_packages: tuple[str, ...] = PACKAGES
 
     def __init__(
         self,
-        model: str = "Unbabel/wmt22-comet-da",
+        model: str = DEFAULT_MODEL,
         checkpoint: str | os.PathLike[str] | None = None,
         *,
         batch_size: int = 16,
@@ -62,28 +65,30 @@ class COMETScore(Metric):
         normalize: Normalize = "auto",
         **kwargs: Any,
     ) -> None:
-        from transcreval.engines.comet.engine import CometScorer
-
         super().__init__(**kwargs)
-        self.normalize = check_normalize(normalize)
-        self.scorer = CometScorer(model, checkpoint, batch_size=batch_size, device=device)
-        self.model_name = model
-        self.bounds = resolve_normalize(self.normalize, self.scorer.unit_range, model)
+        opts = COMETOptions(model, checkpoint, batch_size, device, normalize)
+        self.scorer = opts.scorer()  # loaded now: a bad checkpoint fails when the metric is built
+        self.options: COMETOptions = bind_scorer(opts, self.scorer)
         self.add_state("total", Sum(torch.float64))
         self.add_state("count", Sum(torch.int64))
         self.add_state("outside", Sum(torch.int64))
         self.add_state("scores", Cat(torch.float64))
 
+    # the options by their old attribute names (read-only: the options object is frozen)
+    model_name = property(lambda self: self.options.model, doc="The COMET model's name.")
+    normalize = property(lambda self: self.options.normalize, doc='"auto", "identity" or (lo, hi).')
+
+    @property
+    def bounds(self) -> tuple[float, float] | None:
+        """The mapping's ``(lo, hi)`` for the loaded model (None: the identity)."""
+        return comet_bounds(self.options, self.scorer)
+
     def _stats(self, preds: Any, target: Any, sources: Any) -> dict[str, Any]:
         """``preds``: system translations; ``target``: reference translations; ``sources``: source texts."""
-        return comet_score_stats(preds, target, sources, scorer=self.scorer, bounds=self.bounds)
+        return comet_score_stats(preds, target, sources, scorer=self.scorer, options=self.options)
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
-        return comet_score_from_stats(stats, self.signature)
+        return comet_score_from_stats(stats, self.options)
 
     def _signature_options(self) -> dict[str, Any]:
-        return {
-            "model": self.model_name,
-            "ckpt": self.scorer.files.sha256[:12],
-            "norm": normalize_label(self.bounds),
-        }
+        return self.options.signature_options()

@@ -38,7 +38,7 @@ from transcreval.engines.comet.models import CometModelSpec, comet_model_spec, k
 from transcreval.errors import InputError, MissingDependencyError, WeightsFormatError, WeightsNotFoundError
 from transcreval.weights.resolve import cache_root, is_offline, resolve, sha256_file
 
-__all__ = ["CometModelFiles", "CometScorer", "clear_comet_models", "find_comet_files", "import_comet"]
+__all__ = ["CometModelFiles", "CometScorer", "check_device", "clear_comet_models", "find_comet_files", "import_comet"]
 
 _LOGGERS = ("pytorch_lightning", "lightning.pytorch", "lightning_fabric", "lightning", "comet")
 _NOISE = (
@@ -290,7 +290,7 @@ class CometScorer:
     ) -> None:
         check_positive_int("batch_size", batch_size)
         self.batch_size = batch_size
-        self.device = _check_device(device)
+        self.device = check_device(device)
         import_comet()
         self.files = find_comet_files(model, checkpoint)
         self.model()  # load now: a bad checkpoint fails when the metric is built
@@ -331,7 +331,9 @@ class CometScorer:
         return [float(s) for s in out.scores]
 
 
-def _check_device(device: Any) -> str:
+def check_device(device: Any) -> str:
+    """``device`` as comet's predict takes it: "cpu" (None) or "cuda:N" (InputError otherwise,
+    or when CUDA is not available)."""
     import torch
 
     if device is None:

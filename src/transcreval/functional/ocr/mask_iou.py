@@ -12,17 +12,95 @@ where only one side has text has IoU 0 and is counted as ``one_empty``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import torch
 
+from transcreval.common import check_choice
 from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
-from transcreval.result import MetricResult, Signature
+from transcreval.options import MetricOptions, option
+from transcreval.result import MetricResult
+
+if TYPE_CHECKING:
+    from transcreval.engines.ocr.base import TextDetector
+
+__all__ = [
+    "PACKAGES",
+    "RESAMPLES",
+    "OCRMaskIoUOptions",
+    "bind_detector",
+    "check_resample",
+    "empty_counts",
+    "mean_defined",
+    "ocr_mask_counts",
+    "ocr_mask_iou",
+    "ocr_mask_iou_from_counts",
+    "ocr_mask_iou_from_stats",
+    "ocr_mask_iou_stats",
+    "ocr_mask_ious",
+    "paired_images",
+    "resize_to",
+]
 
 Resample = Literal["nearest", "bilinear", "bicubic", "lanczos", "area"]
+RESAMPLES = ("nearest", "bilinear", "bicubic", "lanczos", "area")
+#: distributions whose versions change the numbers (Pillow's resampling; the class's ``version_packages``)
+PACKAGES = ("pillow",)
 _STATS = ("intersection", "union", "pred_area", "target_area")
+
+
+@dataclass(frozen=True)
+class OCRMaskIoUOptions(MetricOptions):
+    """The options of :class:`~transcreval.OCRMaskIoU` and its twins, checked once.
+
+    ``backend`` / ``backend_options`` choose the detector (:func:`~transcreval.ocr.get_detector`);
+    the signature prints what the detector reports (backend, package, detection model and its
+    SHA-256, parameters' digest, runtime) once the options are bound to it
+    (:func:`bind_detector`), then ``resize`` (the resampling filter) and ``dil`` (the dilation).
+    ``input_range`` cannot change a value (it says how float images are read).
+    """
+
+    backend: Any = option("rapidocr", signature=None)
+    resample: str = option("bicubic", signature="resize")
+    dilate_px: float = option(0, signature="dil")
+    input_range: Any = option(None, signature=None)
+    backend_options: Mapping[str, Any] = option(signature=None, default_factory=dict)
+    detector_options: tuple[tuple[str, Any], ...] = option((), signature=None, compare=False)
+
+    def check(self) -> None:
+        from transcreval.engines.ocr.masks import check_dilate_px
+        from transcreval.io import check_input_range
+
+        check_choice("resample", self.resample, RESAMPLES)
+        self.set_checked("dilate_px", check_dilate_px(self.dilate_px))
+        self.set_checked("input_range", check_input_range(self.input_range))
+        if not isinstance(self.backend_options, Mapping):
+            raise InputError(f"backend_options must be a dict of the backend's options, got {self.backend_options!r}")
+        self.set_checked("backend_options", dict(self.backend_options))
+
+    def signature_options(self) -> dict[str, Any]:
+        return {**dict(self.detector_options), "resize": self.resample, "dil": self.dilate_px}
+
+    def detector(self) -> TextDetector:
+        """The detector (built, or the one shared in this process)."""
+        from transcreval.engines.ocr.base import get_detector
+
+        return get_detector(self.backend, **self.backend_options)
+
+    def run(self) -> dict[str, Any]:
+        """What :func:`ocr_mask_counts` takes besides the detector."""
+        return {"resample": self.resample, "dilate_px": self.dilate_px, "input_range": self.input_range}
+
+
+def bind_detector(options: OCRMaskIoUOptions, detector: TextDetector) -> OCRMaskIoUOptions:
+    """The options with the detector's identity (what the result's signature prints). A model
+    not downloaded yet has no hash: bind again after detecting (the class binds when signing)."""
+    info = detector.info_for(False)
+    found = (*info.signature_options().items(), ("rt", info.runtime.replace(" ", "-")))
+    return options.replace(detector_options=found)
 
 
 def check_resample(resample: str) -> Any:
@@ -112,24 +190,14 @@ def empty_counts(pred_area: torch.Tensor, target_area: torch.Tensor) -> tuple[in
     return int((p0 & t0).sum()), int((p0 ^ t0).sum())
 
 
-def ocr_mask_iou_stats(
-    preds: Any,
-    target: Any,
-    *,
-    detector: Any,
-    resample: str = "bicubic",
-    dilate_px: float = 0,
-    input_range: tuple[float, float] | None = None,
-) -> dict[str, Any]:
+def ocr_mask_iou_stats(preds: Any, target: Any, *, detector: Any, options: OCRMaskIoUOptions) -> dict[str, Any]:
     """A batch's statistics (the states of :class:`~transcreval.OCRMaskIoU`).
 
     ``iou``: per-pair IoU (NaN where both unions are empty); ``iou_sum`` / ``defined``: their
     sum and count over defined pairs; ``pairs``; ``both_empty`` / ``one_empty``;
     ``intersection`` / ``union``: pixel counts summed over pairs (the pooled IoU).
     """
-    c = ocr_mask_counts(
-        preds, target, detector=detector, resample=resample, dilate_px=dilate_px, input_range=input_range
-    )
+    c = ocr_mask_counts(preds, target, detector=detector, **options.run())
     iou = ocr_mask_iou_from_counts(c["intersection"], c["union"])
     ok = ~torch.isnan(iou)
     both, one = empty_counts(c["pred_area"], c["target_area"])
@@ -145,7 +213,7 @@ def ocr_mask_iou_stats(
     }
 
 
-def ocr_mask_iou_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
+def ocr_mask_iou_from_stats(stats: dict[str, Any], options: OCRMaskIoUOptions) -> MetricResult:
     """Mean IoU over the pairs where it is defined.
 
     ``per_item``: every pair's IoU in order (NaN for pairs with no text on either side);
@@ -162,17 +230,18 @@ def ocr_mask_iou_from_stats(stats: dict[str, Any], signature: Signature) -> Metr
             f"OCR mask IoU is undefined: none of the {pairs} pairs has detected text in either image "
             "(0 / 0 for every pair); check the images, or the backend and its detection parameters"
         )
+    iou = torch.as_tensor(stats["iou"], dtype=torch.float64)
     return MetricResult(
         value=float(stats["iou_sum"]) / defined,
         n=defined,
-        signature=signature,
-        per_item=stats["iou"],
+        signature=options.signature("OCRMaskIoU", PACKAGES),
+        per_item=iou,
         extras={
             "pairs": pairs,
             "both_empty": int(stats["both_empty"]),
             "one_empty": int(stats["one_empty"]),
             "pooled": float(stats["intersection"]) / float(stats["union"]),
-            "item_status": ["ok" if v == v else "undefined" for v in stats["iou"].tolist()],
+            "item_status": ["ok" if v == v else "undefined" for v in iou.tolist()],
         },
     )
 
@@ -186,8 +255,12 @@ def ocr_mask_iou(
     dilate_px: float = 0,
     input_range: tuple[float, float] | None = None,
     **backend_options: Any,
-) -> torch.Tensor:
-    """Per-pair OCR text-mask IoU (MPTc-Bench App. B.5), float64 of length N.
+) -> MetricResult:
+    """OCR text-mask IoU (MPTc-Bench App. B.5): the mean over pairs of the IoU of the OCR text
+    masks, in [0, 1], higher is better; the result :class:`~transcreval.OCRMaskIoU` computes
+    (``per_item`` every pair's IoU, NaN where neither image has detected text; ``extras``
+    ``pairs``, ``both_empty``, ``one_empty``, ``pooled``, ``item_status``). The per-pair values
+    alone: :func:`ocr_mask_ious`.
 
     Args:
         preds: the system outputs (paths, PIL, arrays, tensors), each scaled to its target's
@@ -201,19 +274,22 @@ def ocr_mask_iou(
         input_range: the value range of float images (default (0, 1); e.g. ``(-1, 1)`` or
             ``(0, 255)``), as in :func:`transcreval.io.to_rgb_float`.
         **backend_options: options of the backend.
-
-    Returns:
-        IoU per pair in [0, 1]; NaN for a pair where neither image has detected text (IoU
-        undefined: count them with ``torch.isnan``; :class:`~transcreval.OCRMaskIoU` reports
-        them in ``extras["both_empty"]`` and leaves them out of its mean, which is
-        ``torch.nanmean`` of these values).
     """
-    from transcreval.engines.ocr.base import get_detector
+    opts = OCRMaskIoUOptions(backend, resample, dilate_px, input_range, backend_options)
+    det = opts.detector()
+    stats = ocr_mask_iou_stats(preds, target, detector=det, options=opts)
+    return ocr_mask_iou_from_stats(stats, bind_detector(opts, det))
 
-    det = get_detector(backend, **backend_options)
-    counts = ocr_mask_counts(
-        preds, target, detector=det, resample=resample, dilate_px=dilate_px, input_range=input_range
-    )
+
+def ocr_mask_ious(preds: Any, target: Any, **options: Any) -> torch.Tensor:
+    """Per-pair OCR text-mask IoU (MPTc-Bench App. B.5), float64 of length N, in [0, 1]; the
+    options (``backend``, ``resample``, ``dilate_px``, ``input_range``, backend options) as
+    :func:`ocr_mask_iou`. NaN for a pair where neither image has detected text (IoU undefined:
+    count them with ``torch.isnan``; :func:`ocr_mask_iou` reports them in
+    ``extras["both_empty"]`` and leaves them out of its mean, ``torch.nanmean`` of these)."""
+    names = ("backend", "resample", "dilate_px", "input_range")
+    opts = OCRMaskIoUOptions(**{k: options.pop(k) for k in names if k in options}, backend_options=options)
+    counts = ocr_mask_counts(preds, target, detector=opts.detector(), **opts.run())
     return ocr_mask_iou_from_counts(counts["intersection"], counts["union"])
 
 

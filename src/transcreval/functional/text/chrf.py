@@ -36,7 +36,6 @@ from transcreval.result import MetricResult
 __all__ = [
     "PACKAGES",
     "ChrFOptions",
-    "check_chrf_options",
     "chrf_from_statistics",
     "chrf_statistics",
     "corpus_chrf",
@@ -151,59 +150,19 @@ def chrf_statistics(
     Returns ``(stats, scores)``: an int64 tensor ``(N, 3 * (char_order + word_order))`` and a
     float64 tensor ``(N,)`` of sentence chrF.
     """
-    rows, scores = _segments(
-        preds, target, char_order, word_order, beta, lowercase, whitespace, eps_smoothing, ref_layout
-    )
+    opts = ChrFOptions(char_order, word_order, beta, lowercase, whitespace, eps_smoothing, ref_layout)
+    rows, scores = _segments(preds, target, opts)
     width = 3 * (char_order + word_order)
     stats = torch.tensor(rows, dtype=torch.int64).reshape(len(rows), width)
     return stats, torch.tensor(scores, dtype=torch.float64)
 
 
-def _segments(
-    preds: Any,
-    target: Any,
-    char_order: int,
-    word_order: int,
-    beta: float,
-    lowercase: bool,
-    whitespace: bool,
-    eps_smoothing: bool,
-    ref_layout: RefLayout,
-) -> tuple[list[list[int]], list[float]]:
-    """Inputs and options checked; per text the best reference's statistics and sentence chrF."""
-    check_chrf_options(char_order, word_order, beta, lowercase, whitespace, eps_smoothing)
+def _segments(preds: Any, target: Any, options: ChrFOptions) -> tuple[list[list[int]], list[float]]:
+    """Inputs checked (the options were, when built); per text the best reference's statistics
+    and sentence chrF."""
     hyp_list = _check_texts(preds, "preds")
-    ref_lists = normalize_references(target, len(hyp_list), ref_layout)
-    return segment_statistics(
-        hyp_list,
-        ref_lists,
-        char_order=char_order,
-        word_order=word_order,
-        beta=beta,
-        lowercase=lowercase,
-        whitespace=whitespace,
-        eps_smoothing=eps_smoothing,
-    )
-
-
-def check_chrf_options(
-    char_order: int,
-    word_order: int,
-    beta: float,
-    lowercase: bool = False,
-    whitespace: bool = False,
-    eps_smoothing: bool = False,
-) -> None:
-    """Validate chrF's n-gram orders, beta and switches (raises InputError naming the option)."""
-    check_positive_int("char_order", char_order, minimum=0)
-    check_positive_int("word_order", word_order, minimum=0)
-    if char_order + word_order == 0:
-        raise InputError("char_order + word_order must be at least 1")
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta > 0:
-        raise InputError(f"beta must be positive, got {beta!r}")
-    check_bool("lowercase", lowercase)
-    check_bool("whitespace", whitespace)
-    check_bool("eps_smoothing", eps_smoothing)
+    ref_lists = normalize_references(target, len(hyp_list), options.ref_layout)
+    return segment_statistics(hyp_list, ref_lists, **options.engine())
 
 
 @dataclass(frozen=True)
@@ -220,9 +179,14 @@ class ChrFOptions(MetricOptions):
     ref_layout: RefLayout = option(None, signature=None)
 
     def check(self) -> None:
-        check_chrf_options(
-            self.char_order, self.word_order, self.beta, self.lowercase, self.whitespace, self.eps_smoothing
-        )
+        check_positive_int("char_order", self.char_order, minimum=0)
+        check_positive_int("word_order", self.word_order, minimum=0)
+        if self.char_order + self.word_order == 0:
+            raise InputError("char_order + word_order must be at least 1")
+        if isinstance(self.beta, bool) or not isinstance(self.beta, (int, float)) or not self.beta > 0:
+            raise InputError(f"beta must be positive, got {self.beta!r}")
+        for name in ("lowercase", "whitespace", "eps_smoothing"):
+            check_bool(name, getattr(self, name))
         check_choice("ref_layout", self.ref_layout, (None, "sample", "stream"))
 
     def signature_options(self) -> dict[str, Any]:
@@ -257,11 +221,8 @@ def title_chrf_stats(preds: Sequence[str], target: Any, *, options: ChrFOptions)
     Plain Python numbers (the metric base adds them up without creating tensors per update);
     the score sum of a batch is torch's float64 sum, as it always was.
     """
-    o = options
-    rows, scores = _segments(
-        preds, target, o.char_order, o.word_order, o.beta, o.lowercase, o.whitespace, o.eps_smoothing, o.ref_layout
-    )
-    width = 3 * (o.char_order + o.word_order)
+    rows, scores = _segments(preds, target, options)
+    width = 3 * (options.char_order + options.word_order)
     if len(rows) == 1:
         summed, total = rows[0], scores[0]
     else:

@@ -23,18 +23,29 @@ A segment whose score lands outside [0, 1] keeps its value; the count of such se
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+import torch
 
-from transcreval.common import check_texts
+from transcreval.common import check_positive_int, check_texts
 from transcreval.errors import EmptyInputError, InputError
-from transcreval.result import MetricResult, Signature
+from transcreval.options import MetricOptions, option
+from transcreval.result import MetricResult
+
+if TYPE_CHECKING:
+    from transcreval.engines.comet.engine import CometScorer
 
 __all__ = [
+    "DEFAULT_MODEL",
+    "PACKAGES",
+    "COMETOptions",
     "Normalize",
+    "bind_scorer",
     "check_normalize",
+    "comet_bounds",
     "comet_samples",
     "comet_score",
     "comet_score_from_stats",
@@ -45,6 +56,10 @@ __all__ = [
 ]
 
 Normalize = Literal["auto", "identity"] | tuple[float, float]
+#: the COMET-22 DA estimator (IMTBench's model)
+DEFAULT_MODEL = "Unbabel/wmt22-comet-da"
+#: distributions whose versions change the numbers (the class's ``version_packages``)
+PACKAGES = ("unbabel-comet", "transformers")
 
 
 def check_normalize(normalize: Any) -> Any:
@@ -111,15 +126,66 @@ def comet_samples(preds: Any, target: Any, sources: Any) -> list[dict[str, str]]
     return [{"src": s, "mt": m, "ref": r} for s, m, r in zip(src, mt, ref)]
 
 
+@dataclass(frozen=True)
+class COMETOptions(MetricOptions):
+    """The options of :class:`~transcreval.COMETScore` and :func:`comet_score`, checked once.
+
+    ``model`` prints in the signature; ``checkpoint``, ``batch_size`` and ``device`` cannot
+    change a score (the checkpoint's digest prints instead); ``normalize`` prints as the
+    mapping it resolves to. The digest and the mapping depend on the loaded checkpoint: they
+    are printed once the options are bound to its scorer (:func:`bind_scorer`).
+    """
+
+    model: str = DEFAULT_MODEL
+    checkpoint: Any = option(None, signature=None)
+    batch_size: int = option(16, signature=None)
+    device: Any = option(None, signature=None)
+    normalize: Normalize = option("auto", signature=None)
+    scorer_options: tuple[tuple[str, Any], ...] = option((), signature=None, compare=False)
+
+    def check(self) -> None:
+        from transcreval.engines.comet.engine import check_device
+
+        if not isinstance(self.model, str) or not self.model.strip():
+            raise InputError(f"model must be a COMET model name (a non-empty string), got {self.model!r}")
+        self.set_checked("normalize", check_normalize(self.normalize))
+        check_positive_int("batch_size", self.batch_size)
+        check_device(self.device)
+
+    def signature_options(self) -> dict[str, Any]:
+        return {"model": self.model, **dict(self.scorer_options)}
+
+    def scorer(self) -> CometScorer:
+        """The scorer of this model (loaded now, or found in the process-wide cache)."""
+        from transcreval.engines.comet.engine import CometScorer
+
+        return CometScorer(self.model, self.checkpoint, batch_size=self.batch_size, device=self.device)
+
+
+def comet_bounds(options: COMETOptions, scorer: CometScorer) -> tuple[float, float] | None:
+    """The mapping's ``(lo, hi)`` for this scorer's model (None: the identity); ``"auto"`` on a
+    model of unknown range is an InputError."""
+    return resolve_normalize(options.normalize, scorer.unit_range, options.model)
+
+
+def bind_scorer(options: COMETOptions, scorer: CometScorer) -> COMETOptions:
+    """The options with what the signature prints of the loaded checkpoint: its sha256 (first
+    12 hex digits) and the mapping it resolves to."""
+    label = normalize_label(comet_bounds(options, scorer))
+    return options.replace(scorer_options=(("ckpt", scorer.files.sha256[:12]), ("norm", label)))
+
+
 def comet_score_stats(
     preds: Sequence[str],
     target: Sequence[str],
     sources: Sequence[str],
     *,
-    scorer: Callable[[list[dict[str, str]]], list[float]],
-    bounds: tuple[float, float] | None = None,
+    scorer: CometScorer,
+    options: COMETOptions,
 ) -> dict[str, Any]:
-    """One batch: the segment scores (mapped by ``bounds``), their sum, count and how many fall outside [0, 1]."""
+    """One batch: the segment scores (mapped as ``options.normalize`` resolves for ``scorer``),
+    their sum, count and how many fall outside [0, 1]."""
+    bounds = comet_bounds(options, scorer)
     samples = comet_samples(preds, target, sources)
     raw = scorer(samples)
     if len(raw) != len(samples):
@@ -135,16 +201,17 @@ def comet_score_stats(
     }
 
 
-def comet_score_from_stats(stats: dict[str, Any], signature: Signature) -> MetricResult:
-    """The mean segment score; ``per_item`` the segment scores, ``extras["n_outside_unit"]``."""
+def comet_score_from_stats(stats: dict[str, Any], options: COMETOptions) -> MetricResult:
+    """The mean segment score; ``per_item`` the segment scores, ``extras["n_outside_unit"]``
+    (raw per-batch statistics or the class's accumulated states alike)."""
     n = int(stats["count"])
     if n == 0:
         raise EmptyInputError("COMETScore needs at least one (translation, reference, source) segment")
     return MetricResult(
         value=float(stats["total"]) / n,
         n=n,
-        signature=signature,
-        per_item=stats["scores"],
+        signature=options.signature("COMETScore", PACKAGES),
+        per_item=torch.as_tensor(stats["scores"], dtype=torch.float64),
         extras={"n_outside_unit": int(stats["outside"])},
     )
 
@@ -154,19 +221,17 @@ def comet_score(
     target: Sequence[str],
     sources: Sequence[str],
     *,
-    model: str = "Unbabel/wmt22-comet-da",
+    model: str = DEFAULT_MODEL,
     checkpoint: Any = None,
     batch_size: int = 16,
     device: Any = None,
     normalize: Normalize = "auto",
-) -> float:
+) -> MetricResult:
     """S_text (IMTBench Eq. 2): the mean COMET score of the system's translations ``preds``
     against the reference translations ``target`` given the ``sources``; higher is better.
-    Options as :class:`~transcreval.COMETScore`."""
-    from transcreval.engines.comet.engine import CometScorer
-
-    normalize = check_normalize(normalize)
-    scorer = CometScorer(model, checkpoint, batch_size=batch_size, device=device)
-    bounds = resolve_normalize(normalize, scorer.unit_range, model)
-    stats = comet_score_stats(preds, target, sources, scorer=scorer, bounds=bounds)
-    return comet_score_from_stats(stats, Signature.make("comet_score")).value
+    Returns what :class:`~transcreval.COMETScore` computes (``per_item`` the segment scores);
+    the options are the class's (:class:`COMETOptions`)."""
+    opts = COMETOptions(model, checkpoint, batch_size, device, normalize)
+    scorer = opts.scorer()
+    opts = bind_scorer(opts, scorer)
+    return comet_score_from_stats(comet_score_stats(preds, target, sources, scorer=scorer, options=opts), opts)

@@ -71,7 +71,7 @@ def ocr_iou_table(
         outputs: ``{system: outputs}``, each aligned with ``source``; ``None`` marks an item
             the system has no output for (the item is then left out of that system's row).
         backend, resample, dilate_px, input_range, **backend_options: as in
-            :func:`transcreval.functional.ocr_mask_iou`. Each poster is detected once (the
+            :func:`transcreval.functional.ocr_mask_ious`. Each poster is detected once (the
             detector caches results by image content), however many systems share it.
 
     Returns:
