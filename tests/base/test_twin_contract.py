@@ -10,8 +10,8 @@ metric (issue 16 items 1 and 3), checked over the whole registry so a new metric
 * an instance keeps its options in one checked, frozen :class:`~transcreval.options.MetricOptions`
   object (``metric.options``), the object its twin builds from the same keywords.
 
-The sets below list what is not converted yet, per domain; the marks are strict, so a converted
-metric must leave its set.
+Every registered metric follows all three (the per-domain pending sets of the conversion are
+gone).
 """
 
 from __future__ import annotations
@@ -29,54 +29,12 @@ from transcreval.result import MetricResult
 
 NAMES = [m.name for m in list_metrics()]
 
-# ---- twins that do not return a MetricResult yet (issue 16 item 1), by domain
-RETURNS_OTHER_IMAGE: set[str] = set()
 
-RETURNS_OTHER_TEXT: set[str] = set()
-
-RETURNS_OTHER_CHOICE_LAYOUT_STATS: set[str] = set()
-
-RETURNS_OTHER_JUDGE: set[str] = set()
-
-# ---- classes whose _stats does not call their functional module yet
-INLINE_IMAGE: set[str] = set()
-
-INLINE_TEXT: set[str] = set()
-
-INLINE_CHOICE_LAYOUT_STATS: set[str] = set()
-
-INLINE_JUDGE: set[str] = set()
-
-# ---- instances without one MetricOptions object (issue 16 item 3)
-NO_OPTIONS_IMAGE: set[str] = set()
-
-NO_OPTIONS_TEXT: set[str] = set()
-
-NO_OPTIONS_CHOICE_LAYOUT_STATS: set[str] = set()
-
-NO_OPTIONS_JUDGE: set[str] = set()
-
-RETURNS_OTHER = RETURNS_OTHER_IMAGE | RETURNS_OTHER_TEXT | RETURNS_OTHER_CHOICE_LAYOUT_STATS | RETURNS_OTHER_JUDGE
-INLINE = INLINE_IMAGE | INLINE_TEXT | INLINE_CHOICE_LAYOUT_STATS | INLINE_JUDGE
-NO_OPTIONS = NO_OPTIONS_IMAGE | NO_OPTIONS_TEXT | NO_OPTIONS_CHOICE_LAYOUT_STATS | NO_OPTIONS_JUDGE
+def _params(comet: bool = False) -> list[typing.Any]:
+    return [pytest.param(n, marks=needs_comet if comet and n in NEEDS_COMET else (), id=n) for n in NAMES]
 
 
-def _params(pending: set[str], why: str, comet: bool = False) -> list[typing.Any]:
-    out = []
-    for n in NAMES:
-        marks = [pytest.mark.xfail(strict=True, reason=why)] if n in pending else []
-        if comet and n in NEEDS_COMET:
-            marks.extend(needs_comet)
-        out.append(pytest.param(n, marks=marks, id=n))
-    return out
-
-
-def test_pending_sets_name_registered_metrics():
-    for pending in (RETURNS_OTHER, INLINE, NO_OPTIONS):
-        assert pending <= set(NAMES), pending - set(NAMES)
-
-
-@pytest.mark.parametrize("name", _params(RETURNS_OTHER, "twin not converted yet (issue 16 item 1)"))
+@pytest.mark.parametrize("name", _params())
 def test_twin_returns_what_compute_returns(name):
     twin = get_metric(name).load_functional()
     hints = typing.get_type_hints(twin)
@@ -93,7 +51,7 @@ def _called_names(fn: typing.Any) -> set[str]:
     return out
 
 
-@pytest.mark.parametrize("name", _params(INLINE, "class computes inline (issue 16 item 1)"))
+@pytest.mark.parametrize("name", _params())
 def test_class_delegates_to_its_functional_module(name):
     info = get_metric(name)
     cls = info.load()
@@ -114,7 +72,7 @@ def test_class_delegates_to_its_functional_module(name):
     assert pure, f"{cls.__name__}._stats calls no <name>_stats function of {info.functional_module}"
 
 
-@pytest.mark.parametrize("name", _params(NO_OPTIONS, "no options object yet (issue 16 item 3)", comet=True))
+@pytest.mark.parametrize("name", _params(comet=True))
 def test_metric_keeps_one_checked_options_object(name):
     from tests._helpers.every_metric import build
 
