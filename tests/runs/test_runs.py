@@ -254,9 +254,8 @@ def test_packed_features_round_trip_and_frechet_equals_fid_from_sums():
     and the Frechet distance of the rows equals FID computed from the metric's float64 sums."""
     import torch
 
-    from transcreval.functional.image.fid import fid_from_stats
+    from transcreval.functional.image.fid import fid_value_from_stats
     from transcreval.functional.image.frechet import moments
-    from transcreval.result import Signature
     from transcreval.runs.features import pack, unpack
 
     rng = np.random.default_rng(3)
@@ -268,7 +267,7 @@ def test_packed_features_round_trip_and_frechet_equals_fid_from_sums():
     for side, rows in (("fake", fake), ("real", real)):
         for k, v in moments(torch.from_numpy(rows)).items():
             stats[f"{side}_{k}"] = v
-    want = fid_from_stats(stats, Signature.make("FID", {})).value
+    want = fid_value_from_stats(stats)[0]
     assert frechet_from_rows(list(fake), list(real)) == pytest.approx(want, rel=1e-12)
     with pytest.raises(InputError, match="damaged"):
         unpack("not base64!!")

@@ -5,7 +5,7 @@ the spec (§2) defines that baseline as the OCR line with the largest box. This 
 it with any :mod:`transcreval.ocr` backend, so :class:`~transcreval.TitleChrF` can run on a
 machine with no VLM and no network::
 
-    from transcreval import TitleChrF
+    from transcreval.text.chrf import TitleChrF
     from transcreval.ocr import OCRTitleExtractor
 
     read = OCRTitleExtractor()                     # rapidocr, offline

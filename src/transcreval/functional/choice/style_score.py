@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from transcreval import common as C
+import transcreval.common as C
 from transcreval.errors import InputError
 from transcreval.options import MetricOptions, option
 from transcreval.result import MetricResult

@@ -47,6 +47,7 @@ __all__ = [
     "fid_from_stats",
     "fid_signature_options",
     "fid_stats",
+    "fid_value_from_stats",
     "fid_weights_argument",
     "split_fid_inputs",
 ]
@@ -174,6 +175,15 @@ def fid_from_stats(
 ) -> MetricResult:
     """FID from accumulated sums; ``reference`` (``n``/``sum``/``outer``) replaces the real side."""
     signature = options.signature("FID", fid_version_packages(options.preprocess))
+    value, n_fake, n_real = fid_value_from_stats(stats, reference)
+    return MetricResult(value, n_fake, signature, extras={"n_fake": n_fake, "n_real": n_real})
+
+
+def fid_value_from_stats(
+    stats: Mapping[str, Any], reference: Mapping[str, Any] | None = None
+) -> tuple[float, int, int]:
+    """The Frechet distance of the two sets' Gaussians from moment sums (no model needed), with
+    the generated and real set sizes; ``reference`` replaces the real side."""
     real = (
         {k: stats[f"real_{k}"] for k in ("n", "sum", "outer")}
         if reference is None
@@ -187,8 +197,7 @@ def fid_from_stats(
     mu2, s2 = gaussian_from_moments(
         n_real, real["sum"].to(dev, dtype=s1.dtype), real["outer"].to(dev, dtype=s1.dtype), "the real set"
     )
-    value = frechet_distance(mu1, s1, mu2, s2)
-    return MetricResult(value, n_fake, signature, extras={"n_fake": n_fake, "n_real": n_real})
+    return frechet_distance(mu1, s1, mu2, s2), n_fake, n_real
 
 
 def fid(

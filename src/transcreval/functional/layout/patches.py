@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from transcreval import common as C
+import transcreval.common as C
 from transcreval.errors import InputError
 from transcreval.options import MetricOptions, option
 from transcreval.parsing import parse_patch_ids, posteriq_code_patch_ids
