@@ -9,6 +9,7 @@ statuses and an ``unparsable`` count (the PosterIQ family and the OCR/layout mea
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import torch
@@ -26,9 +27,11 @@ class MeanMetric(Metric):
 
     States: ``total`` (float64 sum of the values that count), ``count`` (items that count),
     one int64 counter per name in ``side_counters`` (e.g. ``("unparsable",)``, reported as
-    ``extras["n_unparsable"]``), ``values`` (one float64 per item, NaN where it adds nothing)
-    and, with ``per_item_status``, ``status`` (int64 codes of :data:`~transcreval.common.ITEM_STATUSES`,
-    reported as ``extras["item_status"]``).
+    ``extras["n_unparsable"]``), one float64 sum per name in ``side_totals``, one int64 vector
+    per entry of ``side_vectors``, ``values``
+    (one float64 per item, NaN where it adds nothing) and, with ``per_item_status``, the
+    ``status_state`` (int64 codes of :data:`~transcreval.common.ITEM_STATUSES`, reported as
+    ``extras["item_status"]``; the judge metrics name it ``item_status`` and use their own table).
 
     Subclasses implement ``_stats(preds, target, ...)`` by returning the functional twin's
     statistics (:meth:`~transcreval.common.MeanStats.as_stats` or
@@ -37,7 +40,13 @@ class MeanMetric(Metric):
     """
 
     side_counters: ClassVar[tuple[str, ...]] = ()
+    #: side totals that are float64 sums (a covered fraction beside the mean's own total)
+    side_totals: ClassVar[tuple[str, ...]] = ()
+    #: side counters that are int64 vectors, by name and length (a judge metric's failures per status)
+    side_vectors: ClassVar[Mapping[str, int]] = {}
     per_item_status: ClassVar[bool] = False
+    #: the name of the per-item status state ("item_status" in the judge metrics)
+    status_state: ClassVar[str] = "status"
     #: what the error of a mean over no item suggests
     empty_hint: ClassVar[str] = "call update(...) with at least one item first"
 
@@ -47,9 +56,13 @@ class MeanMetric(Metric):
         self.add_state("count", Sum(torch.int64))
         for name in self.side_counters:
             self.add_state(name, Sum(torch.int64))
+        for name in self.side_totals:
+            self.add_state(name, Sum(torch.float64))
+        for name, length in self.side_vectors.items():
+            self.add_state(name, Sum(torch.int64, (length,)))
         self.add_state("values", Cat(torch.float64))
         if self.per_item_status:
-            self.add_state("status", Cat(torch.int64))
+            self.add_state(self.status_state, Cat(torch.int64))
 
     def _extras(self, stats: dict[str, Any]) -> dict[str, Any]:
         """The metric's own ``extras`` (none by default)."""

@@ -238,21 +238,25 @@ class MeanStats:
     """A mean of per-item values being built, one item at a time in input order: ``total /
     count``, per item its value (NaN when it adds nothing to the mean) and its status, and named
     side counters (``unparsable`` by default; ``MeanStats(side={"unparsable": 0, "failed": 0})``
-    declares others, counted with :meth:`tally`). :meth:`as_stats` gives the statistics of
-    :class:`~transcreval.aggregate_metric.MeanMetric`'s states; :meth:`of_values` is the same
-    for a batch of values that are all valid (a tensor of per-pair distances, say)."""
+    declares others, counted with :meth:`tally`; a side total may be a float, as a judge
+    metric's covered fraction). ``statuses`` is the table of status names whose indices are the
+    int64 codes in the states (:data:`ITEM_STATUSES` by default; the judge metrics use theirs).
+    :meth:`as_stats` gives the statistics of :class:`~transcreval.aggregate_metric.MeanMetric`'s
+    states; :meth:`of_values` is the same for a batch of values that are all valid (a tensor of
+    per-pair distances, say)."""
 
     total: float = 0.0
     count: int = 0
     per_item: list[float] = field(default_factory=list)
     status: list[str] = field(default_factory=list)
-    side: dict[str, int] = field(default_factory=lambda: {"unparsable": 0})
+    side: dict[str, Any] = field(default_factory=lambda: {"unparsable": 0})
+    statuses: tuple[str, ...] = ITEM_STATUSES
 
     @property
     def unparsable(self) -> int:
-        return self.side.get("unparsable", 0)
+        return int(self.side.get("unparsable", 0))
 
-    def tally(self, counter: str, k: int = 1) -> None:
+    def tally(self, counter: str, k: float = 1) -> None:
         """Add ``k`` to the side counter ``counter`` (one declared when the MeanStats was made)."""
         if counter not in self.side:
             raise ValueError(f"side counter {counter!r} was not declared (declared: {sorted(self.side)})")
@@ -260,12 +264,20 @@ class MeanStats:
 
     def add(self, value: float) -> None:
         """One item with one value."""
+        self.add_with_status(value, "ok")
+
+    def add_with_status(self, value: float, status: str) -> None:
+        """One item with one value that counts in the mean, with its ``status`` (other than
+        "ok" for an item that still counts, as a poster whose unreadable verdict reads as
+        "not covered")."""
         if not math.isfinite(value):
             raise ValueError(f"per-item value {value!r} is not finite")
+        if status not in self.statuses:
+            raise ValueError(f"unknown item status {status!r}")
         self.total += value
         self.count += 1
         self.per_item.append(value)
-        self.status.append("ok")
+        self.status.append(status)
 
     def add_pooled(self, values: Sequence[float]) -> None:
         """One item whose values are pooled with every other item's (a mean over boxes, not
@@ -292,7 +304,7 @@ class MeanStats:
 
     def skip(self, status: str) -> None:
         """One item left out of the mean for another reason (``status``, e.g. "refused")."""
-        if status not in ITEM_STATUSES or status == "ok":
+        if status not in self.statuses or status == "ok":
             raise ValueError(f"unknown item status {status!r}")
         self.per_item.append(math.nan)
         self.status.append(status)
@@ -305,7 +317,7 @@ class MeanStats:
             "count": self.count,
             **self.side,
             "values": np.asarray(self.per_item, dtype=np.float64),
-            "status": np.asarray([ITEM_STATUSES.index(s) for s in self.status], dtype=np.int64),
+            "status": np.asarray([self.statuses.index(s) for s in self.status], dtype=np.int64),
         }
 
     @staticmethod
@@ -323,10 +335,11 @@ class MeanStats:
         return {"total": v.sum(), "count": v.numel(), "values": v}
 
 
-def status_names(codes: Any) -> list[str]:
-    """The status names of int64 status codes (see :data:`ITEM_STATUSES`)."""
+def status_names(codes: Any, statuses: Sequence[str] = ITEM_STATUSES) -> list[str]:
+    """The status names of int64 status codes: indices into ``statuses`` (:data:`ITEM_STATUSES`
+    by default)."""
     vals = codes.tolist() if hasattr(codes, "tolist") else list(codes)
-    return [ITEM_STATUSES[int(c)] for c in vals]
+    return [statuses[int(c)] for c in vals]
 
 
 def mean_from_stats(stats: Mapping[str, Any], what: str, hint: str = "pass items with readable answers") -> float:

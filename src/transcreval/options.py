@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 from transcreval.result import Signature
 
-__all__ = ["MetricOptions", "option"]
+__all__ = ["MetricOptions", "option", "option_property"]
 
 _O = TypeVar("_O", bound="MetricOptions")
 _SAME = object()
@@ -47,6 +47,12 @@ def option(default: Any = dataclasses.MISSING, *, signature: Any = _SAME, **fiel
     if signature is not _SAME:
         meta["signature"] = signature
     return dataclasses.field(default=default, metadata=meta, **field_kwargs)
+
+
+def option_property(name: str, doc: str = "") -> Any:
+    """A read-only metric attribute that reads ``self.options.<name>``: the checked options
+    object stays the one place an option lives (``judge = option_property("judge")``)."""
+    return property(lambda self: getattr(self.options, name), doc=doc or f"The ``{name}`` option (read-only).")
 
 
 @dataclasses.dataclass(frozen=True)

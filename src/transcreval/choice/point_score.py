@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import torch
-
+from transcreval.aggregate_metric import MeanMetric
 from transcreval.common import Mode, OnUnreadable
 from transcreval.functional.choice.point_score import (
     PACKAGES,
@@ -15,12 +14,10 @@ from transcreval.functional.choice.point_score import (
     point_score_from_stats,
     point_score_stats,
 )
-from transcreval.metric import Metric
 from transcreval.result import MetricResult
-from transcreval.states import Cat, Sum
 
 
-class PointScore(Metric):
+class PointScore(MeanMetric):
     """Fraction of posters whose every key point the judge found covered (PosterIQ Eq. 10), in
     [0, 1], higher is better.
 
@@ -31,6 +28,9 @@ class PointScore(Metric):
     """
 
     version_packages = PACKAGES
+    side_counters = ("unparsable",)
+    side_totals = ("covered_fraction",)
+    per_item_status = True
 
     def __init__(
         self,
@@ -42,12 +42,6 @@ class PointScore(Metric):
     ) -> None:
         super().__init__(**kwargs)
         self.options = PointScoreOptions(mode=mode, code_yes=code_yes, on_unreadable=on_unreadable)
-        self.add_state("all_covered", Sum(torch.float64))
-        self.add_state("covered_fraction", Sum(torch.float64))
-        self.add_state("count", Sum(torch.int64))
-        self.add_state("unparsable", Sum(torch.int64))
-        self.add_state("values", Cat(torch.float64))
-        self.add_state("status", Cat(torch.int64))
 
     def _stats(self, preds: Sequence[Sequence[Any]]) -> dict[str, Any]:
         """``preds[i]``: the verdicts (bools or yes/no answers) on poster ``i``'s key points."""

@@ -13,6 +13,7 @@ from transcreval.functional.image.dinov2_distance import (
     dinov2_distance_from_stats,
     dinov2_distance_stats,
 )
+from transcreval.options import option_property
 from transcreval.result import MetricResult
 
 
@@ -50,9 +51,7 @@ class DINOv2Distance(MeanMetric):
         )
         self.options.signature_options()  # the weights are loaded now and kept (pinned)
 
-    @property
-    def model(self) -> str:
-        return self.options.model
+    model = option_property("model", "The DINOv2 model name.")
 
     def _signature_options(self) -> dict[str, Any]:
         return self.options.signature_options()

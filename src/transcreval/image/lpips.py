@@ -7,10 +7,10 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.aggregate_metric import MeanMetric
-from transcreval.features.lpips_network import LPIPSNetwork
 from transcreval.functional.image.lpips import EMPTY_HINT, PACKAGES, lpips_from_stats, lpips_stats, lpips_values
 from transcreval.functional.image.lpips_options import LPIPSOptions
 from transcreval.io import Range
+from transcreval.options import option_property
 from transcreval.result import MetricResult
 
 
@@ -52,17 +52,13 @@ class LPIPSFamily(MeanMetric):
         )  # fmt: skip
         self.options.signature_options()  # loads the network now (and an OCR detector): a missing file fails here
 
-    @property
-    def network(self) -> LPIPSNetwork:
-        return self.options.network
+    network = option_property("network", "The loaded LPIPS network.")
 
     @property
     def net(self) -> str:
         return self.network.net
 
-    @property
-    def feature_cache(self) -> Any:
-        return self.options.feature_cache
+    feature_cache = option_property("feature_cache", "The feature cache, if any.")
 
     def spatial_map(self, preds: Any, target: Any) -> torch.Tensor | list[torch.Tensor]:
         """lpips' ``spatial=True`` distance map of each pair, for pictures (nothing is accumulated):

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import torch
-
 from transcreval.engines.judge.roles import Texts
 from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.functional.judge.csi_overlap import (
@@ -17,7 +15,6 @@ from transcreval.functional.judge.csi_overlap import (
 )
 from transcreval.judge.judge_metric import JudgeMetric
 from transcreval.result import MetricResult
-from transcreval.states import Sum
 
 
 class CSIOverlap(JudgeMetric):
@@ -35,6 +32,7 @@ class CSIOverlap(JudgeMetric):
 
     options_class = CSIOverlapOptions
     options: CSIOverlapOptions
+    side_counters = ("no_csi", "csis", "replaced")
     input_roles: ClassVar[Mapping[str, str]] = {
         "preds": "image",
         "target": "image",
@@ -51,8 +49,6 @@ class CSIOverlap(JudgeMetric):
         **kwargs: Any,
     ) -> None:
         super().__init__(judge=judge, matching=matching, templates=templates, **kwargs)
-        for name in ("no_csi", "csis", "replaced"):
-            self.add_state(name, Sum(torch.int64))
 
     def _stats(self, preds: Any, target: Any, country: Texts = None, category: Texts = None) -> dict[str, Any]:
         """``preds``: transcreated images; ``target``: source images; country and category per item."""

@@ -18,20 +18,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import torch
-
+from transcreval.aggregate_metric import MeanMetric
 from transcreval.engines.judge.pipeline import JudgeOptions
-from transcreval.engines.judge.tally import OnFailure
+from transcreval.engines.judge.tally import OnFailure, judge_mean
 from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.engines.judge.types import FAILURE_STATUSES, Judge
-from transcreval.metric import Metric
-from transcreval.states import Cat, Sum
+from transcreval.options import option_property
 
 __all__ = ["JudgeMetric"]
 
 
-class JudgeMetric(Metric):
+class JudgeMetric(MeanMetric):
     """A metric whose items are scored by a judge (see the module docstring).
+
+    The five states are :class:`~transcreval.aggregate_metric.MeanMetric`'s, with the failures
+    per status as a vector side counter and the per-item statuses named ``item_status`` (codes
+    of the judge's :data:`~transcreval.judge.ITEM_STATUSES`); the twin's statistics come from a
+    :class:`~transcreval.engines.judge.tally.JudgeTally`.
 
     A subclass names its options class (:class:`~transcreval.engines.judge.pipeline.JudgeOptions`
     or one derived from it, with the metric's own options) in ``options_class``; the options
@@ -53,6 +56,9 @@ class JudgeMetric(Metric):
     """
 
     higher_is_better: bool | None = True
+    side_vectors: ClassVar[Mapping[str, int]] = {"failures": len(FAILURE_STATUSES)}
+    per_item_status: ClassVar[bool] = True
+    status_state: ClassVar[str] = "item_status"
     #: the options the metric takes (the shared judge options and its own)
     options_class: ClassVar[type[JudgeOptions]] = JudgeOptions
     #: the role of each ``update`` argument: what a value (a ``str`` above all) means there; one
@@ -73,27 +79,15 @@ class JudgeMetric(Metric):
             judge=judge, template=template, on_failure=on_failure, input_range=input_range, **own
         )
         super().__init__(**kwargs)
-        self.add_state("total", Sum(torch.float64))
-        self.add_state("count", Sum(torch.int64))
-        self.add_state("failures", Sum(torch.int64, (len(FAILURE_STATUSES),)))
-        self.add_state("values", Cat(torch.float64))
-        self.add_state("item_status", Cat(torch.int64))
 
-    @property
-    def judge(self) -> Judge:
-        return self.options.judge
-
-    @property
-    def template(self) -> Any:
-        return self.options.template
-
-    @property
-    def on_failure(self) -> str:
-        return self.options.on_failure
-
-    @property
-    def input_range(self) -> tuple[float, float] | None:
-        return self.options.input_range
+    judge = option_property("judge", "The judge (a client with ``complete(requests)``).")
+    template = option_property("template", "The prompt template.")
+    on_failure = option_property("on_failure", '"skip" or "raise".')
+    input_range = option_property("input_range", "The value range of float images.")
 
     def _signature_options(self) -> dict[str, Any]:
         return self.options.signature_options()
+
+    def _from_stats(self, stats: dict[str, Any]) -> Any:
+        """The mean item value over the valid items, with the failure extras."""
+        return judge_mean(stats, self.signature)

@@ -14,6 +14,7 @@ from transcreval.functional.judge.judge_score import (
     judge_score_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
+from transcreval.options import option_property
 from transcreval.result import MetricResult
 
 
@@ -34,9 +35,7 @@ class JudgeScore(JudgeMetric):
     def __init__(self, *, judge: Any, aspect: Aspect = "aesthetic", **kwargs: Any) -> None:
         super().__init__(judge=judge, aspect=aspect, **kwargs)
 
-    @property
-    def aspect(self) -> Aspect:
-        return self.options.aspect
+    aspect = option_property("aspect", "The aspect scored.")
 
     def _stats(
         self, preds: Any, target: Any, target_market: Texts = None, source_market: Texts = None, genre: Texts = None

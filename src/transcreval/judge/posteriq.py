@@ -37,11 +37,11 @@ class JudgedPointScore(JudgeMetric):
 
     options_class = JudgedPointScoreOptions
     options: JudgedPointScoreOptions
+    side_totals = ("covered_fraction",)
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image_or_text", "target": "text"}
 
     def __init__(self, *, judge: Any, mode: Mode = "paper", **kwargs: Any) -> None:
         super().__init__(judge=judge, mode=mode, **kwargs)
-        self.add_state("covered_fraction", Sum(torch.float64))
 
     def _stats(self, preds: Sequence[Any], target: Sequence[Sequence[str]]) -> dict[str, Any]:
         """``preds``: posters or descriptions; ``target``: key points per poster."""
@@ -78,12 +78,12 @@ class JudgedFontRichness(JudgeMetric):
 
     options_class = JudgedFontRichnessOptions
     options: JudgedFontRichnessOptions
+    side_counters = ("out_of_vocabulary",)
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image"}
 
     def __init__(self, *, judge: Any, vocabulary: Sequence[str], **kwargs: Any) -> None:
         super().__init__(judge=judge, vocabulary=vocabulary, **kwargs)
         self.add_state("attribute_counts", Sum(torch.int64, (len(self.options.vocabulary),)))
-        self.add_state("out_of_vocabulary", Sum(torch.int64))
 
     def _stats(self, preds: Sequence[Any]) -> dict[str, Any]:
         """``preds``: poster images."""

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-import torch
-
 from transcreval.functional.judge.quiz_hit_rate import (
     QuizHitRateOptions,
     quiz_hit_rate_from_stats,
@@ -14,7 +12,6 @@ from transcreval.functional.judge.quiz_hit_rate import (
 )
 from transcreval.judge.judge_metric import JudgeMetric
 from transcreval.result import MetricResult
-from transcreval.states import Sum
 
 
 class QuizHitRate(JudgeMetric):
@@ -31,6 +28,7 @@ class QuizHitRate(JudgeMetric):
 
     options_class = QuizHitRateOptions
     options: QuizHitRateOptions
+    side_totals = ("chance",)
     input_roles: ClassVar[Mapping[str, str]] = dict(preds="image", target="text", options="text", item_ids="ids")
 
     def __init__(
@@ -47,7 +45,6 @@ class QuizHitRate(JudgeMetric):
     ) -> None:
         own: dict[str, Any] = {"kind": kind, "labels": labels, "n_options": n_options, "question": question}
         super().__init__(judge=judge, **own, hint=hint, seed=seed, **kwargs)
-        self.add_state("chance", Sum(torch.float64))
 
     def _stats(
         self,

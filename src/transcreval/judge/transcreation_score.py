@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import torch
-
 from transcreval.engines.judge.roles import Texts
 from transcreval.functional.judge.transcreation_score import (
     DIRECTION,
@@ -17,8 +15,8 @@ from transcreval.functional.judge.transcreation_score import (
     transcreation_score_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
+from transcreval.options import option_property
 from transcreval.result import MetricResult
-from transcreval.states import Sum
 
 
 class VLMTranscreationScore(JudgeMetric):
@@ -32,17 +30,15 @@ class VLMTranscreationScore(JudgeMetric):
 
     options_class = VLMTranscreationScoreOptions
     options: VLMTranscreationScoreOptions
+    side_totals = ("source_total",)
     input_roles: ClassVar[Mapping[str, str]] = {"preds": "image", "target": "image", **dict.fromkeys(FIELDS, "text")}
 
     def __init__(self, *, judge: Any, aspect: Aspect = "cultural", **kwargs: Any) -> None:
         super().__init__(judge=judge, aspect=aspect, **kwargs)
         # the class's direction is None (the registry's); an instance has its aspect's
         self.higher_is_better = DIRECTION[self.aspect]
-        self.add_state("source_total", Sum(torch.float64))
 
-    @property
-    def aspect(self) -> Aspect:
-        return self.options.aspect
+    aspect = option_property("aspect", "The aspect scored.")
 
     def _stats(self, preds: Any, target: Any, category: Texts = None, country: Texts = None) -> dict[str, Any]:
         """``preds``: transcreated images; ``target``: source images; category/country per item."""

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-import torch
-
 from transcreval.engines.judge.roles import Texts
 from transcreval.functional.judge.win_rate import (
     PAIRWISE_FIELDS,
@@ -17,7 +15,6 @@ from transcreval.functional.judge.win_rate import (
 )
 from transcreval.judge.judge_metric import JudgeMetric
 from transcreval.result import MetricResult
-from transcreval.states import Sum
 
 
 class WinRate(JudgeMetric):
@@ -33,6 +30,7 @@ class WinRate(JudgeMetric):
 
     options_class: ClassVar[type[WinRateOptions]] = WinRateOptions
     options: WinRateOptions
+    side_counters = ("wins", "ties", "first_picks", "judgments")
     input_roles: ClassVar[Mapping[str, str]] = {
         "preds": "image",
         "target": "image",
@@ -42,8 +40,6 @@ class WinRate(JudgeMetric):
 
     def __init__(self, *, judge: Any, seed: int = 0, both_orders: bool = False, **kwargs: Any) -> None:
         super().__init__(judge=judge, seed=seed, both_orders=both_orders, **kwargs)
-        for name in ("wins", "ties", "first_picks", "judgments"):
-            self.add_state(name, Sum(torch.int64))
 
     def _stats(
         self,

@@ -19,6 +19,7 @@ from transcreval.functional.multimodal.embedding_similarity import (
     embedding_options,
     twin_stats,
 )
+from transcreval.options import option_property
 from transcreval.result import MetricResult
 
 __all__ = ["CLIPSimilarity", "CulturalRelevanceDelta", "EmbeddingMetric", "SemanticEquivalence", "VisualSimilarity"]
@@ -91,11 +92,11 @@ class EmbeddingMetric(MeanMetric):
         return self._enc.on(self.device)
 
     # the options by their old attribute names (read-only: the options object is frozen)
-    model_name = property(lambda self: self.options.model, doc="The open_clip model name.")
-    pretrained = property(lambda self: self.options.pretrained, doc="The weights (tag or checkpoint).")
-    tokenizer = property(lambda self: self.options.tokenizer, doc="The local tokenizer directory, if any.")
-    preprocess = property(lambda self: self.options.preprocess, doc='"open_clip" or "tensor".')
-    crop = property(lambda self: self.options.crop, doc="How a non-square image becomes square.")
+    model_name = option_property("model", "The open_clip model name.")
+    pretrained = option_property("pretrained", "The weights (tag or checkpoint).")
+    tokenizer = option_property("tokenizer", "The local tokenizer directory, if any.")
+    preprocess = option_property("preprocess", '"open_clip" or "tensor".')
+    crop = option_property("crop", "How a non-square image becomes square.")
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return embedding_from_stats(stats, self.options, self.name)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import torch
-
+from transcreval.aggregate_metric import MeanMetric
 from transcreval.functional.text.comet import (
     DEFAULT_MODEL,
     PACKAGES,
@@ -17,12 +16,11 @@ from transcreval.functional.text.comet import (
     comet_score_from_stats,
     comet_score_stats,
 )
-from transcreval.metric import Metric
+from transcreval.options import option_property
 from transcreval.result import MetricResult
-from transcreval.states import Cat, Sum
 
 
-class COMETScore(Metric):
+class COMETScore(MeanMetric):
     """Mean COMET segment score of system translations (IMTBench S_text, §4 Eq. 2), higher is better.
 
     ``update(preds, target, sources)``: the system's translations, the reference translations
@@ -54,6 +52,7 @@ class COMETScore(Metric):
     """
 
     version_packages: tuple[str, ...] = PACKAGES
+    side_counters = ("outside",)
 
     def __init__(
         self,
@@ -69,14 +68,10 @@ class COMETScore(Metric):
         opts = COMETOptions(model, checkpoint, batch_size, device, normalize)
         self.scorer = opts.scorer()  # loaded now: a bad checkpoint fails when the metric is built
         self.options: COMETOptions = bind_scorer(opts, self.scorer)
-        self.add_state("total", Sum(torch.float64))
-        self.add_state("count", Sum(torch.int64))
-        self.add_state("outside", Sum(torch.int64))
-        self.add_state("scores", Cat(torch.float64))
 
     # the options by their old attribute names (read-only: the options object is frozen)
-    model_name = property(lambda self: self.options.model, doc="The COMET model's name.")
-    normalize = property(lambda self: self.options.normalize, doc='"auto", "identity" or (lo, hi).')
+    model_name = option_property("model", "The COMET model's name.")
+    normalize = option_property("normalize", '"auto", "identity" or (lo, hi).')
 
     @property
     def bounds(self) -> tuple[float, float] | None:

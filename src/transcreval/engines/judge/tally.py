@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
+from transcreval.common import MeanStats, status_names
 from transcreval.engines.judge.types import FAILURE_STATUSES, ITEM_STATUSES
 from transcreval.errors import EmptyInputError, InputError, JudgeFailure
 
@@ -70,8 +71,10 @@ def check_on_failure(on_failure: str) -> OnFailure:
     return on_failure  # type: ignore[return-value]
 
 
-class JudgeTally:
-    """A batch's statistics being built, one item at a time and in input order.
+class JudgeTally(MeanStats):
+    """A batch's statistics being built, one item at a time and in input order: the
+    :class:`~transcreval.common.MeanStats` of every mean, with the judge's status table and
+    its failures counted per status.
 
     ``add(value)`` records a valid item, ``fail(status)`` a failed one (counted per status,
     never scored), ``undefined()`` an item whose answers are fine but which has no value.
@@ -83,36 +86,24 @@ class JudgeTally:
     """
 
     def __init__(self, **side: float) -> None:
-        self.total = 0.0
-        self.count = 0
-        self.values: list[float] = []
-        self.codes: list[int] = []
+        super().__init__(side=dict(side), statuses=ITEM_STATUSES)
         self.failed = FailureTally()
-        self.side: dict[str, float] = dict(side)
 
     def add(self, value: float, **side: float) -> None:
-        v = float(value)
-        if v != v or v in (float("inf"), float("-inf")):
-            raise ValueError(f"a judge item value must be finite, got {value!r}")
         unknown = set(side) - set(self.side)
         if unknown:
             raise ValueError(f"side totals {sorted(unknown)} were not declared (declared: {sorted(self.side)})")
+        super().add(float(value))
         for k, x in side.items():
-            self.side[k] += x
-        self.total += v
-        self.count += 1
-        self.values.append(v)
-        self.codes.append(0)
+            self.tally(k, x)
 
     def fail(self, status: str, detail: str = "") -> None:
         self.failed.add(status, detail)
-        self.values.append(float("nan"))
-        self.codes.append(ITEM_STATUSES.index(status))
+        self.skip(status)
 
     def undefined(self) -> None:
         """An item with no value that is not a failure (e.g. nothing to score in it)."""
-        self.values.append(float("nan"))
-        self.codes.append(ITEM_STATUSES.index("undefined"))
+        self.skip("undefined")
 
     def take(self, verdicts: Sequence[Any], score: Callable[[Any], Any] | None = None) -> JudgeTally:
         """Record each verdict in order: a failure by its status, an "ok" one with the value
@@ -133,14 +124,13 @@ class JudgeTally:
         return self
 
     def stats(self) -> dict[str, Any]:
-        import numpy as np
-
+        mean = self.as_stats()
         return {
             "total": self.total,
             "count": self.count,
             "failures": list(self.failed.counts),
-            "values": np.asarray(self.values, dtype=np.float64),
-            "item_status": np.asarray(self.codes, dtype=np.int64),
+            "values": mean["values"],
+            "item_status": mean["status"],
             **self.side,
         }
 
@@ -152,8 +142,7 @@ class JudgeTally:
 
 def item_statuses(codes: Any) -> list[str]:
     """The ``item_status`` codes of a judge metric's states as status names."""
-    values = codes.tolist() if hasattr(codes, "tolist") else list(codes)
-    return [ITEM_STATUSES[int(c)] for c in values]
+    return status_names(codes, ITEM_STATUSES)
 
 
 def judge_extras(stats: Mapping[str, Any]) -> dict[str, Any]:

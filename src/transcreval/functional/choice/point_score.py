@@ -12,14 +12,22 @@ substring of the reply (understanding tasks, ``code_yes="substring"``) or the ex
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
-from transcreval.common import Mode, OnUnreadable, as_list, check_choice, check_mode, check_on_unreadable, status_names
+from transcreval.common import (
+    MeanStats,
+    Mode,
+    OnUnreadable,
+    as_list,
+    check_choice,
+    check_mode,
+    check_on_unreadable,
+    status_names,
+)
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.options import MetricOptions, option
 from transcreval.parsing import parse_yes_no
@@ -77,52 +85,44 @@ def read_verdict(v: Any, mode: Mode = "paper", code_yes: CodeYes = "substring") 
 
 
 def point_score_stats(preds: Sequence[Sequence[Any]], *, options: PointScoreOptions) -> dict[str, Any]:
-    """Per batch: posters with every point covered, the sum of covered fractions, the counted
-    posters, the unreadable ones, and per poster its value (``values``, NaN when left out) and
-    status (``status``: 0 ok, 1 unparsable)."""
+    """Per batch, the :class:`~transcreval.common.MeanStats` statistics of the posters: per
+    poster its value (``values``: all points covered, or in ``mode="posteriq-code"`` the
+    covered fraction; NaN when left out) and status (``status``: ok or unparsable), their sum
+    (``total``) and count, and the side counters ``unparsable`` and ``covered_fraction`` (the
+    sum of covered fractions, for ``extras["per_point"]``)."""
     mode, code_yes, on_unreadable = options.mode, options.code_yes, options.on_unreadable
-    all_covered = covered_fraction = 0.0
-    count = bad = 0
-    values: list[float] = []
-    status: list[int] = []
+    agg = MeanStats(side={"unparsable": 0, "covered_fraction": 0.0})
     for item in as_list(preds, "preds"):
         vs = [read_verdict(v, mode, code_yes) for v in as_list(item, "the verdicts of one poster")]
         if not vs:
             raise InputError("a poster has no key points to check (an empty list of verdicts)")
         unreadable = any(v is None for v in vs)
-        bad += unreadable
-        status.append(int(unreadable))
         if unreadable and on_unreadable == "drop":
-            values.append(math.nan)
+            agg.unreadable("drop")
             continue
         covered = [bool(v) for v in vs]  # "zero": an unreadable verdict is "not covered"
         fraction = sum(covered) / len(covered)
-        all_covered += float(all(covered))
-        covered_fraction += fraction
-        count += 1
-        values.append(fraction if mode == "posteriq-code" else float(all(covered)))
-    return {
-        "all_covered": all_covered,
-        "covered_fraction": covered_fraction,
-        "count": count,
-        "unparsable": bad,
-        "values": np.asarray(values, dtype=np.float64),
-        "status": np.asarray(status, dtype=np.int64),
-    }
+        if unreadable:
+            agg.tally("unparsable")
+        agg.tally("covered_fraction", fraction)
+        value = fraction if mode == "posteriq-code" else float(all(covered))
+        agg.add_with_status(value, "unparsable" if unreadable else "ok")
+    return agg.as_stats()
 
 
 def point_score_from_stats(stats: dict[str, Any], options: PointScoreOptions) -> MetricResult:
-    """The score (paper: all points; code: per point); ``extras["per_point"]`` the per-point
-    average; ``per_item`` one value per poster, ``extras["item_status"]`` aligned with it."""
+    """The score (paper: all points; code: per point), the mean of the poster values;
+    ``extras["per_point"]`` the per-point average; ``per_item`` one value per poster,
+    ``extras["item_status"]`` aligned with it."""
     import torch
 
     n, bad = int(stats["count"]), int(stats["unparsable"])
     if n == 0:
         raise EmptyInputError(f"point score: no posters with readable verdicts ({bad} unparsable)")
     per_point = float(stats["covered_fraction"]) / n
-    value = per_point if options.mode == "posteriq-code" else float(stats["all_covered"]) / n
     extras = {"per_point": per_point, "n_unparsable": bad, "item_status": status_names(stats["status"])}
     per_item = torch.as_tensor(np.asarray(stats["values"], dtype=np.float64))
+    value = float(stats["total"]) / n
     return MetricResult(value, n, options.signature("PointScore", PACKAGES), per_item=per_item, extras=extras)
 
 

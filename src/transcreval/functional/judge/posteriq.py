@@ -29,11 +29,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import torch
 
-from transcreval.common import check_mode, check_text
+from transcreval.common import Mode, check_mode, check_text
 from transcreval.engines.judge.catalog import POSTERIQ_FONT, POSTERIQ_POINT_IMAGE, POSTERIQ_POINT_TEXT, POSTERIQ_STYLE
 from transcreval.engines.judge.items import check_judge, render_each
 from transcreval.engines.judge.parse import Read, extract_json, read_bare, read_bool, read_str, read_str_list
@@ -49,7 +49,6 @@ from transcreval.options import option
 from transcreval.result import MetricResult
 from transcreval.state_checks import list_digest
 
-Mode = Literal["paper", "posteriq-code"]
 #: the text fields JudgedPointScore fills (``description`` only for descriptions given as text)
 POINT_FIELDS = ("point", "description")
 

@@ -183,8 +183,9 @@ def comet_score_stats(
     scorer: CometScorer,
     options: COMETOptions,
 ) -> dict[str, Any]:
-    """One batch: the segment scores (mapped as ``options.normalize`` resolves for ``scorer``),
-    their sum, count and how many fall outside [0, 1]."""
+    """One batch: the statistics of :class:`~transcreval.aggregate_metric.MeanMetric`: the
+    segment scores (``values``, mapped as ``options.normalize`` resolves for ``scorer``), their
+    sum, count and the side counter ``outside`` (how many fall outside [0, 1])."""
     bounds = comet_bounds(options, scorer)
     samples = comet_samples(preds, target, sources)
     raw = scorer(samples)
@@ -196,8 +197,8 @@ def comet_score_stats(
     return {
         "total": float(values.sum()),
         "count": len(values),
-        "scores": values,
         "outside": int(np.count_nonzero((values < 0) | (values > 1))),
+        "values": values,
     }
 
 
@@ -211,7 +212,7 @@ def comet_score_from_stats(stats: dict[str, Any], options: COMETOptions) -> Metr
         value=float(stats["total"]) / n,
         n=n,
         signature=options.signature("COMETScore", PACKAGES),
-        per_item=torch.as_tensor(stats["scores"], dtype=torch.float64),
+        per_item=torch.as_tensor(stats["values"], dtype=torch.float64),
         extras={"n_outside_unit": int(stats["outside"])},
     )
 
