@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -8,6 +10,27 @@ from hypothesis import settings
 
 os.environ.setdefault("TRANSCREVAL_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+# Every temporary file of a test session (random-init model files of ~100 MB, caches, images),
+# in this process and in the processes it spawns (they inherit TMPDIR), goes under one folder
+# that is removed when the session ends: a run used to leave ~0.6 GB in /tmp, and repeated runs
+# filled the disk. pytest's own tmp_path folders stay where pytest keeps (and rotates) them.
+os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
+if "TRANSCREVAL_TEST_TMP_OWNER" not in os.environ:
+    os.environ["TRANSCREVAL_TEST_TMP_OWNER"] = str(os.getpid())
+    os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="transcreval-tests-")
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if os.environ.get("TRANSCREVAL_TEST_TMP_OWNER") != str(os.getpid()):
+        return
+    root = os.environ["TMPDIR"]
+    for entry in os.scandir(root):
+        if not entry.name.startswith("pymp-"):  # multiprocessing removes its own folders at exit
+            shutil.rmtree(entry.path, ignore_errors=True) if entry.is_dir() else os.unlink(entry.path)
+    # the (then empty) folder itself stays: multiprocessing's exit handler still needs it
+
 
 # Property tests draw their examples from a fixed seed by default, so a run is repeatable and
 # `make test` cannot fail on one run and pass on the next. HYPOTHESIS_PROFILE=explore draws
