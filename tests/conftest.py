@@ -28,7 +28,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     root = os.environ["TMPDIR"]
     for entry in os.scandir(root):
         if not entry.name.startswith("pymp-"):  # multiprocessing removes its own folders at exit
-            shutil.rmtree(entry.path, ignore_errors=True) if entry.is_dir() else os.unlink(entry.path)
+            if entry.is_dir():
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
     # the (then empty) folder itself stays: multiprocessing's exit handler still needs it
 
 

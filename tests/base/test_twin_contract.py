@@ -16,6 +16,7 @@ gone).
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import types
 import typing
@@ -43,7 +44,8 @@ def test_twin_returns_what_compute_returns(name):
 
 def _called_names(fn: typing.Any) -> set[str]:
     """Global names the function's code (nested functions included) refers to."""
-    code, out, todo = fn.__code__, set(), [fn.__code__]
+    out: set[str] = set()
+    todo = [fn.__code__]
     while todo:
         code = todo.pop()
         out.update(code.co_names)
@@ -55,12 +57,8 @@ def _called_names(fn: typing.Any) -> set[str]:
 def test_class_delegates_to_its_functional_module(name):
     info = get_metric(name)
     cls = info.load()
-    module = __import__(info.functional_module, fromlist=["_"])
-    stats = inspect.getattr_static(cls, "_stats", None)
-    for klass in cls.__mro__:  # the _stats the class runs, wherever it is defined
-        if "_stats" in vars(klass):
-            stats = vars(klass)["_stats"]
-            break
+    module = importlib.import_module(info.functional_module)
+    stats = inspect.getattr_static(cls, "_stats")  # the function the class runs, from its MRO, unbound
     used = _called_names(stats)
     pure = {
         n
