@@ -112,6 +112,24 @@ def test_source_files_stay_small():
     assert not too_long, f"split these modules (about 400 lines at most): {too_long}"
 
 
+@pytest.mark.parametrize("module", sorted({m.module for m in METRICS}))
+def test_each_metric_module_registers_exactly_the_metric_classes_it_defines(module):
+    """Every public Metric class a metric module defines is registered from that module, except
+    the intermediate bases its registered metrics derive from (LPIPSFamily, EmbeddingMetric)."""
+    import importlib
+
+    registered = {m.name for m in METRICS if m.module == module}
+    classes = [
+        c
+        for n, c in vars(importlib.import_module(module)).items()
+        if isinstance(c, type) and issubclass(c, Metric) and c.__module__ == module and not n.startswith("_")
+    ]
+    names = {m.name for m in METRICS}
+    bases = {c.__name__ for c in classes if c.__name__ not in names and any(issubclass(m.load(), c) for m in METRICS)}
+    assert registered, f"no metric is registered from {module}"
+    assert {c.__name__ for c in classes} - bases == registered, f"{module}: defined and registered classes differ"
+
+
 def test_every_metric_module_has_its_mirrored_test_file_naming_its_classes():
     """transcreval/<domain>/<module>.py -> tests/<domain>/test_<module>.py, naming each class."""
     problems = []

@@ -49,6 +49,38 @@ def test_builders_cover_the_registry():
     assert set(BUILDERS) == set(NAMES)
 
 
+def _same_states(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    if a.keys() != b.keys():
+        return False
+    for k, v in a.items():
+        w = b[k]
+        if isinstance(v, torch.Tensor):
+            if not (isinstance(w, torch.Tensor) and v.shape == w.shape and torch.equal(v, w)):
+                return False
+        elif isinstance(v, (list, tuple)) and v and isinstance(v[0], torch.Tensor):
+            if len(v) != len(w) or not all(torch.equal(x, y) for x, y in zip(v, w)):
+                return False
+        elif v != w:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("name", registry_params(NAMES))
+def test_every_built_metric_is_its_registered_class_and_its_states_round_trip(name):
+    """The shared builder gives an instance of the registered class, whose states survive
+    ``state_dict`` / ``load_state_dict`` into a second instance, ``clone`` and ``reset``."""
+    from transcreval.registry import get_metric
+
+    metric = build(name)
+    assert type(metric) is get_metric(name).load(), f"{name}: the builder made a {type(metric).__name__}"
+    other = build(name)
+    other.load_state_dict(metric.state_dict())
+    assert _same_states(other.state_dict(), metric.state_dict())
+    assert _same_states(metric.clone().state_dict(), metric.state_dict())
+    metric.reset()
+    assert _same_states(metric.state_dict(), build(name).state_dict())
+
+
 @pytest.mark.parametrize("name", registry_params(NAMES))
 def test_every_metric_refuses_states_made_with_other_options(name):
     m = build(name)

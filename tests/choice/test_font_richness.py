@@ -1,24 +1,55 @@
-"""FontRichness (transcreval.choice.font_richness): the module's own checks on the shared cases.
-
-Agreement with the reference lives in tests/protocols/test_posteriq_metrics.py (paper formulas, the
-PosterIQ code mode, the harness); see tests/_helpers/module_checks.py.
+"""FontRichness (transcreval.choice.font_richness): PosterIQ's font-attribute coverage in both modes
+(hand-worked), the per-attribute coverage, the harness.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests._helpers.module_checks import check_built, params
+from tests._helpers.tester import MetricCase, check_metric, join_lists, partial
+from transcreval import (
+    FontRichness,
+)
+from transcreval.errors import InputError
+from transcreval.functional import (
+    font_richness,
+)
 
-MODULE = "transcreval.choice.font_richness"
+CODE = "posteriq-code"
 
 
-def test_the_module_registers_its_metrics():
-    from tests._helpers.module_checks import module_metrics
+def test_font_richness():
+    vocab = ["serif", "sans-serif", "italic", "bold"]
+    desc = ["A bold sans-serif title", "serif italic"]
+    # paper: whole words -> {sans-serif, bold}, {serif, italic}: 4 / (2 * 4)
+    assert font_richness(desc, vocabulary=vocab).value == 0.5
+    # code: substrings -> "serif" also inside "sans-serif": 5 / 8
+    assert font_richness(desc, vocabulary=vocab, mode=CODE).value == 0.625
+    assert font_richness([["bold"], ["bold", "italic", "unknown"]], vocabulary=vocab).value == pytest.approx(3 / 8)
+    m = FontRichness(vocab)
+    m.update(desc)
+    assert m.compute().extras["coverage"] == {"serif": 0.5, "sans-serif": 0.5, "italic": 0.5, "bold": 0.5}
+    with pytest.raises(InputError):
+        font_richness(desc, vocabulary=["bold", "bold"])
 
-    assert module_metrics(MODULE) == ["FontRichness"]
 
+@pytest.mark.ddp
+def test_font_richness_class_harness(ddp_pool):
+    vocab = ["serif", "bold", "italic"]
+    fb = [([["serif"], ["bold", "serif"]],), ([["italic"], []],), ([["bold"]],)]
 
-@pytest.mark.parametrize("name", params(MODULE))
-def test_built_metric_states_round_trip(name):
-    check_built(name)
+    def ref_rich(sets):
+        return sum(sum(a in s for s in sets) / len(sets) for a in vocab) / len(vocab)
+
+    check_metric(
+        MetricCase(
+            partial(FontRichness, vocabulary=vocab),
+            lambda s: font_richness(s, vocabulary=vocab),
+            ref_rich,
+            fb,
+            join_lists,
+            atol=1e-12,
+            exact_value=True,
+        ),
+        ddp_pool,
+    )

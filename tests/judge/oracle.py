@@ -93,3 +93,25 @@ def letter_of(option: str, request_text: str) -> str:
     if m is None:
         raise KeyError(f"option {option!r} not in the prompt")
     return m.group(1)
+
+
+# ---------------------------------------------------------------------- the harness's batches
+N = 10
+
+
+SLICES = [(0, 4), (4, 8), (8, 10)]
+
+
+def batches_of(*columns):
+    return [tuple(col[a:b] for col in columns) for a, b in SLICES]
+
+
+def index(images):
+    return {sha(im): i for i, im in enumerate(images)}
+
+
+def extras_total(metric, batches):
+    m = metric()
+    for b in batches:
+        m.update(*b)
+    return m.compute()

@@ -40,6 +40,25 @@ def test_the_cases_cover_every_registered_judge_metric():
     assert ITEM_STATUSES[: len(STATUSES)] == STATUSES and ITEM_STATUSES[0] == "ok"
 
 
+@pytest.mark.parametrize("name", registry_params(JUDGE_METRICS))
+def test_scripted_judge_gives_the_case_value(name):
+    """Three items scored by the scripted judge give the case's value, per item and overall, and
+    the states loaded into a fresh instance give the same value without calling the judge."""
+    factory, args, value = CASES[name]
+    metric = factory(FunctionJudge(answer))
+    res = call(metric, args(3))
+    other = factory(FunctionJudge(answer))
+    other.load_state_dict(metric.state_dict())
+    assert other.compute().value == pytest.approx(res.value, nan_ok=True)
+    assert res.n == 3 and res.per_item.numel() == 3
+    assert res.extras["item_status"] == ["ok"] * 3
+    per_item = res.per_item.tolist()
+    assert not any(math.isnan(v) for v in per_item) and len(set(per_item)) == 1
+    if value is not None:  # rates in % keep per-item values on the 0-1 scale
+        assert res.value == pytest.approx(value)
+        assert value in (pytest.approx(per_item[0]), pytest.approx(100 * per_item[0]))
+
+
 def check_aligned(res, statuses, value):
     assert res.extras["item_status"] == statuses
     assert res.per_item.numel() == len(statuses)

@@ -1,29 +1,74 @@
-"""JudgeScore (transcreval.judge.judge_score): the module's own checks on the shared cases.
+"""JudgeScore (transcreval.judge.judge_score): MPTC's 1-5 aesthetic and adaptation scores
+through the harness.
 
-Agreement with the reference lives in tests/judge/test_metrics.py (the harness against a scripted
-oracle, 1/2/4 processes) and the family files beside it; see tests/_helpers/module_checks.py.
+The harness (tests/_helpers/tester.py) runs class == function == reference at 1, 2 and 4
+processes, with a ReplayJudge answering from a cache recorded off a scripted oracle
+(tests/judge/oracle.py). References are computed from the values the oracle was told to give,
+never through our parsing; items scripted to fail are left out of the reference and counted in
+the extras. Family-wide checks: tests/judge/test_family.py, test_metric_edges.py,
+test_metric_failures.py.
 """
 
 from __future__ import annotations
 
+import functools
+import json
+from statistics import mean
+
 import pytest
 
-from tests._helpers.module_checks import check_built, check_judge_case, params
+from tests._helpers.tester import MetricCase, check_metric, join_lists
+from tests.judge.oracle import (
+    REFUSAL,
+    UNPARSABLE,
+    WRAPS,
+    N,
+    Oracle,
+    batches_of,
+    extras_total,
+    img,
+    index,
+    sha,
+    wrap,
+)
+from transcreval.functional.judge.judge_score import judge_score, judge_score_stats
+from transcreval.judge.judge_score import JudgeScore
 
-MODULE = "transcreval.judge.judge_score"
 
+@pytest.mark.ddp
+@pytest.mark.parametrize("aspect", ["aesthetic", "adaptation"])
+def test_judge_score(tmp_path, ddp_pool, aspect):
+    preds, target = [img(100 + i) for i in range(N)], [img(i) for i in range(N)]
+    scores = [(3 * i) % 5 + 1 for i in range(N)]
+    failing = {3: UNPARSABLE, 7: REFUSAL, 8: json.dumps({"score": 6})}
+    oracle = Oracle()
+    for i in range(N):
+        oracle.add(
+            f"mptc.{aspect}", target[i], failing.get(i) or wrap({"comment": "x", "score": scores[i]}, WRAPS[i % 4])
+        )
+    ctx = (["Japan"] * N, ["USA"] * N, ["drama"] * N)
+    batches = batches_of(preds, target, *ctx)
+    where = index(preds)
 
-def test_the_module_registers_its_metrics():
-    from tests._helpers.module_checks import module_metrics
+    def run(fn, b, judge):
+        return fn(b[0], b[1], judge=judge, aspect=aspect, target_market=b[2], source_market=b[3], genre=b[4])
 
-    assert module_metrics(MODULE) == ["JudgeScore"]
+    replay = oracle.record(tmp_path / "c.sqlite", batches, lambda *b, judge: run(judge_score_stats, b, judge))
 
+    def reference(p, *_):
+        return mean(scores[where[sha(x)]] for x in p if where[sha(x)] not in failing)
 
-@pytest.mark.parametrize("name", params(MODULE))
-def test_built_metric_states_round_trip(name):
-    check_built(name)
-
-
-@pytest.mark.parametrize("name", params(MODULE))
-def test_scripted_judge_gives_the_case_value(name):
-    check_judge_case(name)
+    factory = functools.partial(JudgeScore, judge=replay, aspect=aspect)
+    case = MetricCase(
+        factory=factory,
+        functional=lambda *b: run(judge_score, b, replay),
+        reference=reference,
+        batches=batches,
+        join=join_lists,
+        extras_keys=("n_valid", "n_failed", "failures"),
+    )
+    check_metric(case, ddp_pool)
+    res = extras_total(factory, batches)
+    assert res.n == 7 and res.extras["n_valid"] == 7 and res.extras["n_failed"] == 3
+    assert res.extras["failures"] == {"api_error": 0, "refused": 1, "timeout": 0, "truncated": 0, "unparsable": 2}
+    assert f"aspect:{aspect}" in str(res.signature) and "judge:function:oracle" in str(res.signature)
