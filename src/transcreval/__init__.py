@@ -12,26 +12,7 @@ from typing import TYPE_CHECKING
 
 from transcreval._version import __version__ as __version__
 from transcreval.lazy import lazy_exports
-from transcreval.registry import list_metrics as _list_metrics
 
-_EXPORTS: dict[str, str] = {
-    "Metric": "transcreval.metric",
-    "MetricCollection": "transcreval.collection",
-    "MetricResult": "transcreval.result",
-    "Signature": "transcreval.result",
-    "MetricInfo": "transcreval.registry",
-    "get_metric": "transcreval.registry",
-    "list_metrics": "transcreval.registry",
-    "InputError": "transcreval.errors",
-    "ImageDecodeError": "transcreval.errors",
-    "EmptyInputError": "transcreval.errors",
-    "UndefinedValueError": "transcreval.errors",
-    "MissingDependencyError": "transcreval.errors",
-    "WeightsNotFoundError": "transcreval.errors",
-    "evaluate": "transcreval.runs.api",
-    "Run": "transcreval.runs.api",
-    **{m.name: m.module for m in _list_metrics()},
-}
 _SUBMODULES = (
     "collection",
     "common",
@@ -53,9 +34,6 @@ _SUBMODULES = (
     "states",
     "stats",
 )
-__all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS, submodules=_SUBMODULES, also=["__version__"])
-
-# the same names for type checkers (tests/package/test_lazy_exports.py keeps this block equal to _EXPORTS)
 if TYPE_CHECKING:
     from transcreval.choice.font_richness import FontRichness as FontRichness
     from transcreval.choice.k_option import KOptionScore as KOptionScore
@@ -118,3 +96,5 @@ if TYPE_CHECKING:
     from transcreval.text.word_recall import FontSizeStability as FontSizeStability
     from transcreval.text.word_recall import OCRRobustnessGap as OCRRobustnessGap
     from transcreval.text.word_recall import WordRecall as WordRecall
+
+__all__, __getattr__, __dir__ = lazy_exports(globals(), submodules=_SUBMODULES, also=["__version__"])

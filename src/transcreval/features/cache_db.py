@@ -19,7 +19,8 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
-from transcreval.errors import FeatureCacheError, InputError
+from transcreval.engines.cache_mode import SPELLINGS, cache_mode
+from transcreval.errors import FeatureCacheError
 
 __all__ = [
     "FORMAT",
@@ -34,14 +35,8 @@ __all__ = [
 
 FORMAT = 1
 KIND = "transcreval-features"
-MODES = {
-    "read-write": "read-write",
-    "read_write": "read-write",
-    "rw": "read-write",
-    "read-only": "read-only",
-    "read_only": "read-only",
-    "ro": "read-only",
-}
+#: the accepted spellings of the two modes
+MODES = {k: m for k, m in SPELLINGS.items() if m != "off"}
 _FEATURES = """
 CREATE TABLE IF NOT EXISTS features (
     key TEXT PRIMARY KEY,
@@ -57,9 +52,8 @@ _COLUMNS = {"key", "extractor", "nbytes", "digest", "data", "created"}
 
 
 def normalise_mode(mode: object) -> str:
-    if not isinstance(mode, str) or mode not in MODES:
-        raise InputError(f"mode must be 'read-write' or 'read-only', got {mode!r}")
-    return MODES[mode]
+    """``"read-write"`` or ``"read-only"`` (underscores and rw/ro accepted)."""
+    return cache_mode(mode, ("read-write", "read-only"))
 
 
 def is_corruption(exc: sqlite3.DatabaseError) -> bool:

@@ -10,36 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from transcreval.lazy import lazy_exports
-from transcreval.registry import list_metrics as _list_metrics
 
-_HELPERS: dict[str, str] = {
-    "phash": "image.hashing",
-    "phash_bits": "image.hashing",
-    "phash_hex": "image.hashing",
-    "hamming_distance": "image.hashing",
-    "phash_distances": "image.phash",
-    "lpips_per_pair": "image.lpips",
-    "masked_lpips_per_pair": "image.masked_lpips",
-    "background_preservation_per_pair": "image.masked_lpips",
-    "edit_intensity_split": "image.edit_intensity",
-    "ocr_mask_ious": "ocr.mask_iou",
-    "sentence_chrf": "text.chrf",
-    "corpus_chrf": "text.chrf",
-    "point_score_per_point": "choice.point_score",
-    "kendall_tau_b": "stats.kendall",
-    "threshold_sweep": "stats.separability",
-    "frechet_distance": "image.frechet",
-}
-_EXPORTS: dict[str, str] = {
-    **{m.functional: m.functional_module for m in _list_metrics()},
-    **{k: f"transcreval.functional.{v}" for k, v in _HELPERS.items()},
-    "posteriq_summary": "transcreval.protocols.posteriq",
-    "edit_intensity_study": "transcreval.protocols.mptc",
-}
-
-__all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
-
-# the same names for type checkers (tests/package/test_lazy_exports.py keeps this block equal to _EXPORTS)
 if TYPE_CHECKING:
     from transcreval.functional.choice.font_richness import font_richness as font_richness
     from transcreval.functional.choice.k_option import k_option_score as k_option_score
@@ -109,3 +80,5 @@ if TYPE_CHECKING:
     from transcreval.functional.text.word_recall import word_recall as word_recall
     from transcreval.protocols.mptc import edit_intensity_study as edit_intensity_study
     from transcreval.protocols.posteriq import posteriq_summary as posteriq_summary
+
+__all__, __getattr__, __dir__ = lazy_exports(globals())

@@ -18,30 +18,6 @@ from typing import TYPE_CHECKING
 
 from transcreval.lazy import lazy_exports
 
-_EXPORTS = {
-    "Judge": "transcreval.engines.judge.types",
-    "JudgeRequest": "transcreval.engines.judge.types",
-    "JudgeReply": "transcreval.engines.judge.types",
-    "Message": "transcreval.engines.judge.types",
-    "TextPart": "transcreval.engines.judge.types",
-    "ImagePart": "transcreval.engines.judge.types",
-    "STATUSES": "transcreval.engines.judge.types",
-    "FAILURE_STATUSES": "transcreval.engines.judge.types",
-    "ITEM_STATUSES": "transcreval.engines.judge.types",
-    "JudgeCache": "transcreval.engines.judge.cache",
-    "CachingJudge": "transcreval.engines.judge.base",
-    "OpenAICompatibleJudge": "transcreval.engines.judge.openai_judge",
-    "ReplayJudge": "transcreval.engines.judge.replay",
-    "FunctionJudge": "transcreval.engines.judge.replay",
-    "PromptTemplate": "transcreval.engines.judge.templates",
-    "TEMPLATES": "transcreval.engines.judge.catalog",
-    "FakeOpenAIServer": "transcreval.engines.judge.fake_server",
-    "request_key": "transcreval.engines.judge.keys",
-    "extract_json": "transcreval.engines.judge.parse",
-}
-__all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
-
-# the same names for type checkers (tests/package/test_lazy_exports.py keeps this block equal to _EXPORTS)
 if TYPE_CHECKING:
     from transcreval.engines.judge.base import CachingJudge as CachingJudge
     from transcreval.engines.judge.cache import JudgeCache as JudgeCache
@@ -62,3 +38,5 @@ if TYPE_CHECKING:
     from transcreval.engines.judge.types import JudgeRequest as JudgeRequest
     from transcreval.engines.judge.types import Message as Message
     from transcreval.engines.judge.types import TextPart as TextPart
+
+__all__, __getattr__, __dir__ = lazy_exports(globals())

@@ -92,7 +92,7 @@ class IMTBenchScore(Metric):
         """``preds``: output images; ``target``: reference images; ``translations``: the system's
         texts; ``references``: reference translations; ``sources``: source texts; ``mask``:
         background masks (``bg_mask="given"`` only)."""
-        return imtbench_score_stats(self.setup.items(preds, target, translations, references, sources, mask))
+        return imtbench_score_stats(self.setup.items(preds, target, translations, references, sources, mask=mask))
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return imtbench_score_from_stats(stats, self.options)

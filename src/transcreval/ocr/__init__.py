@@ -16,33 +16,6 @@ from typing import TYPE_CHECKING
 
 from transcreval.lazy import lazy_exports
 
-_EXPORTS = {
-    "TextDetector": "transcreval.engines.ocr.base",
-    "OCRResult": "transcreval.engines.ocr.base",
-    "DetectorInfo": "transcreval.engines.ocr.base",
-    "get_detector": "transcreval.engines.ocr.base",
-    "register_backend": "transcreval.engines.ocr.base",
-    "available_backends": "transcreval.engines.ocr.base",
-    "as_rgb_uint8": "transcreval.engines.ocr.images",
-    "RapidOCRDetector": "transcreval.engines.ocr.rapid",
-    "PPOCRv5MobileDetector": "transcreval.engines.ocr.rapid",
-    "PaddleOCRDetector": "transcreval.engines.ocr.paddle",
-    "polygons_to_mask": "transcreval.engines.ocr.masks",
-    "scale_polygons": "transcreval.engines.ocr.masks",
-    "dilate_mask": "transcreval.engines.ocr.masks",
-    "result_mask": "transcreval.engines.ocr.masks",
-    "text_mask": "transcreval.engines.ocr.masks",
-    "background_mask": "transcreval.engines.ocr.masks",
-    "mask_iou_counts": "transcreval.engines.ocr.masks",
-    "OCRTitleExtractor": "transcreval.engines.ocr.title",
-    "TitleReading": "transcreval.engines.ocr.title",
-    "choose_title": "transcreval.engines.ocr.title",
-    "ocr_title_chrf": "transcreval.engines.ocr.title",
-    "OCRMaskIoU": "transcreval.ocr.mask_iou",
-}
-__all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
-
-# the same names for type checkers (tests/package/test_lazy_exports.py keeps this block equal to _EXPORTS)
 if TYPE_CHECKING:
     from transcreval.engines.ocr.base import DetectorInfo as DetectorInfo
     from transcreval.engines.ocr.base import OCRResult as OCRResult
@@ -66,3 +39,5 @@ if TYPE_CHECKING:
     from transcreval.engines.ocr.title import choose_title as choose_title
     from transcreval.engines.ocr.title import ocr_title_chrf as ocr_title_chrf
     from transcreval.ocr.mask_iou import OCRMaskIoU as OCRMaskIoU
+
+__all__, __getattr__, __dir__ = lazy_exports(globals())

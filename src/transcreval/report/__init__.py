@@ -17,23 +17,6 @@ from typing import TYPE_CHECKING
 
 from transcreval.lazy import lazy_exports
 
-_EXPORTS = {
-    "build_report": "transcreval.report.build",
-    "Report": "transcreval.report.document",
-    "ItemImages": "transcreval.report.thumbs",
-    "select_items": "transcreval.report.gallery",
-    "render_html": "transcreval.report.write",
-    "render_markdown": "transcreval.report.write",
-    "write_report": "transcreval.report.write",
-    "plot_distributions": "transcreval.report.plots",
-    "plot_forest": "transcreval.report.plots",
-    "plot_heatmap": "transcreval.report.plots",
-    "plot_kendall_by_country": "transcreval.report.plots",
-    "plot_win_rate_matrix": "transcreval.report.plots",
-}
-__all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
-
-# the same names for type checkers (tests/package/test_lazy_exports.py keeps this block equal to _EXPORTS)
 if TYPE_CHECKING:
     from transcreval.report.build import build_report as build_report
     from transcreval.report.document import Report as Report
@@ -47,3 +30,5 @@ if TYPE_CHECKING:
     from transcreval.report.write import render_html as render_html
     from transcreval.report.write import render_markdown as render_markdown
     from transcreval.report.write import write_report as write_report
+
+__all__, __getattr__, __dir__ = lazy_exports(globals())

@@ -17,24 +17,6 @@ from typing import TYPE_CHECKING
 
 from transcreval.lazy import lazy_exports
 
-_EXPORTS = {
-    "evaluate": "transcreval.runs.api",
-    "Run": "transcreval.runs.api",
-    "load_adapter": "transcreval.runs.api",
-    "validate": "transcreval.runs.validation",
-    "ProtocolAdapter": "transcreval.runs.spec",
-    "Unit": "transcreval.runs.spec",
-    "UnitContext": "transcreval.runs.spec",
-    "Prepared": "transcreval.runs.spec",
-    "Outcome": "transcreval.runs.spec",
-    "Work": "transcreval.runs.spec",
-    "Item": "transcreval.runs.spec",
-    "Output": "transcreval.runs.spec",
-    "RunData": "transcreval.runs.spec",
-}
-__all__, __getattr__, __dir__ = lazy_exports(globals(), _EXPORTS)
-
-# the same names for type checkers (tests/package/test_lazy_exports.py keeps this block equal to _EXPORTS)
 if TYPE_CHECKING:
     from transcreval.runs.api import Run as Run
     from transcreval.runs.api import evaluate as evaluate
@@ -49,3 +31,5 @@ if TYPE_CHECKING:
     from transcreval.runs.spec import UnitContext as UnitContext
     from transcreval.runs.spec import Work as Work
     from transcreval.runs.validation import validate as validate
+
+__all__, __getattr__, __dir__ = lazy_exports(globals())

@@ -34,21 +34,12 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 from transcreval._version import __version__
+from transcreval.engines.cache_mode import cache_mode
 from transcreval.engines.judge.cache_maintenance import CacheMaintenance
 from transcreval.errors import InputError, JudgeCacheError
 
 CacheMode = Literal["read-write", "read-only", "off"]
 CACHE_SCHEMA = "1"
-_MODES = {
-    "read-write": "read-write",
-    "read_write": "read-write",
-    "rw": "read-write",
-    "read-only": "read-only",
-    "read_only": "read-only",
-    "ro": "read-only",
-    "off": "off",
-}
-
 __all__ = ["CacheMode", "CachedAnswer", "JudgeCache", "normalise_mode"]
 
 _SCHEMA_SQL = """
@@ -71,10 +62,7 @@ CREATE INDEX IF NOT EXISTS replies_template ON replies (template_id, template_ve
 
 def normalise_mode(mode: str) -> CacheMode:
     """``"read-write"``, ``"read-only"`` or ``"off"`` (underscores and rw/ro accepted)."""
-    m = _MODES.get(str(mode).strip().lower())
-    if m is None:
-        raise InputError(f"cache mode must be 'read-write', 'read-only' or 'off', got {mode!r}")
-    return m  # type: ignore[return-value]
+    return cache_mode(mode, ("read-write", "read-only", "off"), "cache mode")  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)

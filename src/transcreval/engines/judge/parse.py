@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -249,63 +249,62 @@ def _as_int(v: Any) -> int | None:
     return None
 
 
-def read_int(obj: Mapping[str, Any], keys: Sequence[str], low: int, high: int) -> Read[int]:
-    """An integer in [low, high] under the first of ``keys`` present (case-insensitive)."""
+def _read_field(obj: Mapping[str, Any], keys: Sequence[str], check: Callable[[str, Any], Read[T]]) -> Read[T]:
+    """``check(key, value)`` of the first of ``keys`` present (:func:`_get`); a failed read when
+    none is or when the key is written twice with different values."""
     got = _get(obj, keys)
     if got is None:
         return _fail(f"no {'/'.join(keys)} key")
     if isinstance(got, Read):
         return got
-    k, v = got
-    n = _as_int(v)
-    if n is None:
-        return _fail(f"{k}={_show(v)} is not an integer")
-    if not low <= n <= high:
-        return _fail(f"{k}={n} is outside {low}-{high}")
-    return Read(n)
+    return check(*got)
+
+
+def read_int(obj: Mapping[str, Any], keys: Sequence[str], low: int, high: int) -> Read[int]:
+    """An integer in [low, high] under the first of ``keys`` present (case-insensitive)."""
+
+    def check(k: str, v: Any) -> Read[int]:
+        n = _as_int(v)
+        if n is None:
+            return _fail(f"{k}={_show(v)} is not an integer")
+        if not low <= n <= high:
+            return _fail(f"{k}={n} is outside {low}-{high}")
+        return Read(n)
+
+    return _read_field(obj, keys, check)
 
 
 def read_choice(obj: Mapping[str, Any], keys: Sequence[str], letters: str) -> Read[str]:
     """One option letter (``"B"``, ``"(b)"``, ``"Image B"``, ``"Option B."``) under ``keys``."""
-    got = _get(obj, keys)
-    if got is None:
-        return _fail(f"no {'/'.join(keys)} key")
-    if isinstance(got, Read):
-        return got
-    k, v = got
-    if not isinstance(v, str):
-        return _fail(f"{k}={_show(v)} is not a letter")
-    s = v.strip().strip("()[].:*\"' ").strip()
-    s = re.sub(r"(?i)^(?:image|poster|option|answer|choice)\s+", "", s).strip("()[].:*\"' ")
-    if len(s) == 1 and s.upper() in letters.upper():
-        return Read(s.upper())
-    return _fail(f"{k}={_show(v)} is not one of {', '.join(letters)}")
+
+    def check(k: str, v: Any) -> Read[str]:
+        if not isinstance(v, str):
+            return _fail(f"{k}={_show(v)} is not a letter")
+        s = v.strip().strip("()[].:*\"' ").strip()
+        s = re.sub(r"(?i)^(?:image|poster|option|answer|choice)\s+", "", s).strip("()[].:*\"' ")
+        if len(s) == 1 and s.upper() in letters.upper():
+            return Read(s.upper())
+        return _fail(f"{k}={_show(v)} is not one of {', '.join(letters)}")
+
+    return _read_field(obj, keys, check)
 
 
 def read_str(obj: Mapping[str, Any], keys: Sequence[str], *, allow_empty: bool = True) -> Read[str]:
-    got = _get(obj, keys)
-    if got is None:
-        return _fail(f"no {'/'.join(keys)} key")
-    if isinstance(got, Read):
-        return got
-    k, v = got
-    if v is None and allow_empty:
-        return Read("")
-    if not isinstance(v, str):
-        return _fail(f"{k}={_show(v)} is not a string")
-    if not v.strip() and not allow_empty:
-        return _fail(f"{k} is empty")
-    return Read(v.strip())
+    """A string, stripped (None or blank: ``""`` when ``allow_empty``, else a failed read)."""
+
+    def check(k: str, v: Any) -> Read[str]:
+        if v is None and allow_empty:
+            return Read("")
+        if not isinstance(v, str):
+            return _fail(f"{k}={_show(v)} is not a string")
+        if not v.strip() and not allow_empty:
+            return _fail(f"{k} is empty")
+        return Read(v.strip())
+
+    return _read_field(obj, keys, check)
 
 
-def read_bool(obj: Mapping[str, Any], keys: Sequence[str]) -> Read[bool]:
-    """A boolean: JSON true/false or the strings yes/no/true/false."""
-    got = _get(obj, keys)
-    if got is None:
-        return _fail(f"no {'/'.join(keys)} key")
-    if isinstance(got, Read):
-        return got
-    k, v = got
+def _as_bool(k: str, v: Any) -> Read[bool]:
     if isinstance(v, bool):
         return Read(v)
     if isinstance(v, str) and v.strip().lower().rstrip(".") in ("yes", "true", "no", "false"):
@@ -313,17 +312,20 @@ def read_bool(obj: Mapping[str, Any], keys: Sequence[str]) -> Read[bool]:
     return _fail(f"{k}={_show(v)} is not true/false")
 
 
-def read_str_list(obj: Mapping[str, Any], keys: Sequence[str]) -> Read[list[str]]:
-    """A list of non-empty strings (stripped; duplicates kept once, order kept)."""
-    got = _get(obj, keys)
-    if got is None:
-        return _fail(f"no {'/'.join(keys)} key")
-    if isinstance(got, Read):
-        return got
-    k, v = got
+def read_bool(obj: Mapping[str, Any], keys: Sequence[str]) -> Read[bool]:
+    """A boolean: JSON true/false or the strings yes/no/true/false."""
+    return _read_field(obj, keys, _as_bool)
+
+
+def _as_str_list(k: str, v: Any) -> Read[list[str]]:
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         return _fail(f"{k} is not a list of strings")
     return Read(list(dict.fromkeys(x.strip() for x in v if x.strip())))
+
+
+def read_str_list(obj: Mapping[str, Any], keys: Sequence[str]) -> Read[list[str]]:
+    """A list of non-empty strings (stripped; duplicates kept once, order kept)."""
+    return _read_field(obj, keys, _as_str_list)
 
 
 _BARE_EDGES = "*_`\"'“”‘’()[] \t\n"

@@ -106,27 +106,17 @@ class IMTBenchSetup:
     background: BackgroundOptions
     lpips_signature: Mapping[str, Any]
 
-    def items(
-        self,
-        preds: Sequence[Any],
-        target: Sequence[Any],
-        translations: Sequence[str | None],
-        references: Sequence[str],
-        sources: Sequence[str],
-        mask: Any = None,
-    ) -> ItemComponents:
-        """The four components of each item (``mask``: the background masks with ``bg_mask="given"``)."""
+    def items(self, *inputs: Any, mask: Any = None) -> ItemComponents:
+        """The four components of each item; ``inputs``: ``preds, target, translations,
+        references, sources`` as :func:`imtbench_score` takes them, ``mask``: the background
+        masks with ``bg_mask="given"``."""
         bg_mask = self.options.bg_mask
         if bg_mask == "given" and mask is None:
             raise InputError("bg_mask='given': pass the background masks (mask=..., 1 = background), one per item")
         if bg_mask == "ocr" and mask is not None:
             raise InputError("bg_mask='ocr' makes the background masks by OCR: do not pass mask=")
         return imtbench_items(
-            preds,
-            target,
-            translations,
-            references,
-            sources,
+            *inputs,
             judge=self.options.judge,
             comet=self.comet.scorer,
             comet_bounds=self.comet.bounds,
@@ -255,5 +245,5 @@ def imtbench_score(
     the items where all four exist; options as :class:`IMTBenchOptions`. Returns what
     ``IMTBenchScore.compute()`` returns."""
     opts = IMTBenchOptions.take({"judge": judge, **options}, "imtbench_score")
-    comp = opts.loaded.items(preds, target, translations, references, sources, mask)
+    comp = opts.loaded.items(preds, target, translations, references, sources, mask=mask)
     return imtbench_score_from_stats(imtbench_score_stats(comp), opts)
