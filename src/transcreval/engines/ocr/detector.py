@@ -78,6 +78,26 @@ class DetectorInfo:
             "detp": self.params_digest,
         }
 
+    @classmethod
+    def of_run(
+        cls,
+        backend: str,
+        *,
+        package: str,
+        runtime: str,
+        det_model: str,
+        det_sha256: str,
+        params: Mapping[str, Any],
+        rec_model: str = "",
+        rec_sha256: str = "",
+    ) -> DetectorInfo:
+        """The identity of a backend's run: ``package`` and ``runtime`` are distribution names,
+        recorded with their installed versions; ``params`` are frozen (:func:`freeze_params`)."""
+        return cls(
+            backend, f"{package} {package_version(package)}", f"{runtime} {package_version(runtime)}", det_model,
+            det_sha256, freeze_params(params), rec_model, rec_sha256,
+        )  # fmt: skip
+
     @property
     def params_digest(self) -> str:
         """The first 12 hex digits of the SHA-256 of the detection parameters (order-free)."""
