@@ -25,7 +25,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -58,16 +58,8 @@ class DetectorInfo:
     rec_sha256: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "backend": self.backend,
-            "package": self.package,
-            "runtime": self.runtime,
-            "det_model": self.det_model,
-            "det_sha256": self.det_sha256,
-            "det_params": dict(self.det_params),
-            "rec_model": self.rec_model,
-            "rec_sha256": self.rec_sha256,
-        }
+        """Every field by name (``det_params`` as a dict), for JSON."""
+        return {f.name: getattr(self, f.name) for f in fields(self)} | {"det_params": dict(self.det_params)}
 
     def signature_options(self) -> dict[str, Any]:
         """A compact form for a metric's :class:`~transcreval.result.Signature`."""
