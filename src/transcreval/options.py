@@ -11,18 +11,10 @@ keyword arguments, so class and function can never disagree on what they accept.
 :meth:`MetricOptions.signature_options` gives the options printed in a result's signature (a
 field's ``signature`` metadata renames it, ``None`` leaves it out), and
 :meth:`MetricOptions.signature` the :class:`~transcreval.result.Signature` itself, so the twin's
-result carries the class's signature exactly::
-
-    @dataclass(frozen=True)
-    class WordRecallOptions(MetricOptions):
-        unit: int = 5
-        mode: Mode = "paper"
-        on_unreadable: OnUnreadable = option("zero", signature="unreadable")
-
-        def check(self) -> None:
-            check_positive_int("unit", self.unit)
-            check_mode(self.mode)
-            check_on_unreadable(self.on_unreadable)
+result carries the class's signature exactly. A small family to read as an example:
+:class:`~transcreval.functional.text.word_recall.WordRecallOptions` (three fields, one printed
+under another name with ``option(..., signature="unreadable")``, and a ``check`` made of the
+shared validators).
 """
 
 from __future__ import annotations

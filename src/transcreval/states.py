@@ -178,43 +178,42 @@ def python_tensor(spec: State, value: Any, device: torch.device | str | None) ->
     return t.reshape(-1, *spec.shape) if isinstance(spec, Cat) else t
 
 
-def _extreme(dtype: torch.dtype, low: bool) -> int | float | bool:
-    if dtype == torch.bool:
-        return not low
-    if dtype.is_floating_point:
-        return float("-inf") if low else float("inf")
-    info = torch.iinfo(dtype)
-    return info.min if low else info.max
+@dataclass(frozen=True)
+class _Extremum(ReducedState):
+    """A running element-wise maximum (``is_max``) or minimum, starting from the dtype's other
+    extreme (False/True for bool, so a bool Max is ``any`` and a bool Min ``all``)."""
+
+    is_max: ClassVar[bool]
+    python_dtypes: ClassVar[frozenset[torch.dtype]] = frozenset({torch.int64})  # floats: NaN rules differ
+
+    def fill_value(self) -> int | float | bool:
+        if self.dtype == torch.bool:
+            return not self.is_max
+        if self.dtype.is_floating_point:
+            return float("-inf") if self.is_max else float("inf")
+        info = torch.iinfo(self.dtype)
+        return info.min if self.is_max else info.max
+
+    def merge(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return torch.maximum(a, b) if self.is_max else torch.minimum(a, b)
 
 
 @dataclass(frozen=True)
-class Max(ReducedState):
+class Max(_Extremum):
     """A tensor holding a running element-wise maximum (``any`` for bool)."""
 
     kind: ClassVar[str] = "max"
-    python_dtypes: ClassVar[frozenset[torch.dtype]] = frozenset({torch.int64})  # floats: NaN rules differ
     python_op: ClassVar[Any] = max
-
-    def fill_value(self) -> int | float | bool:
-        return _extreme(self.dtype, low=True)
-
-    def merge(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-        return torch.maximum(a, b)
+    is_max: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
-class Min(ReducedState):
+class Min(_Extremum):
     """A tensor holding a running element-wise minimum (``all`` for bool)."""
 
     kind: ClassVar[str] = "min"
-    python_dtypes: ClassVar[frozenset[torch.dtype]] = frozenset({torch.int64})  # floats: NaN rules differ
     python_op: ClassVar[Any] = min
-
-    def fill_value(self) -> int | float | bool:
-        return _extreme(self.dtype, low=False)
-
-    def merge(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-        return torch.minimum(a, b)
+    is_max: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)

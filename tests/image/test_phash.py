@@ -214,6 +214,11 @@ def test_bad_inputs():
         phash(_images(1), hash_size=16)
     with pytest.raises(InputError):
         PHashDistance(hash_size=16)
+    # one options object (HashOptions) checks the hashing functions' keywords, before any image is read
+    with pytest.raises(TypeError, match=r"phash_bits.*hash_sise"):
+        phash_bits(["/nonexistent/poster.png"], hash_sise=8)
+    with pytest.raises(InputError, match="exif_transpose"):
+        phash_hex(["/nonexistent/poster.png"], exif_transpose=1)
 
 
 def _hash_batches():

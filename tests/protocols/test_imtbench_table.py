@@ -179,7 +179,7 @@ def test_manifest_reads_and_normalises(files):
 @pytest.mark.parametrize(
     ("rows", "match"),
     [
-        ([_row(), "{not json"], r"m\.jsonl line 2: not valid JSON"),
+        ([_row(), "{not json"], r"m\.jsonl line 2: not a JSON object \(Expecting"),
         ([_row(), "[1, 2]"], "line 2: not a JSON object"),
         ([_row(reference_image="missing.png")], "line 1: reference_image 'missing.png' does not exist"),
         ([_row(scenario="poster")], "line 1: unknown scenario 'poster'"),

@@ -12,10 +12,11 @@ Register your own::
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from transcreval.named_table import NamedTable
 
 if TYPE_CHECKING:
     import torch
@@ -30,31 +31,21 @@ class Preprocess:
     description: str = ""
 
 
-_LOCK = threading.Lock()
-_PIPELINES: dict[str, Preprocess] = {}
+_PIPELINES = NamedTable("preprocessing", Preprocess)
 
 
 def register_preprocess(pipeline: Preprocess, *, overwrite: bool = False) -> Preprocess:
     """Add a named pipeline (``overwrite=True`` to replace one of the same name)."""
-    if not isinstance(pipeline, Preprocess):
-        raise TypeError(f"register_preprocess needs a Preprocess, got {type(pipeline).__name__}")
-    with _LOCK:
-        if pipeline.name in _PIPELINES and _PIPELINES[pipeline.name] is not pipeline and not overwrite:
-            raise ValueError(f"preprocessing {pipeline.name!r} is already registered; pass overwrite=True")
-        _PIPELINES[pipeline.name] = pipeline
-    return pipeline
+    return _PIPELINES.add(pipeline, overwrite=overwrite, caller="register_preprocess")
 
 
 def get_preprocess(name: str) -> Preprocess:
     """The pipeline called ``name``; a ``KeyError`` lists the known ones."""
-    try:
-        return _PIPELINES[name]
-    except KeyError:
-        raise KeyError(f"no preprocessing called {name!r}; known: {', '.join(sorted(_PIPELINES))}") from None
+    return _PIPELINES.get(name)
 
 
 def preprocess_names() -> Iterator[str]:
-    return iter(sorted(_PIPELINES))
+    return iter(_PIPELINES.names())
 
 
 # LPIPS v0.1's fixed input scaling (lpips.ScalingLayer): [0,1] -> [-1,1], then per channel

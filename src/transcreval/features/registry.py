@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from transcreval.errors import MissingDependencyError
+from transcreval.named_table import NamedTable
 
 if TYPE_CHECKING:
     import torch
@@ -115,19 +116,13 @@ class ExtractorSpec:
         return getattr(importlib.import_module(mod), fn)  # type: ignore[no-any-return,unused-ignore]
 
 
-_LOCK = threading.Lock()
-_SPECS: dict[str, ExtractorSpec] = {}
+_SPECS = NamedTable("feature extractor", ExtractorSpec)
 
 
 def register_extractor(spec: ExtractorSpec, *, overwrite: bool = False) -> ExtractorSpec:
     """Add an extractor (``overwrite=True`` replaces one of the same name and drops its built instances)."""
-    if not isinstance(spec, ExtractorSpec):
-        raise TypeError(f"register_extractor needs an ExtractorSpec, got {type(spec).__name__}")
-    with _LOCK:
-        old = _SPECS.get(spec.name)
-        if old is not None and old != spec and not overwrite:
-            raise ValueError(f"extractor {spec.name!r} is already registered; pass overwrite=True to replace it")
-        _SPECS[spec.name] = spec
+    old = _SPECS.find(spec.name)
+    _SPECS.add(spec, overwrite=overwrite, caller="register_extractor")
     if old is not None and old != spec:
         clear_extractors(spec.name)
     return spec
@@ -135,21 +130,17 @@ def register_extractor(spec: ExtractorSpec, *, overwrite: bool = False) -> Extra
 
 def unregister_extractor(name: str) -> None:
     """Remove an extractor and its built instances (mainly for tests)."""
-    with _LOCK:
-        _SPECS.pop(name, None)
+    _SPECS.remove(name)
     clear_extractors(name)
 
 
 def get_extractor_spec(name: str) -> ExtractorSpec:
     """The spec called ``name``; a ``KeyError`` lists the known ones."""
-    try:
-        return _SPECS[name]
-    except KeyError:
-        raise KeyError(f"no feature extractor called {name!r}; known: {', '.join(sorted(_SPECS))}") from None
+    return _SPECS.get(name)
 
 
 def extractor_names() -> Iterator[str]:
-    return iter(sorted(_SPECS))
+    return iter(_SPECS.names())
 
 
 # ---------------------------------------------------------------------- built instances

@@ -60,8 +60,8 @@ class PHashDistance(Metric):
     ) -> None:
         super().__init__(**kwargs)
         self.options = PHashOptions(
-            hash_size, highfreq_factor, surface_max, deep_min, inclusive, input_range, channels, exif_transpose,
-            num_threads, max_pixels, fast_decode,
+            hash_size, highfreq_factor, input_range, channels, exif_transpose, num_threads, max_pixels, fast_decode,
+            surface_max, deep_min, inclusive,
         )  # fmt: skip
         self.add_state("distance_sum", Sum(torch.int64))
         self.add_state("count", Sum(torch.int64))

@@ -29,7 +29,6 @@ language, an image file that does not exist, an output id that is not in the man
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from transcreval.errors import InputError
+from transcreval.jsonl import read_jsonl_lines
 
 __all__ = [
     "LANGUAGES",
@@ -108,19 +108,7 @@ def _rows(source: Any, what: str) -> tuple[list[tuple[int, Any]], Path | None, s
     """``[(line number, parsed row)]``, the folder relative paths start from, and how errors name a line."""
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as e:
-            raise InputError(f"cannot read the {what} {path}: {e}") from e
-        rows = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append((n, json.loads(line)))
-            except json.JSONDecodeError as e:
-                raise InputError(f"{path} line {n}: not valid JSON ({e.msg} at column {e.colno})") from None
-        return rows, path.parent, f"{path} line"
+        return read_jsonl_lines(path, what, where=lambda n: f"{path} line {n}"), path.parent, f"{path} line"
     if isinstance(source, Iterable) and not isinstance(source, (str, bytes, Mapping)):
         return list(enumerate(source, 1)), None, f"the {what}, row"
     raise InputError(f"the {what} must be a JSONL file path or a list of dicts, got {type(source).__name__}")

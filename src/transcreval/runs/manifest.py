@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from transcreval.errors import InputError
+from transcreval.jsonl import read_jsonl_lines
 from transcreval.runs.spec import Item, Output
 
 __all__ = [
@@ -73,20 +74,8 @@ def content_digest(obj: Any) -> str:
 
 def read_jsonl(path: str | os.PathLike[str], what: str) -> list[tuple[str, Any]]:
     """``(where, object)`` for every non-blank line; a line that is not JSON names itself."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except OSError as e:
-        raise InputError(f"cannot read the {what} {p}: {e}") from None
-    rows = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rows.append((f"{p.name}:{n}", json.loads(line)))
-        except json.JSONDecodeError as e:
-            raise InputError(f"{p.name}:{n}: not a JSON object ({e.msg} at column {e.colno})") from None
-    return rows
+    name = Path(path).name
+    return [(f"{name}:{n}", value) for n, value in read_jsonl_lines(path, what)]
 
 
 def _text(where: str, key: str, v: Any) -> str | None:

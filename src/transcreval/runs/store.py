@@ -25,7 +25,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from transcreval.errors import InputError
 from transcreval.protocols.records import ItemRecord
@@ -77,6 +77,24 @@ def _safe(name: str) -> str:
     return out
 
 
+class _InRun:
+    """A file or folder of the run directory by its fixed name: ``run.lock`` is
+    ``run.root / "manifest.lock.jsonl"`` (read-only)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, run: None, owner: type[Any]) -> _InRun: ...
+    @overload
+    def __get__(self, run: RunDir, owner: type[Any] | None = None) -> Path: ...
+    def __get__(self, run: RunDir | None, owner: type[Any] | None = None) -> Path | _InRun:
+        return self if run is None else run.root / self.name
+
+    def __set__(self, run: RunDir, value: Any) -> None:
+        raise AttributeError(f"the run directory's {self.name} is fixed by its name")
+
+
 class RunDir:
     """A run directory (see the module docstring); ``rank`` / ``world`` for torchrun."""
 
@@ -85,29 +103,12 @@ class RunDir:
         self.rank, self.world = rank, world
 
     # ------------------------------------------------------------------ names
-    @property
-    def run_json(self) -> Path:
-        return self.root / "run.json"
-
-    @property
-    def lock(self) -> Path:
-        return self.root / "manifest.lock.jsonl"
-
-    @property
-    def items_dir(self) -> Path:
-        return self.root / "items"
-
-    @property
-    def cache_dir(self) -> Path:
-        return self.root / "cache"
-
-    @property
-    def results(self) -> Path:
-        return self.root / "results.json"
-
-    @property
-    def comparisons(self) -> Path:
-        return self.root / "comparisons.json"
+    run_json = _InRun("run.json")
+    lock = _InRun("manifest.lock.jsonl")
+    items_dir = _InRun("items")
+    cache_dir = _InRun("cache")
+    results = _InRun("results.json")
+    comparisons = _InRun("comparisons.json")
 
     def unit_path(self, system: str, unit: str, rank: int | None = None) -> Path:
         d = self.items_dir / _safe(system)

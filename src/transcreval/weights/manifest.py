@@ -30,9 +30,10 @@ This module imports nothing heavy (no torch), so ``transcreval weights list`` st
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+
+from transcreval.named_table import NamedTable
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")
@@ -95,26 +96,17 @@ class WeightsEntry:
             raise ValueError(f"weights {self.name!r}: hf_repo and hf_files go together")
 
 
-_LOCK = threading.Lock()
-_MANIFEST: dict[str, WeightsEntry] = {}
+_MANIFEST = NamedTable("weights", WeightsEntry)
 
 
 def register_weights(entry: WeightsEntry, *, overwrite: bool = False) -> WeightsEntry:
     """Add a file to the manifest (``overwrite=True`` to replace an entry of the same name)."""
-    if not isinstance(entry, WeightsEntry):
-        raise TypeError(f"register_weights needs a WeightsEntry, got {type(entry).__name__}")
-    with _LOCK:
-        old = _MANIFEST.get(entry.name)
-        if old is not None and old != entry and not overwrite:
-            raise ValueError(f"weights {entry.name!r} are already registered; pass overwrite=True to replace them")
-        _MANIFEST[entry.name] = entry
-    return entry
+    return _MANIFEST.add(entry, overwrite=overwrite, caller="register_weights")
 
 
 def unregister_weights(name: str) -> None:
     """Remove an entry (mainly for tests that register temporary files)."""
-    with _LOCK:
-        _MANIFEST.pop(name, None)
+    _MANIFEST.remove(name)
 
 
 def _register_builtin_extractors() -> None:
@@ -130,19 +122,13 @@ def get_entry(name: str) -> WeightsEntry:
     """The manifest entry called ``name``; a ``KeyError`` lists the known names."""
     if name not in _MANIFEST:
         _register_builtin_extractors()
-    try:
-        return _MANIFEST[name]
-    except KeyError:
-        known = ", ".join(sorted(_MANIFEST)) or "(none)"
-        raise KeyError(f"no weights called {name!r} in the manifest; known: {known}") from None
+    return _MANIFEST.get(name)
 
 
 def entries() -> Iterator[WeightsEntry]:
     """Every registered entry, sorted by name."""
     _register_builtin_extractors()
-    with _LOCK:
-        items = sorted(_MANIFEST.values(), key=lambda e: e.name)
-    return iter(items)
+    return iter(_MANIFEST.values())
 
 
 # --------------------------------------------------------------------------- built-in entries

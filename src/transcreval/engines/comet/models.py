@@ -14,9 +14,9 @@ Importing this module imports nothing heavy.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
+from transcreval.named_table import NamedTable
 from transcreval.weights.manifest import WeightsEntry, register_weights
 
 __all__ = ["CometModelSpec", "comet_model_spec", "known_comet_models", "register_comet_model"]
@@ -49,35 +49,26 @@ class CometModelSpec:
         return (self.checkpoint, self.hparams, *(n for _, n in self.encoder))
 
 
-_LOCK = threading.Lock()
-_MODELS: dict[str, CometModelSpec] = {}
+_MODELS = NamedTable("COMET model", CometModelSpec)
 
 
 def register_comet_model(spec: CometModelSpec, *, overwrite: bool = False) -> CometModelSpec:
     """Make a COMET model known by name (its files must be manifest entries)."""
-    with _LOCK:
-        old = _MODELS.get(spec.name)
-        if old is not None and old != spec and not overwrite:
-            raise ValueError(f"COMET model {spec.name!r} is already registered; pass overwrite=True to replace it")
-        _MODELS[spec.name] = spec
-    return spec
+    return _MODELS.add(spec, overwrite=overwrite, caller="register_comet_model")
 
 
 def unregister_comet_model(name: str) -> None:
     """Forget a COMET model (mainly for tests)."""
-    with _LOCK:
-        _MODELS.pop(name, None)
+    _MODELS.remove(name)
 
 
 def comet_model_spec(name: str) -> CometModelSpec | None:
     """The spec of a known model, or None."""
-    with _LOCK:
-        return _MODELS.get(name)
+    return _MODELS.find(name)
 
 
 def known_comet_models() -> list[str]:
-    with _LOCK:
-        return sorted(_MODELS)
+    return _MODELS.names()
 
 
 # --------------------------------------------------------------------------- built-in models
@@ -92,34 +83,6 @@ _WMT22 = "https://huggingface.co/Unbabel/wmt22-comet-da/resolve/main"
 _XLMR = "https://huggingface.co/FacebookAI/xlm-roberta-large/resolve/main"
 _USED_BY = ("COMETScore", "IMTBenchScore")
 
-register_weights(
-    WeightsEntry(
-        name="comet-wmt22-da",
-        filename="wmt22-comet-da.ckpt",
-        sha256=None,
-        size=None,
-        urls=(f"{_WMT22}/checkpoints/model.ckpt",),
-        licence="Apache-2.0 (Unbabel COMET)",
-        used_by=_USED_BY,
-        layout="comet-checkpoint",
-        sha256_note=_NO_DIGEST,
-        description="COMET-22 DA estimator (Unbabel/wmt22-comet-da) checkpoint, about 2.3 GB",
-    )
-)
-register_weights(
-    WeightsEntry(
-        name="comet-wmt22-da-hparams",
-        filename="wmt22-comet-da.hparams.yaml",
-        sha256=None,
-        size=None,
-        urls=(f"{_WMT22}/hparams.yaml",),
-        licence="Apache-2.0 (Unbabel COMET)",
-        used_by=_USED_BY,
-        layout="comet-hparams",
-        sha256_note=_NO_DIGEST,
-        description="hparams.yaml of Unbabel/wmt22-comet-da",
-    )
-)
 _XLMR_FILES = (
     ("config.json", "xlm-roberta-large-config", "xlm-roberta-large.config.json", "encoder configuration"),
     ("tokenizer.json", "xlm-roberta-large-tokenizer", "xlm-roberta-large.tokenizer.json", "fast tokenizer"),
@@ -130,21 +93,55 @@ _XLMR_FILES = (
         "sentencepiece model",
     ),
 )
-for _file, _name, _filename, _what in _XLMR_FILES:
-    register_weights(
-        WeightsEntry(
-            name=_name,
-            filename=_filename,
-            sha256=None,
-            size=None,
-            urls=(f"{_XLMR}/{_file}",),
-            licence="MIT (FacebookAI/xlm-roberta-large)",
-            used_by=_USED_BY,
-            layout="hf-encoder-file",
-            sha256_note=_NO_DIGEST,
-            description=f"xlm-roberta-large {_what} ({_file}), the encoder of the COMET-22 models",
-        )
+
+
+def _hub_file(url: str, name: str, filename: str, licence: str, layout: str, description: str) -> WeightsEntry:
+    """The manifest entry of one file of a Hugging Face repository (no digest: see above)."""
+    return WeightsEntry(
+        name=name,
+        filename=filename,
+        sha256=None,
+        size=None,
+        urls=(url,),
+        licence=licence,
+        used_by=_USED_BY,
+        layout=layout,
+        sha256_note=_NO_DIGEST,
+        description=description,
     )
+
+
+_COMET_LICENCE = "Apache-2.0 (Unbabel COMET)"
+for _entry in (
+    _hub_file(
+        f"{_WMT22}/checkpoints/model.ckpt",
+        "comet-wmt22-da",
+        "wmt22-comet-da.ckpt",
+        _COMET_LICENCE,
+        "comet-checkpoint",
+        "COMET-22 DA estimator (Unbabel/wmt22-comet-da) checkpoint, about 2.3 GB",
+    ),
+    _hub_file(
+        f"{_WMT22}/hparams.yaml",
+        "comet-wmt22-da-hparams",
+        "wmt22-comet-da.hparams.yaml",
+        _COMET_LICENCE,
+        "comet-hparams",
+        "hparams.yaml of Unbabel/wmt22-comet-da",
+    ),
+    *(
+        _hub_file(
+            f"{_XLMR}/{file}",
+            name,
+            filename,
+            "MIT (FacebookAI/xlm-roberta-large)",
+            "hf-encoder-file",
+            f"xlm-roberta-large {what} ({file}), the encoder of the COMET-22 models",
+        )
+        for file, name, filename, what in _XLMR_FILES
+    ),
+):
+    register_weights(_entry)
 
 register_comet_model(
     CometModelSpec(
@@ -156,4 +153,4 @@ register_comet_model(
         note="trained on DA scores scaled to [0, 1] (Rei et al. 2022); scores slightly outside are possible",
     )
 )
-del _file, _name, _filename, _what
+del _entry

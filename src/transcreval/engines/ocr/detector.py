@@ -25,7 +25,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -58,16 +58,8 @@ class DetectorInfo:
     rec_sha256: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "backend": self.backend,
-            "package": self.package,
-            "runtime": self.runtime,
-            "det_model": self.det_model,
-            "det_sha256": self.det_sha256,
-            "det_params": dict(self.det_params),
-            "rec_model": self.rec_model,
-            "rec_sha256": self.rec_sha256,
-        }
+        """Every field by name (``det_params`` as a dict), for JSON."""
+        return {f.name: getattr(self, f.name) for f in fields(self)} | {"det_params": dict(self.det_params)}
 
     def signature_options(self) -> dict[str, Any]:
         """A compact form for a metric's :class:`~transcreval.result.Signature`."""
@@ -77,6 +69,26 @@ class DetectorInfo:
             "det": f"{self.det_model}@{self.det_sha256[:12] or 'unhashed'}",
             "detp": self.params_digest,
         }
+
+    @classmethod
+    def of_run(
+        cls,
+        backend: str,
+        *,
+        package: str,
+        runtime: str,
+        det_model: str,
+        det_sha256: str,
+        params: Mapping[str, Any],
+        rec_model: str = "",
+        rec_sha256: str = "",
+    ) -> DetectorInfo:
+        """The identity of a backend's run: ``package`` and ``runtime`` are distribution names,
+        recorded with their installed versions; ``params`` are frozen (:func:`freeze_params`)."""
+        return cls(
+            backend, f"{package} {package_version(package)}", f"{runtime} {package_version(runtime)}", det_model,
+            det_sha256, freeze_params(params), rec_model, rec_sha256,
+        )  # fmt: skip
 
     @property
     def params_digest(self) -> str:

@@ -36,20 +36,16 @@ from transcreval.engines.ocr.detector import (
     OCRResult,
     TextDetector,
     file_sha256,
-    freeze_params,
-    package_version,
 )
-from transcreval.engines.ocr.rapid import MAX_ASPECT, MIN_SIDE, clip_polygons, pad_for_detection
+from transcreval.engines.ocr.rapid import (  # PADDLE_DET_DEFAULTS: the paddle backend's detection parameters
+    MAX_ASPECT,
+    MIN_SIDE,
+    PADDLE_DET_DEFAULTS,
+    clip_polygons,
+    pad_for_detection,
+)
 from transcreval.errors import InputError, MissingDependencyError
 
-#: PaddleOCR 3.x TextDetection defaults for the PP-OCRv5 detectors.
-PADDLE_DET_DEFAULTS: dict[str, Any] = {
-    "limit_side_len": 64,
-    "limit_type": "min",
-    "thresh": 0.3,
-    "box_thresh": 0.6,
-    "unclip_ratio": 1.5,
-}
 _MODEL_FILES = ("inference.yml", "inference.pdiparams")
 #: Accepted in ``params`` and passed on only when given (PaddleOCR >= 3.1 takes it; PaddleX's
 #: own default applies otherwise and is recorded as "paddlex-default").
@@ -237,13 +233,13 @@ class PaddleOCRDetector(TextDetector):
         params["pad"] = f"{MIN_SIDE}px,1:{MAX_ASPECT}"  # pad_for_detection, as the rapidocr backends record
         if recognize:
             params["text_score"] = self.text_score
-        return DetectorInfo(
-            backend=self.backend,
-            package=f"paddleocr {package_version('paddleocr')}",
-            runtime=f"paddlepaddle {package_version('paddlepaddle')}",
+        return DetectorInfo.of_run(
+            self.backend,
+            package="paddleocr",
+            runtime="paddlepaddle",
             det_model=self.det_model_name,
             det_sha256=self._weights_hash(self.det_model_name, self.det_model_dir),
-            det_params=freeze_params(params),
+            params=params,
             rec_model=self.rec_model_name if recognize else "",
             rec_sha256=self._weights_hash(self.rec_model_name, self.rec_model_dir) if recognize else "",
         )

@@ -34,8 +34,6 @@ from transcreval.engines.ocr.detector import (
     OCRResult,
     TextDetector,
     file_sha256,
-    freeze_params,
-    package_version,
 )
 from transcreval.errors import InputError, MissingDependencyError
 
@@ -45,16 +43,17 @@ RAPIDOCR_DET_KEYS = ("limit_side_len", "limit_type", "thresh", "box_thresh", "ma
 RAPIDOCR_GLOBAL_KEYS = ("use_preprocess_img", "min_side_len", "max_side_len", "use_vertical_padding", "min_height",
                         "width_height_ratio")  # fmt: skip
 
-#: PaddleOCR 3.x TextDetection defaults (PP-OCRv5 server/mobile det): what ``paddle_compat=True`` sets.
-PADDLE_COMPAT_PARAMS: dict[str, Any] = {
+#: PaddleOCR 3.x TextDetection defaults for the PP-OCRv5 (server/mobile) detectors: the paddle
+#: backend's detection parameters.
+PADDLE_DET_DEFAULTS: dict[str, Any] = {
     "limit_side_len": 64,
     "limit_type": "min",
     "thresh": 0.3,
     "box_thresh": 0.6,
     "unclip_ratio": 1.5,
-    "use_dilation": False,
-    "max_side_len": 4000,
 }
+#: What ``paddle_compat=True`` sets: PaddleOCR's detection defaults, in rapidocr's parameters.
+PADDLE_COMPAT_PARAMS: dict[str, Any] = {**PADDLE_DET_DEFAULTS, "use_dilation": False, "max_side_len": 4000}
 
 #: Images whose short side is below this, or thinner than 1:MAX_ASPECT, are padded first.
 MIN_SIDE = 32
@@ -261,13 +260,13 @@ class RapidOCRDetector(TextDetector):
             rec_model = _model_name(rec_path, cfg.Rec)
             rec_sha = file_sha256(rec_path) if rec_path else ""
             params.update(text_score=self.text_score, use_cls=self.use_cls)
-        return DetectorInfo(
-            backend=self.backend,
-            package=f"rapidocr {package_version('rapidocr')}",
-            runtime=f"onnxruntime {package_version('onnxruntime')}",
+        return DetectorInfo.of_run(
+            self.backend,
+            package="rapidocr",
+            runtime="onnxruntime",
             det_model=_model_name(det_path, cfg.Det),
             det_sha256=file_sha256(det_path) if det_path else "",
-            det_params=freeze_params(params),
+            params=params,
             rec_model=rec_model,
             rec_sha256=rec_sha,
         )

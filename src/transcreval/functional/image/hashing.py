@@ -11,6 +11,7 @@ is their Hamming distance (:func:`hamming_distance`). The metric is
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -23,35 +24,45 @@ from transcreval.errors import InputError
 from transcreval.functional.image.pil_resample import resize_square
 from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range, split_batch, to_gray_uint8
 from transcreval.io.values import check_input_range
+from transcreval.options import MetricOptions
 from transcreval.threads import check_num_threads, torch_threads, worker_count
 
 _CHUNK_PIXELS = 1_600_000  # pixels per worker chunk: ~4 posters of 512x768 (cache friendly)
 #: ``fast_decode`` asks the JPEG decoder for at least this many times the resize target a side
 DRAFT_FACTOR = 4
 
-__all__ = ["DRAFT_FACTOR", "check_phash_options", "hamming_distance", "phash", "phash_bits", "phash_hex"]
+__all__ = ["DRAFT_FACTOR", "HashOptions", "hamming_distance", "phash", "phash_bits", "phash_hex"]
 
 
-def check_phash_options(
-    hash_size: Any = 8,
-    highfreq_factor: Any = 4,
-    input_range: Any = None,
-    channels: Any = None,
-    exif_transpose: Any = False,
-    num_threads: Any = None,
-    max_pixels: Any = DEFAULT_MAX_PIXELS,
-    fast_decode: Any = False,
-) -> None:
-    """Validate pHash options (raises InputError naming the option)."""
-    check_positive_int("hash_size", hash_size, minimum=2)
-    check_positive_int("highfreq_factor", highfreq_factor)
-    check_input_range(input_range)
-    if channels not in (None, "first", "last"):
-        raise InputError(f"channels must be None, 'first' or 'last', got {channels!r}")
-    check_bool("exif_transpose", exif_transpose)
-    check_num_threads(num_threads)
-    check_positive_int("max_pixels", max_pixels)
-    check_bool("fast_decode", fast_decode)
+@dataclasses.dataclass(frozen=True)
+class HashOptions(MetricOptions):
+    """The options of :func:`phash_bits` (and :func:`phash`, :func:`phash_hex`), checked once
+    when built (InputError naming the option); :class:`~transcreval.functional.image.phash.PHashOptions`
+    adds the band thresholds of the metric."""
+
+    hash_size: int = 8
+    highfreq_factor: int = 4
+    input_range: Range = None
+    channels: Channels = None
+    exif_transpose: bool = False
+    num_threads: int | None = None
+    max_pixels: int = DEFAULT_MAX_PIXELS
+    fast_decode: bool = False
+
+    def check(self) -> None:
+        check_positive_int("hash_size", self.hash_size, minimum=2)
+        check_positive_int("highfreq_factor", self.highfreq_factor)
+        check_input_range(self.input_range)
+        if self.channels not in (None, "first", "last"):
+            raise InputError(f"channels must be None, 'first' or 'last', got {self.channels!r}")
+        check_bool("exif_transpose", self.exif_transpose)
+        check_num_threads(self.num_threads)
+        check_positive_int("max_pixels", self.max_pixels)
+        check_bool("fast_decode", self.fast_decode)
+
+    def hash_options(self) -> dict[str, Any]:
+        """The hash fields alone, by name (what :func:`phash` takes)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(HashOptions)}
 
 
 def _resize_chunk(items: list[Any], size: int, kw: dict[str, Any]) -> np.ndarray:
@@ -112,19 +123,11 @@ def _pixels(item: Any) -> int:
     return 1 << 20
 
 
-def phash_bits(
-    images: Any,
-    *,
-    hash_size: int = 8,
-    highfreq_factor: int = 4,
-    input_range: Range = None,
-    channels: Channels = None,
-    exif_transpose: bool = False,
-    num_threads: int | None = None,
-    max_pixels: int = DEFAULT_MAX_PIXELS,
-    fast_decode: bool = False,
-) -> torch.Tensor:
+def phash_bits(images: Any, **options: Any) -> torch.Tensor:
     """The pHash bits of each image: a bool tensor ``(N, hash_size * hash_size)``, row-major.
+
+    ``options`` are the fields of :class:`HashOptions` (an unknown one is a TypeError naming
+    the accepted ones), checked before any image is read:
 
     Args:
         images: paths, bytes, PIL images, arrays or tensors (see :mod:`transcreval.io`).
@@ -147,23 +150,21 @@ def phash_bits(
             imagehash (see docs/metrics/PHashDistance.md for the measured agreement); other
             formats and decoded images are hashed exactly as without it.
     """
-    check_phash_options(
-        hash_size, highfreq_factor, input_range, channels, exif_transpose, num_threads, max_pixels, fast_decode
-    )
+    opts = HashOptions.take(options, "phash_bits")
     import scipy.fftpack
 
-    items = split_batch(images, channels=channels)
-    size = hash_size * highfreq_factor
+    items = split_batch(images, channels=opts.channels)
+    size = opts.hash_size * opts.highfreq_factor
     kw = {
-        "input_range": input_range,
-        "channels": channels,
-        "exif_transpose": exif_transpose,
-        "max_pixels": max_pixels,
-        "draft": DRAFT_FACTOR * size if fast_decode else None,
+        "input_range": opts.input_range,
+        "channels": opts.channels,
+        "exif_transpose": opts.exif_transpose,
+        "max_pixels": opts.max_pixels,
+        "draft": DRAFT_FACTOR * size if opts.fast_decode else None,
     }
-    small = _small_images(items, size, kw, num_threads)
+    small = _small_images(items, size, kw, opts.num_threads)
     dct = scipy.fftpack.dct(scipy.fftpack.dct(small, axis=1), axis=2)
-    low = dct[:, :hash_size, :hash_size]
+    low = dct[:, : opts.hash_size, : opts.hash_size]
     med = np.median(low.reshape(len(low), -1), axis=1)
     bits = low.reshape(len(low), -1) > med[:, None]
     return torch.from_numpy(bits)

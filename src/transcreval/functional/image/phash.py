@@ -26,15 +26,14 @@ import torch
 from transcreval.common import check_bool
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.image.edit_intensity import edit_intensity_counts, edit_intensity_split
-from transcreval.functional.image.hashing import check_phash_options, hamming_distance, phash, phash_bits, phash_hex
+from transcreval.functional.image.hashing import HashOptions, hamming_distance, phash, phash_bits, phash_hex
 from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range
-from transcreval.options import MetricOptions, option
 from transcreval.result import MetricResult
 
 __all__ = [
     "PACKAGES",
+    "HashOptions",
     "PHashOptions",
-    "check_phash_options",
     "edit_intensity_counts",
     "edit_intensity_split",
     "hamming_distance",
@@ -52,34 +51,21 @@ PACKAGES = ("pillow", "scipy")
 
 
 @dataclass(frozen=True)
-class PHashOptions(MetricOptions):
+class PHashOptions(HashOptions):
     """The options of :class:`~transcreval.PHashDistance` and :func:`phash_distance`: the hash
-    options of :func:`~transcreval.functional.image.hashing.phash_bits` (``hash_size`` at most
+    options (:class:`~transcreval.functional.image.hashing.HashOptions`, ``hash_size`` at most
     8: hashes are int64) and the band thresholds ``surface_max``/``deep_min``/``inclusive``."""
 
-    hash_size: int = 8
-    highfreq_factor: int = 4
     surface_max: float = 12
     deep_min: float = 30
     inclusive: bool = True
-    input_range: Range = option(None, signature=None)
-    channels: Channels = option(None, signature=None)
-    exif_transpose: bool = option(False, signature=None)
-    num_threads: int | None = option(None, signature=None)
-    max_pixels: int = option(DEFAULT_MAX_PIXELS, signature=None)
-    fast_decode: bool = False
 
     def check(self) -> None:
-        check_phash_options(**self.hash_options())
+        super().check()
         if self.hash_size > 8:
             raise InputError(f"hash_size must be at most 8 (hashes are stored as int64), got {self.hash_size}")
         check_bool("inclusive", self.inclusive)
         edit_intensity_counts([], self.surface_max, self.deep_min, self.inclusive)  # validates the thresholds
-
-    def hash_options(self) -> dict[str, Any]:
-        """What :func:`~transcreval.functional.image.hashing.phash` takes."""
-        bands = ("surface_max", "deep_min", "inclusive")
-        return {k: v for k, v in self.as_kwargs().items() if k not in bands}
 
     def signature_options(self) -> dict[str, Any]:
         draft = {"decode": "draft"} if self.fast_decode else {}

@@ -132,6 +132,12 @@ def _grouped_wrs(
         yield i, key, word_recall_item(a, b, options.unit, options.mode)
 
 
+def _counted(wr: float | None, options: WordRecallOptions) -> float | None:
+    """An item's WR as a grouped mean counts it: an unreadable answer (None) scores 0 with
+    ``on_unreadable="zero"`` and is left out (None) with ``"drop"``."""
+    return 0.0 if wr is None and options.on_unreadable == "zero" else wr
+
+
 def word_recall_stats(
     preds: Sequence[str | None], target: Sequence[str], *, options: WordRecallOptions
 ) -> dict[str, Any]:
@@ -181,11 +187,9 @@ def ocr_robustness_gap_stats(
     for _, c, v in _grouped_wrs(preds, target, split, "split", "ocr_robustness_gap", options):
         if c not in SPLITS:
             raise InputError(f"split entries must be 'simple' or 'hard', got {c!r}")
-        if v is None:
-            bad += 1
-            if options.on_unreadable == "drop":
-                continue
-            v = 0.0
+        bad += v is None
+        if (v := _counted(v, options)) is None:
+            continue
         k = SPLITS.index(c)
         wr_sum[k] += v
         count[k] += 1
@@ -237,11 +241,9 @@ def font_size_stability_stats(
         fs = float(size)
         if not math.isfinite(fs) or fs <= 0:
             raise InputError(f"font_sizes[{i}] must be a positive number, got {size!r}")
-        if v is None:
-            bad += 1
-            if options.on_unreadable == "drop":
-                continue
-            v = 0.0
+        bad += v is None
+        if (v := _counted(v, options)) is None:
+            continue
         wrs.append(v)
         kept.append(fs)
     return {"wr": wrs, "size": kept, "unparsable": bad}

@@ -50,7 +50,6 @@ anything else under ``meta``. Every error names the record (``items.jsonl:12`` o
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -60,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from transcreval.errors import InputError
+from transcreval.jsonl import read_jsonl_lines
 
 __all__ = [
     "ERROR_TYPES",
@@ -195,19 +195,7 @@ def _rows(source: Any, what: str) -> tuple[list[tuple[str, Any]], Path | None]:
     """``(where, raw record)`` pairs from a JSONL path or an iterable of records."""
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except OSError as e:
-            raise InputError(f"cannot read the {what} file {path}: {e}") from e
-        rows = []
-        for n, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append((f"{path.name}:{n}", json.loads(line)))
-            except json.JSONDecodeError as e:
-                raise InputError(f"{path.name}:{n}: not a JSON object ({e.msg} at column {e.colno})") from None
-        return rows, path.parent
+        return [(f"{path.name}:{n}", v) for n, v in read_jsonl_lines(path, f"{what} file")], path.parent
     if isinstance(source, (bytes, Mapping)) or not isinstance(source, Iterable):
         raise InputError(f"{what} must be a JSONL file path or a list of records, got {type(source).__name__}")
     return [(f"{what}[{i}]", r) for i, r in enumerate(source)], None

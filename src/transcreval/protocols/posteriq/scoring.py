@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from transcreval.common import MeanStats, Mode, OnUnreadable
@@ -79,16 +79,8 @@ class ProtocolOptions:
         return CODE_TASK_K if self.code else TASK_K
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "mode": self.mode,
-            "on_unreadable": self.on_unreadable,
-            "refusal_filter": self.refusal_filter,
-            "coords": self.coords,
-            "target_coords": self.target_coords,
-            "mean_iou_top_n": self.mean_iou_top_n,
-            "ddof": self.ddof,
-            "k": dict(self.k),
-        }
+        """Every option by name, and the ``k`` of each chance-normalised task."""
+        return {f.name: getattr(self, f.name) for f in fields(self)} | {"k": dict(self.k)}
 
 
 @dataclass
