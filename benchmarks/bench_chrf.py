@@ -140,4 +140,13 @@ def test_paired_scale_title_chrf(paired, n):
         return metric.compute().per_item.tolist()
 
     assert ours(hyps, refs) == reference(hyps, refs)
-    paired(f"TitleChrF scale, {n} pairs in one update", reference, ours, hyps, refs, pairs=3, warmup=0)
+    paired(
+        f"TitleChrF scale, {n} pairs in one update",
+        reference,
+        ours,
+        hyps,
+        refs,
+        pairs=3,
+        warmup=0,
+        scale=("TitleChrF, title pairs in one update", n),
+    )

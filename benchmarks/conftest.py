@@ -94,11 +94,25 @@ def paired(benchmark: Any, cpu_load: str) -> Any:
     The machines we measure on change speed over seconds (shared virtual CPUs), which can tilt
     a ratio taken from two separate timing runs; the median of per-pair ratios is immune to it.
     Every paired workload runs twice, quiet and under a competing load (:func:`cpu_load`); the
-    medians, the ratio, the load and the peak resident memory go into the benchmark JSON
+    medians, the ratio, its goal, the load and the process's resident memory (before the
+    workload and its peak during it, warm-up included) go into the benchmark JSON
     (``extra_info``), from which ``benchmarks/table.py`` writes the README's table.
     """
 
-    def run(group: str, reference: Any, ours: Any, *args: Any, pairs: int = 12, warmup: int = 1) -> float:
+    def run(
+        group: str,
+        reference: Any,
+        ours: Any,
+        *args: Any,
+        pairs: int = 12,
+        warmup: int = 1,
+        goal: float = 1.0,
+        scale: tuple[str, int] | None = None,
+    ) -> float:
+        """``goal``: the least acceptable ratio (``make bench`` fails below it): 1 (never slower
+        than the peer) unless the peer is a bound rather than a package, e.g. decode-only time,
+        where 1/1.3 means "within 1.3x of it". ``scale``: ``(series, items)`` for a row of a
+        series run at growing item counts (the table adds the cost per item and the growth)."""
         ratios: list[float] = []
         times: tuple[list[float], list[float]] = ([], [])
 
@@ -117,6 +131,7 @@ def paired(benchmark: Any, cpu_load: str) -> Any:
                 times[1].append(t2 - t1)
 
         benchmark.group = f"paired: {group} [{cpu_load}]"
+        start = _rss_bytes()
         with _peak_rss() as peak:
             benchmark.pedantic(alternate, rounds=1, warmup_rounds=warmup, iterations=1)
         ratios.sort()
@@ -133,8 +148,12 @@ def paired(benchmark: Any, cpu_load: str) -> Any:
                 "ratio_q3": ratios[3 * len(ratios) // 4],
                 "pairs": pairs,
                 "peak_rss_bytes": peak[0],
+                "rss_start_bytes": start,
+                "goal": goal,
             }
         )
+        if scale is not None:
+            benchmark.extra_info.update({"series": scale[0], "items": scale[1]})
         return med
 
     return run
