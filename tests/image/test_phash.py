@@ -157,6 +157,18 @@ def test_threads_do_not_change_results():
     assert torch.equal(phash(imgs, num_threads=1), phash(imgs, num_threads=3))
 
 
+def test_dct_blocks_do_not_change_the_bits(monkeypatch):
+    # the DCT runs in blocks of DCT_BLOCK images (bounded memory at corpus scale): a block edge
+    # inside the batch, a last short block and a single-image block all give imagehash's bits
+    import transcreval.functional.image.hashing as hashing
+
+    imgs = _images(23, seed=21)
+    monkeypatch.setattr(hashing, "DCT_BLOCK", 5)
+    assert phash_hex(imgs) == _ref_hex(imgs)
+    monkeypatch.setattr(hashing, "DCT_BLOCK", 1)
+    assert phash_hex(imgs[:4]) == _ref_hex(imgs[:4])
+
+
 def test_distance_equals_imagehash_subtraction():
     a, b = _images(20, seed=15), _images(20, seed=16)
     expected = [imagehash.phash(x) - imagehash.phash(y) for x, y in zip(a, b)]

@@ -30,6 +30,7 @@ from transcreval.threads import check_num_threads, torch_threads, worker_count
 _CHUNK_PIXELS = 1_600_000  # pixels per worker chunk: ~4 posters of 512x768 (cache friendly)
 #: ``fast_decode`` asks the JPEG decoder for at least this many times the resize target a side
 DRAFT_FACTOR = 4
+DCT_BLOCK = 4096  # images per DCT block in phash_bits
 
 __all__ = ["DRAFT_FACTOR", "HashOptions", "hamming_distance", "phash", "phash_bits", "phash_hex"]
 
@@ -163,10 +164,14 @@ def phash_bits(images: Any, **options: Any) -> torch.Tensor:
         "draft": DRAFT_FACTOR * size if opts.fast_decode else None,
     }
     small = _small_images(items, size, kw, opts.num_threads)
-    dct = scipy.fftpack.dct(scipy.fftpack.dct(small, axis=1), axis=2)
-    low = dct[:, : opts.hash_size, : opts.hash_size]
-    med = np.median(low.reshape(len(low), -1), axis=1)
-    bits = low.reshape(len(low), -1) > med[:, None]
+    bits = np.empty((len(small), opts.hash_size * opts.hash_size), dtype=bool)
+    # the float64 DCT takes 16x the small images' bytes: blocks of DCT_BLOCK images bound it
+    # (each image's DCT is computed on its own rows, so the bits do not depend on the block)
+    for start in range(0, len(small), DCT_BLOCK):
+        block = small[start : start + DCT_BLOCK]
+        dct = scipy.fftpack.dct(scipy.fftpack.dct(block, axis=1), axis=2)
+        low = dct[:, : opts.hash_size, : opts.hash_size].reshape(len(block), -1)
+        bits[start : start + len(block)] = low > np.median(low, axis=1)[:, None]
     return torch.from_numpy(bits)
 
 
