@@ -278,3 +278,13 @@ def test_judge_items_without_the_reference_and_bad_options():
         judge_items(OUTS[:2], REFS[:2], TEXTS[:2], judge=_scripted([]), templates={"vis": "x"})
     with pytest.raises(InputError, match="one text"):
         judge_items(OUTS[:2], REFS[:2], TEXTS[:1], judge=_scripted([]))
+
+
+def test_setup_items_takes_five_inputs_and_the_mask_by_name():
+    # the protocol once passed the masks as a sixth positional input: refused with a message
+    # that names the inputs, before anything is loaded or scored
+    from transcreval.functional.judge.imtbench_score import IMTBenchSetup
+
+    setup = IMTBenchSetup(options=None, comet=None, judge_options={}, background=None, lpips_signature={})
+    with pytest.raises(TypeError, match=r"5 inputs \(preds, target, translations, references, sources\), got 6.*mask="):
+        setup.items([], [], [], [], [], None)

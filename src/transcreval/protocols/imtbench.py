@@ -67,7 +67,7 @@ def _system_records(
             [o.text if o is not None else None for o in outs],
             [it.reference_text for it in chunk],
             [it.source_text for it in chunk],
-            masks,
+            mask=masks,
         )
         overall = comp.overall()
         for k, it in enumerate(chunk):

@@ -110,6 +110,11 @@ class IMTBenchSetup:
         """The four components of each item; ``inputs``: ``preds, target, translations,
         references, sources`` as :func:`imtbench_score` takes them, ``mask``: the background
         masks with ``bg_mask="given"``."""
+        if len(inputs) != 5:
+            raise TypeError(
+                f"IMTBenchSetup.items takes 5 inputs (preds, target, translations, references, sources), "
+                f"got {len(inputs)}; pass the background masks by name: mask=..."
+            )
         bg_mask = self.options.bg_mask
         if bg_mask == "given" and mask is None:
             raise InputError("bg_mask='given': pass the background masks (mask=..., 1 = background), one per item")
