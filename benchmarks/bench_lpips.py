@@ -112,7 +112,7 @@ def test_three_systems_rerun_with_the_feature_cache(alex, tmp_path, benchmark):
     def evaluate(cache):
         values = []
         for s in systems:
-            m = LPIPS(weights=path, feature_cache=cache)
+            m = LPIPS(weights=path, feature_cache=cache, cache_preds=True)  # rerun: outputs cached too
             m.update(s, refs)
             values.append(m.compute().value)
         return values

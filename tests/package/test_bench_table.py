@@ -98,3 +98,13 @@ def test_main_dash_prints_and_leaves_the_readme(table, tmp_path, capsys):
     assert table.main([str(report), "-"]) == 0
     assert "| partial |" in capsys.readouterr().out
     assert readme.read_text() == before
+
+
+def test_a_subset_of_timed_only_rows_prints_a_note_but_a_full_report_without_rows_fails(table, tmp_path, capsys):
+    # `make bench BENCH_K=feature_cache` selects a timed-only row: not an error; a full report
+    # with no paired workload means the suite did not run them, and fails
+    empty = tmp_path / "timed.json"
+    empty.write_text(json.dumps({"benchmarks": [{"extra_info": {"no cache": {"seconds": 1.0}}}]}))
+    assert table.main([str(empty), "-"]) == 0
+    assert table.main([str(empty), str(tmp_path / "README.md")]) == 2
+    assert "no paired workloads" in capsys.readouterr().err
