@@ -6,6 +6,13 @@ values directly (never from our parsing). Answers come in the wrappings real jud
 (plain JSON, code fences, prose around the object, Python literals) or are scripted to fail
 (prose with no JSON, out-of-range scores, refusals). The table is recorded into a cache
 through a FunctionJudge; the harness then replays it with a ReplayJudge.
+
+How the judge-metric test files (tests/judge/test_<module>.py) use it: the harness
+(tests/_helpers/tester.py) runs class == function == reference at 1, 2 and 4 processes, with a
+ReplayJudge answering from the recorded cache. References are computed from the values the
+oracle was told to give, never through our parsing; items scripted to fail are left out of the
+reference and counted in the extras. Family-wide checks: tests/judge/test_family.py,
+test_metric_edges.py, test_metric_failures.py.
 """
 
 from __future__ import annotations

@@ -3,12 +3,7 @@ naturalness/artifacts) and S_align through the harness, S_vis with the reference
 and the joint judge call. The judge is scripted: its answers are decided per item in advance, so
 every expected value is the intended score / 10, never read back through our parser.
 
-The harness (tests/_helpers/tester.py) runs class == function == reference at 1, 2 and 4
-processes, with a ReplayJudge answering from a cache recorded off a scripted oracle
-(tests/judge/oracle.py). References are computed from the values the oracle was told to give,
-never through our parsing; items scripted to fail are left out of the reference and counted in
-the extras. Family-wide checks: tests/judge/test_family.py, test_metric_edges.py,
-test_metric_failures.py.
+How the harness and the scripted oracle are set up: tests/judge/oracle.py.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
 """TitleExtraction (transcreval.judge.title_extraction): MPTC's title chrF on the judge's
 readings against sacrebleu, the extracted titles, through the harness.
 
-The harness (tests/_helpers/tester.py) runs class == function == reference at 1, 2 and 4
-processes, with a ReplayJudge answering from a cache recorded off a scripted oracle
-(tests/judge/oracle.py). References are computed from the values the oracle was told to give,
-never through our parsing; items scripted to fail are left out of the reference and counted in
-the extras. Family-wide checks: tests/judge/test_family.py, test_metric_edges.py,
-test_metric_failures.py.
+How the harness and the scripted oracle are set up: tests/judge/oracle.py.
 """
 
 from __future__ import annotations
