@@ -32,6 +32,12 @@ class NamedTable(Generic[E]):
         """Store ``entry`` under its name (and return it). An object of another type is a
         TypeError naming ``caller``; another entry under a taken name is a ValueError unless
         ``overwrite`` (the same entry again is no change)."""
+        self.swap(entry, overwrite=overwrite, caller=caller)
+        return entry
+
+    def swap(self, entry: E, *, overwrite: bool, caller: str) -> E | None:
+        """:meth:`add`, returning the entry that was under the name before (None if none), read
+        under the same lock as the write (for callers that must clean up after a replaced entry)."""
         if not isinstance(entry, self.entry_type):
             raise TypeError(f"{caller} needs a {self.entry_type.__name__}, got {type(entry).__name__}")
         with self._lock:
@@ -39,7 +45,7 @@ class NamedTable(Generic[E]):
             if old is not None and old != entry and not overwrite:
                 raise ValueError(f"{self.kind} {entry.name!r} is already registered; pass overwrite=True to replace it")
             self._entries[entry.name] = entry
-        return entry
+        return old
 
     def remove(self, name: str) -> None:
         """Forget an entry (no error when there is none)."""

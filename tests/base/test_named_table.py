@@ -39,3 +39,13 @@ def test_errors_name_the_kind_the_caller_and_the_known_names():
         t.get("z")
     with pytest.raises(KeyError, match=r"known: \(none\)"):
         NamedTable("widget", _Entry).get("z")
+
+
+def test_swap_returns_the_entry_it_replaced():
+    # register_extractor drops the built instances of a replaced extractor: it needs the old
+    # entry read under the same lock as the write
+    t = NamedTable("widget", _Entry)
+    assert t.swap(_Entry("a", 1), overwrite=False, caller="add_widget") is None
+    assert t.swap(_Entry("a", 1), overwrite=False, caller="add_widget") == _Entry("a", 1)  # same entry: no change
+    assert t.swap(_Entry("a", 2), overwrite=True, caller="add_widget") == _Entry("a", 1)
+    assert t.get("a") == _Entry("a", 2)

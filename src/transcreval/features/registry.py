@@ -121,8 +121,7 @@ _SPECS = NamedTable("feature extractor", ExtractorSpec)
 
 def register_extractor(spec: ExtractorSpec, *, overwrite: bool = False) -> ExtractorSpec:
     """Add an extractor (``overwrite=True`` replaces one of the same name and drops its built instances)."""
-    old = _SPECS.find(spec.name)
-    _SPECS.add(spec, overwrite=overwrite, caller="register_extractor")
+    old = _SPECS.swap(spec, overwrite=overwrite, caller="register_extractor")
     if old is not None and old != spec:
         clear_extractors(spec.name)
     return spec
