@@ -22,6 +22,7 @@ from typing import Any
 import torch
 
 from transcreval._version import __version__
+from transcreval.packages import package_version
 
 
 def _fmt(value: Any) -> str:
@@ -30,16 +31,6 @@ def _fmt(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
-
-
-def package_version(name: str) -> str:
-    """The installed version of a distribution (``"none"`` when it is not installed)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "none"
 
 
 @dataclass(frozen=True)

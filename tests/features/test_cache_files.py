@@ -14,6 +14,7 @@ import torch
 from tests._helpers import random_weights as rw
 from transcreval.errors import FeatureCacheError, InputError
 from transcreval.features import FeatureCache, clear_extractors, get_extractor
+from transcreval.packages import package_version
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +127,6 @@ def test_a_read_only_cache_pickles_with_its_mode(tmp_path):
 def test_the_key_holds_the_package_versions(ex, tmp_path, monkeypatch):
     """After an upgrade of a package that computes the features, a persistent cache must not serve
     the old features: the versions are part of the identity (and so of every row's key)."""
-    from transcreval.features import registry
 
     ident = ex.identity
     assert set(ident["versions"]) == {"torch", "torchvision"}
@@ -137,9 +137,10 @@ def test_the_key_holds_the_package_versions(ex, tmp_path, monkeypatch):
     ex.stats.reset()
     ex(x, cache=cache)
     assert ex.stats.cache_hits == 2
-    real = registry.package_version
-    monkeypatch.setattr(registry, "package_version", lambda name: "99.0" if name == "torchvision" else real(name))
-    monkeypatch.setattr("transcreval.features.extractor.package_version", registry.package_version)
+    monkeypatch.setattr(
+        "transcreval.features.extractor.package_version",
+        lambda name: "99.0" if name == "torchvision" else package_version(name),
+    )
     assert ex.identity["versions"]["torchvision"] == "99.0"
     ex.stats.reset()
     ex(x, cache=cache)
@@ -178,7 +179,6 @@ def test_fid_references_record_versions_and_only_warn_when_they_differ(tmp_path,
 
     from tests._helpers.model_weights import inception_file, poster_like
     from transcreval import FID
-    from transcreval.features import registry
     from transcreval.functional.image.fid_reference import load_fid_reference, save_fid_reference
 
     w = inception_file(0)
@@ -194,9 +194,10 @@ def test_fid_references_record_versions_and_only_warn_when_they_differ(tmp_path,
         old = tmp_path / "old.safetensors"
         save_fid_reference(old, stats, {k: v for k, v in m._identity.items() if k != "versions"})
         FID(weights=w, reference=old)
-    real_version = registry.package_version
-    monkeypatch.setattr(registry, "package_version", lambda n: "99.0" if n == "torch-fidelity" else real_version(n))
-    monkeypatch.setattr("transcreval.features.extractor.package_version", registry.package_version)
+    monkeypatch.setattr(
+        "transcreval.features.extractor.package_version",
+        lambda n: "99.0" if n == "torch-fidelity" else package_version(n),
+    )
     with pytest.warns(UserWarning, match="package versions"):
         upgraded = FID(weights=w, reference=path)
     upgraded.update(poster_like(3, 64, 48, seed=2))

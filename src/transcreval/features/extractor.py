@@ -38,10 +38,10 @@ from transcreval.features.registry import (
     built_instances,
     clear_extractors,
     get_extractor_spec,
-    package_version,
 )
 from transcreval.features.sanity import warn_if_constant
 from transcreval.features.scope import current_scope, feature_scope, shared_input
+from transcreval.packages import package_version
 from transcreval.threads import torch_threads
 from transcreval.warn import warn_user
 from transcreval.weights.pin import check_unchanged

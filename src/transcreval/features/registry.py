@@ -23,9 +23,7 @@ is first built (so registering costs nothing at import time).
 
 from __future__ import annotations
 
-import functools
 import importlib
-import importlib.metadata
 import importlib.util
 import threading
 from collections.abc import Callable, Iterator
@@ -46,15 +44,6 @@ BACKEND_PACKAGES: dict[str, tuple[str, ...]] = {
     "torch-fidelity": ("torch-fidelity",),
     "open_clip": ("open_clip_torch", "torchvision", "pillow"),
 }
-
-
-@functools.cache
-def package_version(name: str) -> str:
-    """The installed version of distribution ``name`` ("not installed" when it is not)."""
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return "not installed"
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ from transcreval.engines.ocr.detector import (
     file_sha256,
     freeze_params,
     options_key,
-    package_version,
 )
 from transcreval.errors import InputError
+from transcreval.packages import package_version
 
 __all__ = [
     "DetectorInfo",

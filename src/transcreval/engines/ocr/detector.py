@@ -32,6 +32,7 @@ import numpy as np
 
 from transcreval.engines.ocr.images import as_rgb_uint8, image_key
 from transcreval.errors import InputError
+from transcreval.packages import package_version
 
 
 @dataclass(frozen=True)
@@ -261,16 +262,6 @@ def options_key(value: Any) -> Any:
     if isinstance(value, os.PathLike):
         return os.fspath(value)
     return value
-
-
-def package_version(dist: str) -> str:
-    """The installed version of a distribution, or ``"unknown"``."""
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def freeze_params(params: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:

@@ -1,0 +1,51 @@
+"""transcreval.packages: the one lookup of installed package versions (signatures, feature-cache
+keys and OCR run identities all go through it)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import pytest
+
+from transcreval.packages import package_version
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """importlib.metadata.version with a call counter, and a cold cache (restored after)."""
+    calls: list[str] = []
+    real = importlib.metadata.version
+
+    def version(name: str) -> str:
+        calls.append(name)
+        return real(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", version)
+    package_version.cache_clear()
+    yield calls
+    package_version.cache_clear()
+
+
+def test_the_installed_version_looked_up_once_per_process(counted):
+    assert package_version("torch") == importlib.metadata.distribution("torch").version
+    assert package_version("torch") == package_version("torch")
+    assert counted == ["torch"]
+
+
+def test_a_missing_distribution_is_none(counted):
+    assert package_version("transcreval-no-such-distribution") == "none"
+    assert package_version("transcreval-no-such-distribution") == "none"
+    assert counted == ["transcreval-no-such-distribution"]
+
+
+def test_every_consumer_uses_the_one_lookup():
+    """Signatures, the feature extractors' identity and the OCR detectors record the same string."""
+    from transcreval.engines.ocr import base, detector
+    from transcreval.features import extractor
+    from transcreval.result import Signature
+
+    assert extractor.package_version is base.package_version is detector.package_version is package_version
+    assert Signature.make("M", {}, ("no-such-dist", "torch")).versions == (
+        ("no-such-dist", "none"),
+        ("torch", package_version("torch")),
+    )
