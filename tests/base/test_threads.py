@@ -19,7 +19,14 @@ from transcreval.functional import phash
 from transcreval.metric import Metric
 from transcreval.result import MetricResult
 from transcreval.states import Sum
-from transcreval.threads import available_cpus, check_num_threads, default_threads, torch_threads, worker_count
+from transcreval.threads import (
+    available_cpus,
+    check_num_threads,
+    default_threads,
+    map_threads,
+    torch_threads,
+    worker_count,
+)
 
 
 @pytest.fixture
@@ -146,3 +153,65 @@ def test_the_budget_wraps_the_base_every_registered_metric_uses():
         cls = getattr(importlib.import_module(info.module), info.name)
         assert cls._batch is Metric._batch, info.name
         assert cls.compute is Metric.compute, info.name
+
+
+# ----------------------------------------------------------------------------- map_threads
+def test_map_threads_keeps_order_and_runs_torch_on_one_thread(three_threads):
+    import threading
+
+    both = threading.Barrier(2, timeout=60)  # the first two items wait for each other: two threads
+    seen: list[tuple[str, int]] = []
+
+    def fn(i: int) -> int:
+        seen.append((threading.current_thread().name, torch.get_num_threads()))
+        if i < 2:
+            both.wait()
+        return i * i
+
+    assert map_threads(fn, range(50), num_threads=2) == [i * i for i in range(50)]
+    assert {n for _, n in seen} == {1}
+    assert len({name for name, _ in seen}) == 2
+    assert torch.get_num_threads() == three_threads
+    assert map_threads(fn, [], num_threads=2) == []
+
+
+def test_map_threads_raises_the_first_error_after_the_others_stop(three_threads):
+    done: list[int] = []
+
+    def fn(i: int) -> int:
+        if i == 3:
+            raise ValueError("item 3 is bad")
+        done.append(i)
+        return i
+
+    with pytest.raises(ValueError, match="item 3"):
+        map_threads(fn, range(1000), num_threads=2)
+    assert len(done) < 999  # stopped early, not run to the end
+    assert torch.get_num_threads() == three_threads
+    assert map_threads(lambda i: i + 1, range(5), num_threads=2) == [1, 2, 3, 4, 5]  # the pool still works
+
+
+def test_map_threads_nested_and_concurrent_calls_finish():
+    """A nested call runs in its thread (never waits on a queued task of a busy pool), and calls
+    from several user threads at once share the pool without deadlock."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def inner(i: int) -> int:
+        return sum(map_threads(lambda j: i * j, range(10), num_threads=4))
+
+    want = [45 * i for i in range(20)]
+    assert map_threads(inner, range(20), num_threads=4) == want
+    with ThreadPoolExecutor(4) as users:
+        results = list(users.map(lambda _: map_threads(inner, range(20), num_threads=4), range(8)))
+    assert results == [want] * 8
+
+
+def test_map_threads_after_fork():
+    """A forked child (a DataLoader worker) has none of the parent's pool threads: it builds its own."""
+    import multiprocessing
+
+    map_threads(lambda i: i, range(4), num_threads=2)  # the parent's pool exists
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        out = pool.apply_async(map_threads, (abs, [-1, -2, -3, -4]), {"num_threads": 2}).get(timeout=120)
+    assert out == [1, 2, 3, 4]

@@ -35,9 +35,12 @@ def test_spread_matches_chunks_on_one_thread_and_keeps_order():
 
 def test_spread_workers_run_one_torch_thread_in_the_callers_mode():
     seen = []
+    both = threading.Barrier(2, timeout=60)  # the first two chunks wait for each other: two threads
 
     def fn(c: torch.Tensor) -> torch.Tensor:
         seen.append((threading.current_thread().name, torch.get_num_threads(), torch.is_inference_mode_enabled()))
+        if len(seen) <= 2:
+            both.wait()
         return c * 2
 
     x = torch.rand(16, 3)
@@ -46,7 +49,7 @@ def test_spread_workers_run_one_torch_thread_in_the_callers_mode():
     assert torch.equal(out, x * 2)
     assert len(seen) == 4
     assert all(n == 1 and inference for _, n, inference in seen)
-    assert any(name.startswith("transcreval-chunks") for name, _, _ in seen)
+    assert any(name.startswith("transcreval-map") for name, _, _ in seen)
     seen.clear()
     with torch.no_grad(), torch_threads(2):
         fixed_batches(fn, x, spread=True)
@@ -69,3 +72,23 @@ def test_gradients_keep_the_callers_thread(spread):
     out.sum().backward()
     assert torch.equal(x.grad, torch.full_like(x, 3.0))
     assert set(names) == {threading.current_thread().name}
+
+
+def test_chunk_rows_small_networks_take_larger_chunks_and_stay_invariant():
+    """A network under SMALL_NETWORK's parameter count runs on the CPU in chunks of its rows (its
+    per-op cost dominates a chunk of 4), a larger one in FIXED_BATCH's: still one fixed size per
+    network, so a row's value does not depend on the batch it came in."""
+    from transcreval.features.images import FIXED_BATCH, SMALL_NETWORK, chunk_rows
+
+    small = _net()
+    small(torch.rand(1, 3, 12, 12))
+    big = torch.nn.Linear(2000, 2000)  # 4,002,000 parameters
+    assert chunk_rows(small, "cpu") == SMALL_NETWORK[1]
+    assert chunk_rows(big, "cpu") == FIXED_BATCH["cpu"]
+    assert chunk_rows(small, "cuda") == FIXED_BATCH["cuda"]
+    rows = chunk_rows(small, "cpu")
+    x = torch.rand(rows + 5, 3, 12, 12)  # crosses a chunk edge
+    with torch.inference_mode(), torch_threads(2):
+        whole = fixed_batches(small, x, rows, spread=True)
+        for n in (1, 7, rows):
+            assert torch.equal(torch.cat([fixed_batches(small, c, rows, spread=True) for c in x.split(n)]), whole)

@@ -50,12 +50,11 @@ from transcreval.errors import (
     WeightsFormatError,
     WeightsNotFoundError,
 )
-from transcreval.features.clip_preprocess import check_crop, pil_transform, tensor_pipeline
+from transcreval.features.clip_preprocess import batch_transform, check_crop, pil_transform, tensor_pipeline
 from transcreval.features.clip_weights import CLIPWeights, check_model_options, model_config, resolve_clip, weights_key
 from transcreval.features.extractor import FeatureExtractor, get_extractor, shared_input
 from transcreval.features.preprocess import Preprocess, register_preprocess
 from transcreval.features.registry import ExtractorSpec, get_extractor_spec, register_extractor
-from transcreval.threads import torch_threads
 
 if TYPE_CHECKING:
     import torch
@@ -157,9 +156,10 @@ class _ImageTower:
         self.net = net
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
-        from transcreval.features.images import fixed_batches
+        from transcreval.features.images import chunk_rows, fixed_batches
 
-        return fixed_batches(lambda c: self.net.encode_image(c, normalize=True), x, spread=True)
+        rows = chunk_rows(self.net, x.device.type)
+        return fixed_batches(lambda c: self.net.encode_image(c, normalize=True), x, rows, spread=True)
 
     def to(self, **_: Any) -> _ImageTower:
         return self
@@ -210,6 +210,7 @@ class CLIPEncoder:
         self.pretrained_id = w.id
         self.net, self.tokenizer = net, tok
         self.transform = pil_transform(net, own, self.crop)
+        self.batch_transform = batch_transform(self.transform)
         ident = f"open_clip/{model}/{self.pretrained_id}"
         view = "" if self.crop is None else f"/crop-{self.crop}"
         pp_name = f"{ident}/{'pil' if preprocess == 'open_clip' else 'tensor-v1'}{view}"
@@ -287,8 +288,7 @@ class CLIPEncoder:
 
         def convert(r: Any) -> list[tuple[Any, torch.Tensor]]:
             pils = pil_images(r, input_range, what)
-            with torch_threads(1):  # a per-image loop: one intra-op thread (transcreval.threads)
-                x = torch.stack([self.transform(p) for p in pils])
+            x = self.batch_transform(pils)
             return [(torch.arange(len(pils)), x)]
 
         return shared_input(raw, ("open_clip-pil", id(self.transform), input_range), convert)
@@ -323,11 +323,12 @@ class CLIPEncoder:
 
         missing = sorted({p for p in prompts if p not in self._texts})
         if missing:
-            from transcreval.features.images import fixed_batches
+            from transcreval.features.images import chunk_rows, fixed_batches
 
             with torch.inference_mode():
                 tokens = self.tokenizer(missing).to(self.device)
-                emb = fixed_batches(lambda t: self.net.encode_text(t, normalize=True), tokens, spread=True)
+                rows = chunk_rows(self.net, self.device.type)
+                emb = fixed_batches(lambda t: self.net.encode_text(t, normalize=True), tokens, rows, spread=True)
             with _LOCK:
                 for p, e in zip(missing, emb):
                     self._texts[p] = e.clone()

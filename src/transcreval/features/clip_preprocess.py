@@ -27,7 +27,15 @@ from transcreval.errors import InputError
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["CROPS", "RESIZE_MODES", "check_crop", "pil_transform", "resize_mode", "tensor_pipeline"]
+__all__ = [
+    "CROPS",
+    "RESIZE_MODES",
+    "batch_transform",
+    "check_crop",
+    "pil_transform",
+    "resize_mode",
+    "tensor_pipeline",
+]
 
 CROPS = (None, "center", "pad", "squash")
 #: crop option -> open_clip's resize mode
@@ -62,6 +70,49 @@ def pil_transform(net: Any, own: Any, crop: str | None) -> Any:
         interpolation=cfg.get("interpolation"),
         fill_color=cfg.get("fill_color", 0),
     )
+
+
+def batch_transform(transform: Any) -> Any:
+    """``transform`` (open_clip's PIL transform) as a function of a list of PIL images returning
+    their N x C x H x W batch, equal bit for bit to stacking ``transform(image)`` per image.
+
+    The PIL steps (resize, crop, ``convert("RGB")``) run per image, spread over the thread
+    budget's workers (PIL's resampling releases the GIL); the tensor steps (``ToTensor``'s
+    ``/ 255`` and ``Normalize``) run once on the stacked uint8 batch, the same float32
+    operations in the same order, so each element is the same number. A transform of another
+    shape, or images that do not come out as same-size 8-bit RGB, take the per-image path.
+    """
+    import torch
+    from torchvision.transforms import Compose, Normalize, ToTensor
+
+    from transcreval.threads import map_threads
+
+    steps = list(transform.transforms) if isinstance(transform, Compose) else []
+    split = (
+        len(steps) >= 2
+        and isinstance(steps[-2], ToTensor)
+        and isinstance(steps[-1], Normalize)
+        and not steps[-1].inplace
+        and torch.get_default_dtype() == torch.float32
+    )
+
+    def per_image(pils: list[Any]) -> torch.Tensor:
+        return torch.stack(map_threads(transform, pils))
+
+    if not split:
+        return per_image
+    pil_steps, normalize = Compose(steps[:-2]), steps[-1]
+
+    def batched(pils: list[Any]) -> torch.Tensor:
+        import numpy as np
+
+        out = map_threads(pil_steps, pils)
+        if not out or any(getattr(p, "mode", None) != "RGB" or p.size != out[0].size for p in out):
+            return per_image(pils)
+        x = torch.from_numpy(np.stack([np.asarray(p, dtype=np.uint8) for p in out])).permute(0, 3, 1, 2).contiguous()
+        return normalize(x.to(torch.float32).div(255))
+
+    return batched
 
 
 def tensor_pipeline(cfg: dict[str, Any], crop: str | None = None) -> Any:

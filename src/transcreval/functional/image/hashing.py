@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -25,7 +24,7 @@ from transcreval.functional.image.pil_resample import resize_square
 from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range, split_batch, to_gray_uint8
 from transcreval.io.values import check_input_range
 from transcreval.options import MetricOptions
-from transcreval.threads import check_num_threads, torch_threads, worker_count
+from transcreval.threads import check_num_threads, map_threads, torch_threads
 
 _CHUNK_PIXELS = 1_600_000  # pixels per worker chunk: ~4 posters of 512x768 (cache friendly)
 #: ``fast_decode`` asks the JPEG decoder for at least this many times the resize target a side
@@ -104,13 +103,7 @@ def _small_images(items: list[Any], size: int, kw: dict[str, Any], num_threads: 
             budget = 0
         chunks[-1].append(it)
         budget += px
-    workers = worker_count(num_threads, len(chunks))
-    if workers == 1:
-        parts = [_resize_chunk(c, size, kw) for c in chunks]
-    else:
-        # threads started here take torch's count in force when they start: one, like ours
-        with torch_threads(1), ThreadPoolExecutor(workers) as pool:
-            parts = list(pool.map(lambda c: _resize_chunk(c, size, kw), chunks))
+    parts = map_threads(lambda c: _resize_chunk(c, size, kw), chunks, num_threads)
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
