@@ -100,3 +100,43 @@ def test_the_check_needs_different_images():
     assert "same for every image" in constant_features(x, {"f": torch.ones(3, 4) + 1e-6 * torch.rand(3, 4)})
     assert constant_features(x, {"f": torch.rand(3, 4, generator=g)}) is None
     assert constant_features(x, {"f": torch.tensor([[float("nan")] * 4] * 3)}) is None
+
+
+def test_verdict_settles_and_lists_every_problem_in_output_order():
+    """The deepest output is looked at first and a varying one ends the check; when all are
+    degenerate every problem is named, in the outputs' order."""
+    from transcreval.features.sanity import feature_verdict
+
+    g = torch.Generator().manual_seed(0)
+    x = torch.rand(3, 3, 8, 8, generator=g)
+    varying, flat, tiny = torch.rand(3, 4, generator=g), torch.ones(3, 4), torch.full((3, 4), 1e-7)
+    assert feature_verdict(x, {"a": flat, "b": varying}) == (True, None)
+    assert feature_verdict(x, {"a": varying, "b": flat}) == (True, None)  # any varying output clears it
+    settled, problem = feature_verdict(x, {"a": flat, "b": tiny})
+    assert settled and problem.index("'a'") < problem.index("'b'") and "vanishing" in problem
+    assert feature_verdict(x[:1], {"a": flat[:1]}) == (False, None)  # one image: cannot tell
+    assert feature_verdict(x, {"a": torch.full((3, 4), float("inf"))}) == (False, None)
+
+
+def test_an_extractor_stops_checking_once_settled(monkeypatch):
+    """The weights are pinned, so once a batch shows varying features the check never runs again
+    (on LPIPS it cost ~20% of a forward); a batch that cannot tell keeps it on."""
+    from transcreval import FID
+    from transcreval.features import clear_extractors, sanity
+
+    clear_extractors()  # a fresh extractor (built ones are shared, and may have settled already)
+    calls = []
+    real = sanity.feature_verdict
+
+    def spy(images, outputs):
+        calls.append(real(images, outputs))
+        return calls[-1]
+
+    monkeypatch.setattr(sanity, "feature_verdict", spy)
+    noise, posters = _noise_and_posters()
+    m = FID(weights=inception_file(0))
+    m.update(noise[:1].expand(2, -1, -1, -1), posters[:1].expand(2, -1, -1, -1))  # alike: undecided
+    assert [settled for settled, _ in calls] == [False, False]
+    m.update(noise, posters)
+    m.update(noise, posters)
+    assert [settled for settled, _ in calls] == [False, False, True]

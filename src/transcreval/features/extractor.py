@@ -91,7 +91,7 @@ class FeatureExtractor:
         self.preprocess = get_preprocess(spec.preprocess)
         self.stats = ExtractorStats()
         self._explicit = dict(explicit or {})
-        self._warned_constant = False
+        self._sanity_settled = False  # the constant-features check has decided (features.sanity)
 
     # ------------------------------------------------------------------ identity
     @property
@@ -273,8 +273,8 @@ class FeatureExtractor:
                 result = self._batched(images, batch_size)
         if scope is not None:
             scope[memo_key] = (images, result)
-        if not self._warned_constant:
-            self._warned_constant = warn_if_constant(self.name, self.signature, images, result)
+        if not self._sanity_settled:
+            self._sanity_settled = warn_if_constant(self.name, self.signature, images, result)
         return result
 
 
