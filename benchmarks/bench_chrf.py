@@ -115,7 +115,7 @@ def test_paired_ratio_by_length(paired, chars, n, kind):
             return corpus_chrf(h, r)
 
     assert ours(hyps, refs) == reference(hyps, refs)  # identical floats
-    paired(f"chrF {kind}, {n} pairs of {chars} chars", reference, ours, hyps, refs)
+    paired(f"chrF {kind}, {n} pairs of {chars} chars", reference, ours, hyps, refs, goal=1.2)
 
 
 #: issue 20 item 6: costs grow linearly with items (the ours/peer columns per size show it)

@@ -1,8 +1,9 @@
 """Judge client throughput against a fake endpoint with 50 ms latency (a separate process).
 
 * 1,000 calls at concurrency 16: the ideal wall time is 1000 x 50 ms / 16 = 3.125 s; ours must
-  stay within 1.3x of it. The reference is the bare openai SDK driven by a 16-thread pool with
-  no cache (the least any client must pay), timed on the same endpoint in the same run.
+  stay within 1.1x of it (issue 20 item 6; a table row whose "peer" is that bound, goal 1/1.1).
+  The package row pairs ours with the bare openai SDK driven by a 16-thread pool with no cache
+  (the least any client must pay) on the same endpoint in the same run (goal 1x).
 * The cached rerun (a new judge on the same cache file) makes zero requests and takes < 1 s.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -46,16 +48,16 @@ def _requests(r: int):
     return [TEMPLATE.render(item=str(i), round=str(r)) for i in range(N)]
 
 
-GROUP = "judge: 1000 calls, 16 in flight, 50 ms latency"
+GROUP = f"judge: {N} calls, {CONCURRENCY} in flight, {LATENCY * 1e3:.0f} ms latency"
 
 
-def test_reference_bare_sdk(endpoint, timed):
-    url, _ = endpoint
+def bare_sdk(url: str):
+    """The bare openai SDK on a 16-thread pool, no cache: what any client must pay."""
     from openai import OpenAI
 
     client = OpenAI(base_url=url, api_key="sk-bench", max_retries=0)
 
-    def reference():
+    def run(_: object = None) -> None:
         messages = [OpenAICompatibleJudge._messages(q) for q in _requests(next(_round))]
         with ThreadPoolExecutor(CONCURRENCY) as pool:
             out = list(
@@ -66,29 +68,53 @@ def test_reference_bare_sdk(endpoint, timed):
             )
         assert len(out) == N
 
-    timed(GROUP, "reference", reference, rounds=3)
+    return run
 
 
-def test_ours_1000_calls_within_1_3x_of_ideal(endpoint, tmp_path, timed, benchmark):
-    url, log = endpoint
+def ours_fn(url: str, log: Path, cache: Path):
     judge = OpenAICompatibleJudge(
-        "fake-judge", base_url=url, api_key="sk-bench", cache=tmp_path / "c.sqlite", max_concurrency=CONCURRENCY
+        "fake-judge", base_url=url, api_key="sk-bench", cache=cache, max_concurrency=CONCURRENCY
     )
 
-    def ours():
+    def run(_: object = None) -> None:
         before = received(log)
         replies = judge.complete(_requests(next(_round)))
         assert all(x.status == "ok" and not x.cached for x in replies)
         assert received(log) - before == N
 
-    timed(GROUP, "ours", ours, rounds=3)
+    return run
+
+
+def test_reference_bare_sdk(endpoint, timed):
+    timed(GROUP, "reference", bare_sdk(endpoint[0]), rounds=3)
+
+
+def test_ours(endpoint, tmp_path, timed, benchmark):
+    url, log = endpoint
+    timed(GROUP, "ours", ours_fn(url, log, tmp_path / "c.sqlite"), rounds=3)
     best, median = benchmark.stats.stats.min, benchmark.stats.stats.median
     print(
         f"\n1000 calls: ideal {IDEAL:.3f} s, ours best {best:.3f} s = {best / IDEAL:.2f}x the ideal "
         f"(median {median:.3f} s = {median / IDEAL:.2f}x)"
     )
-    # the best of three rounds: other processes on a shared machine only ever slow a round down
-    assert best <= 1.3 * IDEAL, f"{best:.2f} s is more than 1.3x the ideal {IDEAL:.3f} s"
+
+
+def test_paired_vs_bare_sdk(endpoint, tmp_path, paired):
+    url, log = endpoint
+    paired(f"{GROUP}, vs the bare openai SDK", bare_sdk(url), ours_fn(url, log, tmp_path / "c.sqlite"), None, pairs=3)
+
+
+def test_paired_vs_the_ideal(endpoint, tmp_path, paired):
+    """The bound: N x latency / concurrency of wall time (a sleep of that length), goal within 1.1x."""
+    url, log = endpoint
+    paired(
+        f"{GROUP}, vs the ideal {N} x {LATENCY * 1e3:.0f} ms / {CONCURRENCY} = {IDEAL:.3f} s",
+        lambda _: time.sleep(IDEAL),
+        ours_fn(url, log, tmp_path / "c.sqlite"),
+        None,
+        pairs=3,
+        goal=1 / 1.1,
+    )
 
 
 def test_cached_rerun_makes_no_request(endpoint, tmp_path, timed, benchmark):
