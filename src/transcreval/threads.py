@@ -123,6 +123,10 @@ class _Pool:
     per call cost about 2 ms each on a busy 2-core VM: more than a small model's batch."""
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the pool (a forked child: the lock may have been held by a thread that is gone)."""
         self.lock = threading.Lock()
         self.pool: ThreadPoolExecutor | None = None
         self.size = 0
@@ -140,6 +144,8 @@ class _Pool:
 
 
 _POOL = _Pool()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_POOL.reset)
 _IN_WORKER = threading.local()
 
 
@@ -178,10 +184,14 @@ def map_threads(fn: Callable[[_T], _R], items: Sequence[_T], num_threads: int | 
             _IN_WORKER.active = False
 
     helpers = [_POOL.get(workers - 1).submit(work) for _ in range(workers - 1)]
-    work()
-    for h in helpers:
-        if not h.cancel():  # started: wait for it; never started: nothing to wait for
-            h.result()
+    try:
+        work()
+        for h in helpers:
+            if not h.cancel():  # started: wait for it; never started: nothing to wait for
+                h.result()
+    except BaseException as e:  # interrupted while waiting (Ctrl-C): the helpers stop after their item
+        failed.append(e)
+        raise
     if failed:
         raise failed[0]
     return out

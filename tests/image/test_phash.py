@@ -133,6 +133,21 @@ def test_float64_path_used_on_gpus_is_exact(monkeypatch):
     assert phash_hex(tensors) == _ref_hex([im.convert("RGB") for im in imgs])
 
 
+@pytest.mark.parametrize(("in_size", "out_size"), [(512, 32), (600, 32), (257, 32), (1001, 64), (256, 32), (255, 32)])
+def test_banded_int8_pass_equals_the_dense_product(in_size, out_size):
+    """A pass that shrinks by BAND_FACTOR or more multiplies each half of the outputs by only the
+    input columns its weights reach: the same integers as the dense product (and as PIL)."""
+    digits, shift = resample._int8_digits(in_size, out_size)
+    rows = torch.from_numpy(_rng(in_size).integers(-128, 128, (40, in_size), dtype=np.int8))
+    want = resample._recombine(torch._int_mm(rows, digits), shift, resample._int32_bias(in_size, out_size))
+    bands = resample._int8_bands(in_size, out_size)
+    assert len(bands) == (2 if in_size >= resample.BAND_FACTOR * out_size else 1)
+    assert torch.equal(resample._pass_int8(rows, in_size, out_size), want)
+    gray = (rows[:8].view(torch.uint8) ^ 0x80).numpy()  # 8 rows of pixels as one image
+    pil = np.asarray(Image.fromarray(gray).resize((out_size, 8), Image.Resampling.LANCZOS))
+    assert np.array_equal(resample._pass_int8(rows[:8], in_size, out_size).numpy(), pil)
+
+
 def test_pillow_fallback_is_exact(monkeypatch):
     monkeypatch.setattr(resample, "_rule", ["pil"])
     imgs = _images(10, seed=12)

@@ -93,7 +93,6 @@ def batch_transform(transform: Any) -> Any:
         and isinstance(steps[-2], ToTensor)
         and isinstance(steps[-1], Normalize)
         and not steps[-1].inplace
-        and torch.get_default_dtype() == torch.float32
     )
 
     def per_image(pils: list[Any]) -> torch.Tensor:
@@ -106,6 +105,8 @@ def batch_transform(transform: Any) -> Any:
     def batched(pils: list[Any]) -> torch.Tensor:
         import numpy as np
 
+        if torch.get_default_dtype() != torch.float32:  # ToTensor converts to the default dtype
+            return per_image(pils)
         out = map_threads(pil_steps, pils)
         if not out or any(getattr(p, "mode", None) != "RGB" or p.size != out[0].size for p in out):
             return per_image(pils)

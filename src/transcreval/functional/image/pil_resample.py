@@ -139,17 +139,57 @@ def _int32_bias(in_size: int, out_size: int) -> torch.Tensor | None:
     return bias.to(torch.int32)
 
 
+#: a pass that shrinks by at least this factor multiplies each half of the outputs by only the
+#: input columns its weights reach (LANCZOS' support is 6 output pixels wide): on 512 -> 32 that
+#: is 296 of the 512 columns per half, 0.72x the time of the dense product
+BAND_FACTOR = 8
+
+
+@functools.lru_cache(maxsize=512)
+def _int8_bands(in_size: int, out_size: int) -> tuple[tuple[int, int, int, int, torch.Tensor], ...]:
+    """``(lo, hi, o0, o1, digits)`` per band of outputs ``o0:o1``: the input columns ``lo:hi``
+    where their weights are not all zero, and those rows of the digit matrix, ``(hi - lo, 3 * k)``
+    (the same three-digit layout as :func:`_int8_digits`). One band, the whole matrix, unless the
+    pass shrinks by :data:`BAND_FACTOR` or more."""
+    digits, _ = _int8_digits(in_size, out_size)
+    if in_size < BAND_FACTOR * out_size or out_size < 2:
+        return ((0, in_size, 0, out_size, digits),)
+    d3 = digits.view(in_size, 3, out_size)
+    bands = []
+    for o0, o1 in ((0, out_size // 2), (out_size // 2, out_size)):
+        block = d3[:, :, o0:o1]
+        used = (block != 0).reshape(in_size, -1).any(1).nonzero().flatten()
+        lo, hi = int(used.min()), int(used.max()) + 1
+        bands.append((lo, hi, o0, o1, block[lo:hi].reshape(hi - lo, 3 * (o1 - o0)).contiguous()))
+    return tuple(bands)
+
+
 def _pass_int8(rows: torch.Tensor, in_size: int, out_size: int) -> torch.Tensor:
     """Exact pass over CPU rows of pixels already flipped to int8 (``x ^ 0x80``, i.e. ``x - 128``):
     ``(r, in) -> (r, out)`` uint8.
 
-    The weights go in as three int8 digits, in one int8 x int8 -> int32 product (exact: every
-    partial sum is below 2**31); the digit products are recombined in int32 where that cannot
-    overflow (int64 otherwise), then PIL's rounding and clipping are applied.
+    The weights go in as three int8 digits, in int8 x int8 -> int32 products (exact: every
+    partial sum is below 2**31), one per band of outputs (:func:`_int8_bands`: the zero weights
+    outside a band's reach are skipped, which changes no sum); the digit products are recombined
+    in int32 where that cannot overflow (int64 otherwise), then PIL's rounding and clipping are
+    applied.
     """
-    digits, shift = _int8_digits(in_size, out_size)
-    p = torch._int_mm(rows, digits)
+    _, shift = _int8_digits(in_size, out_size)
     bias = _int32_bias(in_size, out_size)
+    bands = _int8_bands(in_size, out_size)
+    if len(bands) == 1:
+        return _recombine(torch._int_mm(rows, bands[0][4]), shift, bias)
+    out = torch.empty((rows.shape[0], out_size), dtype=torch.uint8)
+    for lo, hi, o0, o1, digits in bands:
+        out[:, o0:o1] = _recombine(
+            torch._int_mm(rows[:, lo:hi], digits), shift[o0:o1], None if bias is None else bias[o0:o1]
+        )
+    return out
+
+
+def _recombine(p: torch.Tensor, shift: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+    """``(r, 3 * k)`` int32 digit products -> ``(r, k)`` uint8, PIL's rounding and clipping."""
+    out_size = p.shape[1] // 3
     if bias is None:
         acc = (p.view(-1, 3, out_size).long() * _DIGIT_WEIGHTS).sum(1) + shift
         return ((acc + _ROUND) >> _PRECISION_BITS).clamp_(0, 255).to(torch.uint8)
