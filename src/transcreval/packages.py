@@ -8,17 +8,22 @@ metric's ``compute``.
 
 from __future__ import annotations
 
-import functools
 import importlib.metadata
 
 __all__ = ["package_version"]
 
+_FOUND: dict[str, str] = {}
 
-@functools.cache
+
 def package_version(name: str) -> str:
-    """The installed version of distribution ``name`` (``"none"`` when it is not installed),
-    looked up once per process."""
+    """The installed version of distribution ``name`` (``"none"`` when it is not installed).
+    A version found is kept for the process; a missing package is looked up again (it may be
+    installed later in the session)."""
+    found = _FOUND.get(name)
+    if found is not None:
+        return found
     try:
-        return importlib.metadata.version(name)
+        found = _FOUND[name] = importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
         return "none"
+    return found

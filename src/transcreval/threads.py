@@ -31,7 +31,7 @@ import math
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -132,15 +132,18 @@ class _Pool:
         self.size = 0
         self.pid = 0
 
-    def get(self, size: int) -> ThreadPoolExecutor:
+    def submit(self, fn: Callable[[], None], k: int) -> list[Future[None]]:
+        """``k`` runs of ``fn`` on a pool of at least ``k`` threads. Growing the pool and
+        submitting happen under one lock, so another caller cannot shut the pool down between
+        the two (the old pool finishes the tasks it has)."""
         with self.lock:
-            if self.pool is None or self.pid != os.getpid() or self.size < size:
+            if self.pool is None or self.pid != os.getpid() or self.size < k:
                 old = self.pool if self.pid == os.getpid() else None
-                self.pool = ThreadPoolExecutor(size, thread_name_prefix="transcreval-map")
-                self.size, self.pid = size, os.getpid()
+                self.pool = ThreadPoolExecutor(k, thread_name_prefix="transcreval-map")
+                self.size, self.pid = k, os.getpid()
                 if old is not None:
                     old.shutdown(wait=False)
-            return self.pool
+            return [self.pool.submit(fn) for _ in range(k)]
 
 
 _POOL = _Pool()
@@ -155,24 +158,29 @@ def map_threads(fn: Callable[[_T], _R], items: Sequence[_T], num_threads: int | 
     torch's count is restored after. Worth it where ``fn`` releases the GIL (PIL decoding and
     resampling, torch ops). ``fn``'s first error is raised, after the other threads stop.
 
-    Threads take the next item from a shared counter, so the caller never waits on a queued
-    task: a nested call (``fn`` calling ``map_threads``) or a busy pool only means fewer
+    Every item runs in the caller's grad / inference mode (thread-local in torch, so the workers
+    enter it); under autocast, which a worker cannot reproduce, the items run in the calling
+    thread. Threads take the next item from a shared counter, so the caller never waits on a
+    queued task: a nested call (``fn`` calling ``map_threads``) or a busy pool only means fewer
     helpers, never a deadlock.
     """
     items = list(items)
     n = len(items)
-    workers = 1 if getattr(_IN_WORKER, "active", False) else worker_count(num_threads, n, cap)
+    serial = getattr(_IN_WORKER, "active", False) or torch.is_autocast_enabled("cpu")
+    workers = 1 if serial else worker_count(num_threads, n, cap)
     if workers == 1:
         with torch_threads(1):
             return [fn(x) for x in items]
     out: list[Any] = [None] * n
     counter = itertools.count()
     failed: list[BaseException] = []
+    inference, grad = torch.is_inference_mode_enabled(), torch.is_grad_enabled()
 
     def work() -> None:
         _IN_WORKER.active = True
+        mode = torch.inference_mode() if inference else torch.set_grad_enabled(grad)
         try:
-            with torch_threads(1):
+            with torch_threads(1), mode:
                 while not failed:
                     i = next(counter)
                     if i >= n:
@@ -183,8 +191,9 @@ def map_threads(fn: Callable[[_T], _R], items: Sequence[_T], num_threads: int | 
         finally:
             _IN_WORKER.active = False
 
-    helpers = [_POOL.get(workers - 1).submit(work) for _ in range(workers - 1)]
+    helpers: list[Future[None]] = []
     try:
+        helpers = _POOL.submit(work, workers - 1)
         work()
         for h in helpers:
             if not h.cancel():  # started: wait for it; never started: nothing to wait for

@@ -215,3 +215,62 @@ def test_map_threads_after_fork():
     with ctx.Pool(1) as pool:
         out = pool.apply_async(map_threads, (abs, [-1, -2, -3, -4]), {"num_threads": 2}).get(timeout=120)
     assert out == [1, 2, 3, 4]
+
+
+def test_map_threads_items_run_in_the_callers_grad_and_inference_mode():
+    """torch's modes are thread-local: every item sees the caller's, whichever thread runs it;
+    under autocast (which a worker cannot reproduce) the items run in the calling thread."""
+    import threading
+
+    def modes(_: int) -> tuple[bool, bool, str]:
+        return torch.is_inference_mode_enabled(), torch.is_grad_enabled(), threading.current_thread().name
+
+    with torch.inference_mode():
+        assert {m[:2] for m in map_threads(modes, range(40), num_threads=2)} == {(True, False)}
+    with torch.no_grad():
+        assert {m[:2] for m in map_threads(modes, range(40), num_threads=2)} == {(False, False)}
+    assert {m[:2] for m in map_threads(modes, range(40), num_threads=2)} == {(False, True)}
+    with torch.autocast("cpu"):
+        assert {m[2] for m in map_threads(modes, range(40), num_threads=2)} == {threading.current_thread().name}
+
+
+def test_map_threads_a_caller_is_not_broken_by_another_growing_the_pool(monkeypatch):
+    """Growing the shared pool shuts the old one down; a caller between choosing the pool and
+    submitting to it then failed with "cannot schedule new futures after shutdown". Growing and
+    submitting are one step under the pool's lock now. Here the first caller pauses inside its
+    submit while another caller grows the pool: both must finish with their results."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from transcreval import threads
+
+    go = threading.Event()
+    paused = threading.Event()
+
+    class PausingPool(ThreadPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):
+            if threading.current_thread().name == "first" and not paused.is_set():
+                paused.set()
+                go.wait(60)
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(threads, "_POOL", threads._Pool())
+    monkeypatch.setattr(threads, "ThreadPoolExecutor", PausingPool)
+    result: dict[str, object] = {}
+
+    def first() -> None:
+        try:
+            result["first"] = map_threads(lambda x: x, [1, 2], num_threads=2)
+        except RuntimeError as e:  # the failure this test is about
+            result["first"] = repr(e)
+
+    t = threading.Thread(target=first, name="first")
+    t.start()
+    assert paused.wait(60)
+    grower = threading.Thread(target=lambda: result.setdefault("second", map_threads(abs, range(8), num_threads=8)))
+    grower.start()
+    grower.join(1.0)  # before the fix it grew (and shut down) the pool meanwhile; now it waits for the lock
+    go.set()
+    t.join(60)
+    grower.join(60)
+    assert result == {"first": [1, 2], "second": list(range(8))}

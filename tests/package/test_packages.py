@@ -13,6 +13,8 @@ from transcreval.packages import package_version
 @pytest.fixture
 def counted(monkeypatch):
     """importlib.metadata.version with a call counter, and a cold cache (restored after)."""
+    from transcreval import packages
+
     calls: list[str] = []
     real = importlib.metadata.version
 
@@ -21,9 +23,8 @@ def counted(monkeypatch):
         return real(name)
 
     monkeypatch.setattr(importlib.metadata, "version", version)
-    package_version.cache_clear()
-    yield calls
-    package_version.cache_clear()
+    monkeypatch.setattr(packages, "_FOUND", {})
+    return calls
 
 
 def test_the_installed_version_looked_up_once_per_process(counted):
@@ -32,10 +33,17 @@ def test_the_installed_version_looked_up_once_per_process(counted):
     assert counted == ["torch"]
 
 
-def test_a_missing_distribution_is_none(counted):
-    assert package_version("transcreval-no-such-distribution") == "none"
-    assert package_version("transcreval-no-such-distribution") == "none"
-    assert counted == ["transcreval-no-such-distribution"]
+def test_a_missing_distribution_is_none_and_looked_up_again(counted, tmp_path, monkeypatch):
+    """Not cached: a package installed later in the session is then seen with its version."""
+    name = "transcreval-no-such-distribution"
+    assert package_version(name) == "none"
+    assert package_version(name) == "none"
+    assert counted == [name, name]
+    info = tmp_path / "transcreval_no_such_distribution-1.2.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.2\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert package_version(name) == "1.2"
 
 
 def test_every_consumer_uses_the_one_lookup():

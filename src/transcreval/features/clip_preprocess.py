@@ -83,15 +83,16 @@ def batch_transform(transform: Any) -> Any:
     shape, or images that do not come out as same-size 8-bit RGB, take the per-image path.
     """
     import torch
+    from open_clip.transform import MaybeToTensor
     from torchvision.transforms import Compose, Normalize, ToTensor
 
     from transcreval.threads import map_threads
 
     steps = list(transform.transforms) if isinstance(transform, Compose) else []
-    split = (
+    split = (  # exactly these classes: a subclass may compute something else
         len(steps) >= 2
-        and isinstance(steps[-2], ToTensor)
-        and isinstance(steps[-1], Normalize)
+        and type(steps[-2]) in (ToTensor, MaybeToTensor)
+        and type(steps[-1]) is Normalize
         and not steps[-1].inplace
     )
 

@@ -84,19 +84,11 @@ def _parallel_safe() -> bool:
 
 
 def _run_chunks(fn: Any, chunks: list[tuple[torch.Tensor, int]]) -> list[torch.Tensor]:
-    """``fn`` on each chunk, in order, spread by :func:`transcreval.threads.map_threads` (one
-    torch thread each), under the caller's inference mode (or no_grad)."""
-    import torch
+    """``fn`` on each chunk, in order, spread by :func:`transcreval.threads.map_threads` over up
+    to the thread budget's workers (one torch thread each, in the caller's inference mode)."""
+    from transcreval.threads import default_threads, map_threads
 
-    from transcreval.threads import map_threads
-
-    inference = torch.is_inference_mode_enabled()
-
-    def one(item: tuple[torch.Tensor, int]) -> torch.Tensor:
-        with torch.inference_mode() if inference else torch.no_grad():
-            return fn(item[0])[: item[1]]
-
-    return map_threads(one, chunks)
+    return map_threads(lambda c: fn(c[0])[: c[1]], chunks, cap=default_threads())
 
 
 class ImageGroups:
