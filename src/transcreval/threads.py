@@ -119,8 +119,9 @@ def torch_threads(n: int | None = None) -> Iterator[int]:
 
 class _Pool:
     """One process-wide pool of worker threads for :func:`map_threads`, grown on demand and
-    rebuilt after a fork (a forked child has none of its parent's threads). Starting threads
-    per call cost about 2 ms each on a busy 2-core VM: more than a small model's batch."""
+    forgotten in a forked child (which has none of its parent's threads; ``os.register_at_fork``
+    below). Starting threads per call cost about 2 ms each on a busy 2-core VM: more than a
+    small model's batch."""
 
     def __init__(self) -> None:
         self.reset()
@@ -130,17 +131,16 @@ class _Pool:
         self.lock = threading.Lock()
         self.pool: ThreadPoolExecutor | None = None
         self.size = 0
-        self.pid = 0
 
     def submit(self, fn: Callable[[], None], k: int) -> list[Future[None]]:
         """``k`` runs of ``fn`` on a pool of at least ``k`` threads. Growing the pool and
         submitting happen under one lock, so another caller cannot shut the pool down between
         the two (the old pool finishes the tasks it has)."""
         with self.lock:
-            if self.pool is None or self.pid != os.getpid() or self.size < k:
-                old = self.pool if self.pid == os.getpid() else None
+            if self.pool is None or self.size < k:
+                old = self.pool
                 self.pool = ThreadPoolExecutor(k, thread_name_prefix="transcreval-map")
-                self.size, self.pid = k, os.getpid()
+                self.size = k
                 if old is not None:
                     old.shutdown(wait=False)
             return [self.pool.submit(fn) for _ in range(k)]

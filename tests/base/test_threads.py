@@ -206,15 +206,31 @@ def test_map_threads_nested_and_concurrent_calls_finish():
     assert results == [want] * 8
 
 
+def _two_threads_meet() -> list[str]:
+    """map_threads on 4 items whose first two wait for each other: needs a live helper thread."""
+    import threading
+
+    both = threading.Barrier(2, timeout=30)
+
+    def fn(i: int) -> str:
+        if i < 2:
+            both.wait()
+        return threading.current_thread().name
+
+    return map_threads(fn, range(4), num_threads=2)
+
+
 def test_map_threads_after_fork():
-    """A forked child (a DataLoader worker) has none of the parent's pool threads: it builds its own."""
+    """A forked child (a DataLoader worker) has none of the parent's pool threads: it builds its
+    own pool, whose helper really runs (a pool inherited from the parent would queue the task
+    for threads that do not exist, and the caller would do all the work alone)."""
     import multiprocessing
 
-    map_threads(lambda i: i, range(4), num_threads=2)  # the parent's pool exists
+    assert len(set(_two_threads_meet())) == 2  # the parent's pool exists and works
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(1) as pool:
-        out = pool.apply_async(map_threads, (abs, [-1, -2, -3, -4]), {"num_threads": 2}).get(timeout=120)
-    assert out == [1, 2, 3, 4]
+        names = pool.apply_async(_two_threads_meet).get(timeout=120)
+    assert len(set(names)) == 2
 
 
 def test_map_threads_items_run_in_the_callers_grad_and_inference_mode():
