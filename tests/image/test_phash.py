@@ -113,6 +113,29 @@ def test_paths_and_bytes(tmp_path):
     assert phash_hex([p.read_bytes() for p in paths]) == expected
 
 
+@pytest.mark.parametrize(("n", "threads", "sizes"), [(9, 2, [4, 1, 4]), (3, 2, [2, 1]), (9, 1, [4, 4, 1]), (1, 4, [1])])
+def test_files_are_hashed_a_few_per_chunk_with_a_chunk_for_every_worker(tmp_path, monkeypatch, n, threads, sizes):
+    """Files (size unknown before decoding) go 4 to a chunk, so a resize call's fixed cost is
+    shared; never fewer chunks than workers. Each chunk runs on one worker, in input order."""
+    import transcreval.functional.image.hashing as hashing
+
+    imgs = _images(n, seed=15)
+    paths = []
+    for i, im in enumerate(imgs):
+        paths.append(tmp_path / f"im{i}.png")
+        im.save(paths[-1])
+    seen: list[int] = []
+    real = hashing._resize_chunk
+
+    def spy(items, size, kw):
+        seen.append(len(items))
+        return real(items, size, kw)
+
+    monkeypatch.setattr(hashing, "_resize_chunk", spy)
+    assert phash_hex(paths, num_threads=threads) == _ref_hex([Image.open(p) for p in paths])
+    assert sorted(seen) == sorted(sizes)
+
+
 def test_large_image():
     im = Image.fromarray(_rng(9).integers(0, 256, (3000, 4000, 3), dtype=np.uint8))
     assert phash_hex([im]) == _ref_hex([im])
@@ -138,14 +161,16 @@ def test_banded_int8_pass_equals_the_dense_product(in_size, out_size):
     """A pass that shrinks by BAND_FACTOR or more multiplies each half of the outputs by only the
     input columns its weights reach: the same integers as the dense product (and as PIL)."""
     digits, shift = resample._int8_digits(in_size, out_size)
-    rows = torch.from_numpy(_rng(in_size).integers(-128, 128, (40, in_size), dtype=np.int8))
+    n = resample.BAND_MIN_ROWS + 40  # bands are used from BAND_MIN_ROWS rows on
+    rows = torch.from_numpy(_rng(in_size).integers(-128, 128, (n, in_size), dtype=np.int8))
     want = resample._recombine(torch._int_mm(rows, digits), shift, resample._int32_bias(in_size, out_size))
     bands = resample._int8_bands(in_size, out_size)
     assert len(bands) == (2 if in_size >= resample.BAND_FACTOR * out_size else 1)
     assert torch.equal(resample._pass_int8(rows, in_size, out_size), want)
-    gray = (rows[:8].view(torch.uint8) ^ 0x80).numpy()  # 8 rows of pixels as one image
-    pil = np.asarray(Image.fromarray(gray).resize((out_size, 8), Image.Resampling.LANCZOS))
-    assert np.array_equal(resample._pass_int8(rows[:8], in_size, out_size).numpy(), pil)
+    for k in (n, 8):  # the rows as one image: banded, and 8 of them (too few rows: dense)
+        gray = (rows[:k].view(torch.uint8) ^ 0x80).numpy()
+        pil = np.asarray(Image.fromarray(gray).resize((out_size, k), Image.Resampling.LANCZOS))
+        assert np.array_equal(resample._pass_int8(rows[:k], in_size, out_size).numpy(), pil)
 
 
 def test_pillow_fallback_is_exact(monkeypatch):
