@@ -55,8 +55,8 @@ def fixed_batches(fn: Any, x: torch.Tensor, size: int | None = None, *, spread: 
     load costs more than the network (a thread waiting for a descheduled peer spins). One
     thread per chunk always, so a chunk's result does not depend on how many chunks there are;
     but it may differ in the last bits from the same chunk on several threads (oneDNN's
-    convolutions split work by thread count), so extractors that promise equality with a
-    reference run on the budget's threads (Inception) leave it off.
+    convolutions split work by thread count). Inception runs this way on chunks of one image
+    (``transcreval.features.inception.CPU_ROWS``), CLIP on ``chunk_rows`` rows.
     """
     import torch
 
