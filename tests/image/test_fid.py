@@ -114,6 +114,17 @@ def test_inception_features_of_an_image_do_not_depend_on_its_batch_or_the_thread
         assert torch.equal(whole[i], alone[i]) and torch.equal(pairs[i], alone[i]), i
 
 
+def test_inception_runs_a_single_image_once(weights, monkeypatch):
+    """The extractor runs a lone CPU image as a batch of two for networks that batch freely;
+    Inception runs fixed chunks itself, so one image is one chunk of one row, computed once."""
+    ex = fid_extractor(weights)
+    rows: list[int] = []
+    real = ex.module.pool3
+    monkeypatch.setattr(ex.module, "pool3", lambda c: rows.append(int(c.shape[0])) or real(c))
+    ex(poster_like(1, 75, 61, seed=7).float() / 255)
+    assert rows == [1]
+
+
 def test_clean_resize_equals_clean_fid():
     from cleanfid.resize import make_resizer
 

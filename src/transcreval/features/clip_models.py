@@ -152,6 +152,8 @@ def state_digest(net: Any) -> str:
 class _ImageTower:
     """``encode_image(x, normalize=True)`` as an nn.Module-like callable for the extractor."""
 
+    runs_fixed_batches = True  # fixed_batches below: the extractor need not pad a single image
+
     def __init__(self, net: Any) -> None:
         self.net = net
 

@@ -178,8 +178,10 @@ class FeatureExtractor:
         n = int(x.shape[0])
         # oneDNN takes another code path for a single image, whose results differ from the same
         # image inside a batch in the last bits: run one image as a batch of two, so features
-        # (and metric values) do not depend on how the data was batched.
-        single = n == 1 and self.device.type == "cpu"
+        # (and metric values) do not depend on how the data was batched. A module that runs
+        # fixed-size chunks itself (``runs_fixed_batches = True``: Inception, the CLIP towers)
+        # is batch-invariant already.
+        single = n == 1 and self.device.type == "cpu" and not getattr(self.module, "runs_fixed_batches", False)
         if single:
             x = x.expand(2, *x.shape[1:])
         if self.spec.channels_last:

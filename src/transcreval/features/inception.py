@@ -201,6 +201,8 @@ def _network_class() -> type:
     class InceptionFID(torch.nn.Module):
         """torch-fidelity's FID Inception-v3 up to the 2048-d average pool (``fc`` kept for the layout)."""
 
+        runs_fixed_batches = True  # forward runs fixed_batches: the extractor need not pad a single image
+
         def __init__(self) -> None:
             super().__init__()
             self.order = []
