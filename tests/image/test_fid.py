@@ -114,6 +114,17 @@ def test_inception_features_of_an_image_do_not_depend_on_its_batch_or_the_thread
         assert torch.equal(whole[i], alone[i]) and torch.equal(pairs[i], alone[i]), i
 
 
+def test_inception_features_are_the_same_when_a_gradient_is_recorded(weights):
+    """With a gradient the chunks cannot go to the workers: they run in the calling thread, on
+    one torch thread too, so the features are exactly those of the no-gradient path."""
+    x = poster_like(3, 75, 61, seed=6).float() / 255
+    ex = fid_extractor(weights)
+    plain = ex(x)["pool3"]
+    with torch.enable_grad():
+        graded = ex(x.clone().requires_grad_())["pool3"]
+    assert graded.requires_grad and torch.equal(graded.detach(), plain)
+
+
 def test_inception_runs_a_single_image_once(weights, monkeypatch):
     """The extractor runs a lone CPU image as a batch of two for networks that batch freely;
     Inception runs fixed chunks itself, so one image is one chunk of one row, computed once."""

@@ -114,9 +114,9 @@ def test_paths_and_bytes(tmp_path):
 
 
 @pytest.mark.parametrize(("n", "threads", "sizes"), [(9, 2, [4, 1, 4]), (3, 2, [2, 1]), (9, 1, [4, 4, 1]), (1, 4, [1])])
-def test_files_are_hashed_a_few_per_chunk_with_a_chunk_for_every_worker(tmp_path, monkeypatch, n, threads, sizes):
+def test_files_are_hashed_a_few_per_chunk_and_a_few_spread_over_the_workers(tmp_path, monkeypatch, n, threads, sizes):
     """Files (size unknown before decoding) go 4 to a chunk, so a resize call's fixed cost is
-    shared; never fewer chunks than workers. Each chunk runs on one worker, in input order."""
+    shared; a chunk holds at most ceil(n / workers) items, so a few files still spread."""
     import transcreval.functional.image.hashing as hashing
 
     imgs = _images(n, seed=15)
@@ -171,6 +171,19 @@ def test_banded_int8_pass_equals_the_dense_product(in_size, out_size):
         gray = (rows[:k].view(torch.uint8) ^ 0x80).numpy()
         pil = np.asarray(Image.fromarray(gray).resize((out_size, k), Image.Resampling.LANCZOS))
         assert np.array_equal(resample._pass_int8(rows[:k], in_size, out_size).numpy(), pil)
+
+
+def test_int8_pass_uses_its_bands_from_band_min_rows_on(monkeypatch):
+    """One product per band of outputs from BAND_MIN_ROWS rows on, one dense product below."""
+    calls: list[int] = []
+    real = torch._int_mm
+    monkeypatch.setattr(torch, "_int_mm", lambda a, b: calls.append(int(b.shape[0])) or real(a, b))
+    rng = _rng(16)
+    for rows, want in ((resample.BAND_MIN_ROWS, 2), (resample.BAND_MIN_ROWS - 1, 1)):
+        calls.clear()
+        x = torch.from_numpy(rng.integers(-128, 128, (rows, 600), dtype=np.int8))
+        resample._pass_int8(x, 600, 32)
+        assert len(calls) == want and (want == 1) == (calls == [600]), (rows, calls)
 
 
 def test_pillow_fallback_is_exact(monkeypatch):

@@ -49,8 +49,9 @@ def fixed_batches(fn: Any, x: torch.Tensor, size: int | None = None, *, spread: 
     ``FIXED_BATCH[device type]``), so each row's result does not depend on the other rows or on
     the batch size.
 
-    ``spread=True`` (CPU, no gradient to record): every chunk runs torch on one intra-op thread,
-    and the chunks are spread over the thread budget's workers (:mod:`transcreval.threads`):
+    ``spread=True`` (CPU): every chunk runs torch on one intra-op thread, and the chunks are
+    spread over the thread budget's workers (:mod:`transcreval.threads`; in the calling thread
+    when a gradient is recorded or under autocast, modes a worker cannot reproduce):
     small chunks on several OpenMP threads each meet at a barrier per op, which under competing
     load costs more than the network (a thread waiting for a descheduled peer spins). One
     thread per chunk always, so a chunk's result does not depend on how many chunks there are;
@@ -69,8 +70,13 @@ def fixed_batches(fn: Any, x: torch.Tensor, size: int | None = None, *, spread: 
         if k < size:
             chunk = torch.cat([chunk, chunk[-1:].expand(size - k, *chunk.shape[1:])])
         chunks.append((chunk, k))
-    if not spread or x.device.type != "cpu" or not _parallel_safe():
+    if not spread or x.device.type != "cpu":
         outs = [fn(chunk)[:k] for chunk, k in chunks]
+    elif not _parallel_safe():  # in the calling thread, but on one torch thread like the workers
+        from transcreval.threads import torch_threads
+
+        with torch_threads(1):
+            outs = [fn(chunk)[:k] for chunk, k in chunks]
     else:
         outs = _run_chunks(fn, chunks)
     return outs[0] if len(outs) == 1 else torch.cat(outs)

@@ -92,13 +92,14 @@ def _small_images(items: list[Any], size: int, kw: dict[str, Any], num_threads: 
     """Grayscale + exact resize of every image -> ``(n, size, size)`` uint8 numpy.
 
     Images are cut into chunks of about ``_CHUNK_PIXELS`` pixels (small enough to stay in
-    cache; a file counts as ``_FILE_PIXELS``, its size unknown before decoding), at least one
-    chunk per worker; each worker thread takes chunks end to end: decode, grayscale (PIL releases the
-    GIL), and the batched exact resize (torch releases it too). Workers: ``num_threads``, or
+    cache; a file counts as ``_FILE_PIXELS``, its size unknown before decoding) of at most
+    ``ceil(n / workers)`` items, so that a few items still spread over the workers; each worker
+    thread takes chunks end to end: decode, grayscale (PIL releases the GIL), and the batched
+    exact resize (torch releases it too). Workers: ``num_threads``, or
     the thread budget of :mod:`transcreval.threads` (1 inside a DataLoader worker); every torch
     op runs on one intra-op thread, whatever the path, and torch's setting is restored after.
     """
-    most = -(-len(items) // worker_count(num_threads, len(items)))  # a chunk for every worker
+    most = -(-len(items) // worker_count(num_threads, len(items)))  # few items still spread over the workers
     chunks: list[list[Any]] = [[]]
     budget = 0
     for it in items:
