@@ -130,6 +130,7 @@ class FakeOpenAIServer:
         self.requests: list[dict[str, Any]] = []
         self.auth_headers: list[str] = []
         self.request_headers: list[dict[str, str]] = []  # every header of every chat request
+        self.request_paths: list[str] = []  # the path and query string of every chat request
         self._script: deque[Action] = deque()
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -273,7 +274,7 @@ class FakeOpenAIServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
-                if not self.path.rstrip("/").endswith("/chat/completions"):
+                if not self.path.partition("?")[0].rstrip("/").endswith("/chat/completions"):
                     self._send(404, b'{"error": {"message": "unknown route"}}')
                     return
                 try:
@@ -284,6 +285,7 @@ class FakeOpenAIServer:
                 with server._lock:
                     server.auth_headers.append(self.headers.get("Authorization", ""))
                     server.request_headers.append(dict(self.headers.items()))
+                    server.request_paths.append(self.path)
                 digest = hashlib.sha256(prompt_text(body).encode()).hexdigest()
                 server._log(f"recv {digest}")
                 action = server._next_action(body)
