@@ -24,7 +24,7 @@ import hashlib
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -141,10 +141,11 @@ class TextDetector:
     """Base class of the OCR backends: ``detect(images) -> list[OCRResult]``.
 
     Subclasses implement :meth:`_detect_one` (one H x W x 3 uint8 RGB array) and
-    :meth:`_make_info`. The base converts inputs, keeps an LRU cache of results keyed by image
-    content (so a source poster compared with several outputs is detected once; set
-    ``cache_size=0`` to turn it off), and drops the loaded model when pickled (it is rebuilt
-    lazily, so detectors travel to worker processes).
+    :meth:`_make_info`, and may override :meth:`_detect_many` to detect a batch in parallel. The
+    base converts inputs, keeps an LRU cache of results keyed by image content (so a source poster
+    compared with several outputs is detected once; set ``cache_size=0`` to turn it off), detects
+    the same content twice in one call once (with the cache on), and drops the loaded model when
+    pickled (it is rebuilt lazily, so detectors travel to worker processes).
 
     Args:
         recognize: also recognise the text of each polygon by default (``detect`` can override).
@@ -168,6 +169,10 @@ class TextDetector:
 
     def _make_info(self, recognize: bool) -> DetectorInfo:
         raise NotImplementedError
+
+    def _detect_many(self, rgbs: Sequence[np.ndarray], recognize: bool) -> list[OCRResult]:
+        """:meth:`_detect_one` on each array, in order (a backend may run them in parallel)."""
+        return [self._detect_one(rgb, recognize) for rgb in rgbs]
 
     # ------------------------------------------------------------------ public API
     @property
@@ -207,26 +212,47 @@ class TextDetector:
             one :class:`OCRResult` per image, polygons in that image's pixel coordinates.
         """
         rec = self.recognize if recognize is None else bool(recognize)
-        return [self.detect_array(rgb, recognize=rec) for rgb in as_rgb_uint8(images, input_range=input_range)]
+        return self.detect_arrays(as_rgb_uint8(images, input_range=input_range), recognize=rec)
 
     def detect_array(self, rgb: np.ndarray, *, recognize: bool = False) -> OCRResult:
         """:meth:`detect` on one H x W x 3 uint8 RGB array (no conversion, cached)."""
-        if rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
-            raise InputError(f"detect_array needs an H x W x 3 uint8 RGB array, got {rgb.dtype} {rgb.shape}")
-        key = (image_key(rgb), recognize) if self.cache_size else None
-        if key is not None:
+        return self.detect_arrays([rgb], recognize=recognize)[0]
+
+    def detect_arrays(self, rgbs: Sequence[np.ndarray], *, recognize: bool = False) -> list[OCRResult]:
+        """:meth:`detect` on H x W x 3 uint8 RGB arrays (no conversion, cached).
+
+        The arrays not in the cache are detected in one :meth:`_detect_many` call (the rapidocr
+        backends run them in parallel); with the cache on, the same content twice is detected once.
+        """
+        for i, rgb in enumerate(rgbs):
+            if not isinstance(rgb, np.ndarray) or rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
+                got = f"{rgb.dtype} {rgb.shape}" if isinstance(rgb, np.ndarray) else type(rgb).__name__
+                raise InputError(f"detect_array needs H x W x 3 uint8 RGB arrays, got {got} (array {i})")
+        out: list[OCRResult | None] = [None] * len(rgbs)
+        keys: list[tuple[bytes, bool] | None] = [None] * len(rgbs)
+        if self.cache_size:
+            keys = [(image_key(rgb), recognize) for rgb in rgbs]
             with self._lock:
-                hit = self._cache.get(key)
-                if hit is not None:
-                    self._cache.move_to_end(key)
-                    return hit
-        res = self._detect_one(rgb, recognize)
-        if key is not None:
-            with self._lock:
-                self._cache[key] = res
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
-        return res
+                for i, key in enumerate(keys):
+                    assert key is not None
+                    hit = self._cache.get(key)
+                    if hit is not None:
+                        self._cache.move_to_end(key)
+                        out[i] = hit
+        todo: dict[Any, list[int]] = {}  # a cache key (or, with no cache, the index) -> where it goes
+        for i, key in enumerate(keys):
+            if out[i] is None:
+                todo.setdefault(i if key is None else key, []).append(i)
+        found = self._detect_many([rgbs[where[0]] for where in todo.values()], recognize) if todo else []
+        for (key, where), res in zip(todo.items(), found):
+            for i in where:
+                out[i] = res
+            if self.cache_size:
+                with self._lock:
+                    self._cache[key] = res
+                    while len(self._cache) > self.cache_size:
+                        self._cache.popitem(last=False)
+        return out  # type: ignore[return-value]
 
     def clear_cache(self) -> None:
         with self._lock:

@@ -24,6 +24,7 @@ import dataclasses
 import importlib.util
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +124,10 @@ class RapidOCRDetector(TextDetector):
             default 0.5).
         use_cls: with recognition, run the 0/180 degree line classifier (off by default, as
             the papers' PaddleOCR setting turns text-line orientation off).
-        threads: onnxruntime intra-op threads (default: onnxruntime's choice).
+        threads: onnxruntime intra-op threads for every image, one image at a time. Default
+            (None): a batch of images runs one image per worker thread (``transcreval.threads``'
+            budget), each worker on its own session with one onnxruntime thread; a single image
+            runs on onnxruntime's own thread count. The boxes are the same either way.
         recognize / cache_size: see :class:`~transcreval.engines.ocr.base.TextDetector`.
     """
 
@@ -167,6 +171,7 @@ class RapidOCRDetector(TextDetector):
         self._engine: Any = None
         self._engine_lock = threading.Lock()
         self._run_lock = threading.Lock()
+        self._idle: list[Any] = []  # one-thread engines not in use (see _detect_many)
 
     @staticmethod
     def _check_file(path: str | os.PathLike[str] | None, what: str) -> str | None:
@@ -189,12 +194,13 @@ class RapidOCRDetector(TextDetector):
             out["Rec.rec_keys_path"] = self.rec_keys_path
         return out
 
-    def _rapid_params(self) -> dict[str, Any]:
+    def _rapid_params(self, threads: int | None = None) -> dict[str, Any]:
         p: dict[str, Any] = {"Global.log_level": "error", "Global.text_score": self.text_score}
         for k, v in self.overrides.items():
             p[("Det." if k in RAPIDOCR_DET_KEYS else "Global.") + k] = v
-        if self.threads is not None:
-            p["EngineConfig.onnxruntime.intra_op_num_threads"] = self.threads
+        threads = self.threads if threads is None else threads
+        if threads is not None:
+            p["EngineConfig.onnxruntime.intra_op_num_threads"] = threads
             p["EngineConfig.onnxruntime.inter_op_num_threads"] = 1
         p.update(self._model_params())
         return p
@@ -240,12 +246,13 @@ class RapidOCRDetector(TextDetector):
         return self._engine
 
     def _unpicklable(self) -> tuple[str, ...]:
-        return ("_engine", "_engine_lock", "_run_lock")
+        return ("_engine", "_engine_lock", "_run_lock", "_idle")
 
     def __setstate__(self, d: dict[str, Any]) -> None:
         super().__setstate__(d)
         self._engine_lock = threading.Lock()
         self._run_lock = threading.Lock()
+        self._idle = []
 
     # ------------------------------------------------------------------ identity
     def _make_info(self, recognize: bool) -> DetectorInfo:
@@ -273,17 +280,49 @@ class RapidOCRDetector(TextDetector):
 
     # ------------------------------------------------------------------ detection
     def _detect_one(self, rgb: np.ndarray, recognize: bool) -> OCRResult:
+        with self._run_lock:  # the engine keeps per-call flags as state
+            return self._run(self._engine_(), rgb, recognize)
+
+    def _detect_many(self, rgbs: Sequence[np.ndarray], recognize: bool) -> list[OCRResult]:
+        """Several images: one per worker thread, each on a session of its own with one onnxruntime
+        thread (same boxes; rapidocr's pre- and post-processing of one image overlaps the other's
+        network). One image, a single worker (``transcreval.threads``) or ``threads=`` given: one
+        session on onnxruntime's threads, one image at a time."""
+        from transcreval.threads import map_threads, worker_count
+
+        if self.threads is not None or worker_count(None, len(rgbs)) < 2:
+            return super()._detect_many(rgbs, recognize)
+        self.info_for(recognize)  # the identity, from the default session's config, built once
+
+        def one(rgb: np.ndarray) -> OCRResult:
+            eng = self._checkout()
+            try:
+                return self._run(eng, rgb, recognize)
+            finally:
+                with self._engine_lock:
+                    self._idle.append(eng)
+
+        return map_threads(one, rgbs)
+
+    def _checkout(self) -> Any:
+        """An idle one-thread engine, or a new one (at most one per worker thread ever exists)."""
+        with self._engine_lock:
+            if self._idle:
+                return self._idle.pop()
+        from rapidocr import RapidOCR
+
+        return RapidOCR(params=self._rapid_params(threads=1))
+
+    def _run(self, eng: Any, rgb: np.ndarray, recognize: bool) -> OCRResult:
         import cv2  # rapidocr's own dependency (opencv-python-headless)
 
         padded, (h, w) = pad_for_detection(rgb)
         bgr = cv2.cvtColor(padded, cv2.COLOR_RGB2BGR)  # rapidocr takes arrays as BGR
-        eng = self._engine_()
         info = self.info_for(recognize)
-        with self._run_lock:  # the engine keeps per-call flags as state
-            try:
-                out = eng(bgr, use_det=True, use_cls=self.use_cls and recognize, use_rec=recognize)
-            except Exception as e:  # rapidocr raises bare Exceptions from cv2/onnxruntime
-                raise InputError(f"rapidocr failed on an image of size {w}x{h}: {type(e).__name__}: {e}") from e
+        try:
+            out = eng(bgr, use_det=True, use_cls=self.use_cls and recognize, use_rec=recognize)
+        except Exception as e:  # rapidocr raises bare Exceptions from cv2/onnxruntime
+            raise InputError(f"rapidocr failed on an image of size {w}x{h}: {type(e).__name__}: {e}") from e
         boxes = getattr(out, "boxes", None)
         if not recognize:
             return OCRResult(clip_polygons(boxes, h, w), (h, w), info)

@@ -164,11 +164,12 @@ def ocr_mask_counts(
     check_resample(resample)
     dilate_px = check_dilate_px(dilate_px)
     p_imgs, t_imgs = paired_images(preds, target, input_range)
+    p_imgs = [resize_to(p, t.shape[:2], resample) for p, t in zip(p_imgs, t_imgs)]
+    found = detector.detect_arrays([*p_imgs, *t_imgs], recognize=False)  # one batch: detected in parallel
     rows = []
-    for p, t in zip(p_imgs, t_imgs):
-        p = resize_to(p, t.shape[:2], resample)
-        mp = result_mask(detector.detect_array(p, recognize=False), dilate_px=dilate_px)
-        mt = result_mask(detector.detect_array(t, recognize=False), dilate_px=dilate_px)
+    for rp, rt in zip(found[: len(p_imgs)], found[len(p_imgs) :]):
+        mp = result_mask(rp, dilate_px=dilate_px)
+        mt = result_mask(rt, dilate_px=dilate_px)
         inter, union = mask_iou_counts(mp, mt)
         rows.append((inter, union, int(np.count_nonzero(mp)), int(np.count_nonzero(mt))))
     cols = torch.tensor(rows, dtype=torch.int64).reshape(-1, 4)
