@@ -230,7 +230,8 @@ def test_every_encoding_of_a_picture_gives_the_same_value(env, cache, name):
         assert same(got, want), f"{name}: {kind} gives {got.get('value')}, uint8 gives {want.get('value')}"
         if name == "OCRMaskIoU":  # the detector saw the 8-bit pixels themselves
             seen = m.detector.seen
-            assert all(np.array_equal(s, np.repeat(a[..., None], 3, -1)) for s, a in zip(seen[::2], PREDS)), kind
+            for a in PREDS:  # in any order: an update detects its outputs and references in one batch
+                assert any(np.array_equal(s, np.repeat(a[..., None], 3, -1)) for s in seen), kind
 
 
 # ------------------------------------------------------------------ judge metrics

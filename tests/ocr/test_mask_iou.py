@@ -193,9 +193,9 @@ class _Counting(RapidOCRDetector):
         super().__init__()
         self.calls = 0
 
-    def _run(self, eng, rgb, recognize):  # every detection goes through here, batched or not
-        self.calls += 1
-        return super()._run(eng, rgb, recognize)
+    def _detect_many(self, rgbs, recognize):  # every image not in the cache comes through here
+        self.calls += len(rgbs)
+        return super()._detect_many(rgbs, recognize)
 
 
 def test_a_shared_target_is_detected_once():

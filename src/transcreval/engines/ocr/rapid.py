@@ -124,10 +124,9 @@ class RapidOCRDetector(TextDetector):
             default 0.5).
         use_cls: with recognition, run the 0/180 degree line classifier (off by default, as
             the papers' PaddleOCR setting turns text-line orientation off).
-        threads: onnxruntime intra-op threads for every image, one image at a time. Default
-            (None): a batch of images runs one image per worker thread (``transcreval.threads``'
-            budget), each worker on its own session with one onnxruntime thread; a single image
-            runs on onnxruntime's own thread count. The boxes are the same either way.
+        threads: onnxruntime threads for every image, one image at a time. Default (None): a batch
+            runs one image per worker thread (``transcreval.threads``), each on an engine of its
+            own with one onnxruntime thread; one image runs on onnxruntime's threads. Same boxes.
         recognize / cache_size: see :class:`~transcreval.engines.ocr.base.TextDetector`.
     """
 
@@ -284,10 +283,8 @@ class RapidOCRDetector(TextDetector):
             return self._run(self._engine_(), rgb, recognize)
 
     def _detect_many(self, rgbs: Sequence[np.ndarray], recognize: bool) -> list[OCRResult]:
-        """Several images: one per worker thread, each on a session of its own with one onnxruntime
-        thread (same boxes; rapidocr's pre- and post-processing of one image overlaps the other's
-        network). One image, a single worker (``transcreval.threads``) or ``threads=`` given: one
-        session on onnxruntime's threads, one image at a time."""
+        """One image per worker thread, each on an engine of its own with one onnxruntime thread;
+        one image, one worker or ``threads=`` given: :meth:`_detect_one` on each in turn."""
         from transcreval.threads import map_threads, worker_count
 
         if self.threads is not None or worker_count(None, len(rgbs)) < 2:
