@@ -1,5 +1,5 @@
-"""Review of the judge's switch from chat.completions.create to the SDK client's post (7935394):
-cases where the two differ."""
+"""The judge posts through the SDK client instead of chat.completions.create (7935394): the cases
+where the two could differ, and the checks of extra_params when a judge is built."""
 
 from __future__ import annotations
 
@@ -59,3 +59,26 @@ def test_extra_header_values_are_checked_at_construction(server):
     response' per item; options are checked once at construction."""
     with pytest.raises(ValueError, match="extra_headers"):
         make(server, extra_params={"extra_headers": {"X-Run": 1}})
+
+
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [
+        ({"extra_headers": {"Authorization": "Bearer sk-x"}}, "default_headers"),
+        ({"extra_headers": {"X-Api-Key": "k"}}, "default_headers"),
+        ({"timeout": "30"}, "timeout"),
+        ({"timeout": 0}, "timeout"),
+        ({"extra_query": ["a"]}, "extra_query"),
+    ],
+)
+def test_more_extra_params_are_refused_at_construction(server, extra, match):
+    with pytest.raises(ValueError, match=match):
+        make(server, extra_params=extra)
+
+
+def test_a_timeout_from_extra_params_is_the_one_reported(server):
+    from transcreval.engines.judge.fake_server import FakeHang
+
+    server.script(FakeHang(5))
+    r = make(server, extra_params={"timeout": 0.3}).complete([TEXT_TEMPLATE.render(item="1")])[0]
+    assert r.status == "timeout" and "within 0.3 s" in r.detail

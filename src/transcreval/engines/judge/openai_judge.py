@@ -20,14 +20,16 @@ suggests a secret (``Authorization``, ``api-key``, ``*token*``, ...) are not pic
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import os
-import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from transcreval.engines.judge.base import CachingJudge
 from transcreval.engines.judge.keys import endpoint_id
+from transcreval.engines.judge.openai_params import REQUEST_OPTIONS, check_extra_params, secret_header
 from transcreval.engines.judge.types import ImagePart, JudgeReply, JudgeRequest, TextPart
 from transcreval.errors import InputError, JudgeConfigError, JudgeUnreachableError, MissingDependencyError
 
@@ -37,19 +39,9 @@ __all__ = ["OpenAICompatibleJudge", "secret_header"]
 
 _PLACEHOLDER_KEY = "EMPTY"  # what local servers (vLLM, SGLang, Ollama) accept when they check no key
 _FILTER_CODES = {"content_filter", "content_policy_violation", "responsibleaipolicyviolation"}
-_SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie|password|signature|credential", re.I)
 # transport errors (httpx's class names) raised before any connection to the endpoint existed: only
 # these mean "unreachable"; a connection dropped after it was made is a per-item api_error
 _NEVER_CONNECTED = {"ConnectError", "ConnectTimeout", "UnsupportedProtocol", "ProxyError", "InvalidURL"}
-# parameters that chat.completions.create takes as request options rather than body fields, and the
-# SDK request-option names they become (extra_params written for create work the same; "extra_body"
-# is merged into the body)
-_REQUEST_OPTIONS = {"extra_headers": "headers", "extra_query": "params", "timeout": "timeout"}
-
-
-def secret_header(name: str) -> bool:
-    """True for a header whose name suggests it carries a credential (never pickled)."""
-    return bool(_SECRET_HEADER.search(name))
 
 
 class OpenAICompatibleJudge(CachingJudge):
@@ -115,13 +107,7 @@ class OpenAICompatibleJudge(CachingJudge):
             raise InputError(f"max_retries must be a non-negative integer, got {max_retries!r}")
         if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
             raise InputError(f"max_tokens must be a positive integer or None, got {max_tokens!r}")
-        reserved = {"model", "messages", "stream", "n"} & set(extra_params or {})
-        if reserved:
-            raise InputError(f"extra_params may not set {sorted(reserved)}: the judge sets them")
-        for k in ("extra_body", "extra_headers", "extra_query"):
-            v = (extra_params or {}).get(k)
-            if v is not None and not isinstance(v, Mapping):
-                raise InputError(f"extra_params[{k!r}] must be a mapping, got {type(v).__name__}")
+        check_extra_params(extra_params or {})
         params = {"temperature": temperature, "seed": seed, "max_tokens": max_tokens, "top_p": top_p}
         params.update(extra_params or {})
         base_url = base_url if base_url is not None else os.environ.get("OPENAI_BASE_URL")
@@ -243,7 +229,8 @@ class OpenAICompatibleJudge(CachingJudge):
         except openai.APITimeoutError as e:
             if not self._answered and type(e.__cause__).__name__ == "ConnectTimeout":
                 raise self._unreachable("the connection timed out") from None
-            return JudgeReply("timeout", detail=f"no answer within {self.timeout:g} s ({self.max_retries} retries)")
+            waited = float(options.get("timeout", self.timeout))  # extra_params' timeout overrides the judge's
+            return JudgeReply("timeout", detail=f"no answer within {waited:g} s ({self.max_retries} retries)")
         except openai.APIConnectionError as e:
             cause = e.__cause__
             kind = type(cause).__name__ if cause is not None else ""
@@ -288,6 +275,9 @@ class OpenAICompatibleJudge(CachingJudge):
                 "api_error", detail=f"malformed response ({type(e).__name__}: {self._redact(str(e))[:200]})"
             )
         self._answered = True
+        if isinstance(resp, str):  # a Content-Type other than JSON: the SDK hands the text back as is
+            with contextlib.suppress(ValueError):  # not JSON either: _reply says "malformed response"
+                resp = json.loads(resp)
         return self._reply(resp)
 
     def _body(self, request: JudgeRequest, params: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -304,8 +294,8 @@ class OpenAICompatibleJudge(CachingJudge):
         for k, v in params.items():
             if k == "extra_body":
                 extra = v
-            elif k in _REQUEST_OPTIONS:
-                options[_REQUEST_OPTIONS[k]] = v
+            elif k in REQUEST_OPTIONS:
+                options[REQUEST_OPTIONS[k]] = v
             else:
                 body[k] = v
         body.update(extra)

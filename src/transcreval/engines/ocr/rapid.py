@@ -289,20 +289,20 @@ class RapidOCRDetector(TextDetector):
 
         if self.threads is not None or worker_count(None, len(rgbs)) < 2:
             return super()._detect_many(rgbs, recognize)
-        self.info_for(recognize)  # the identity, from the default session's config, built once
 
         def one(rgb: np.ndarray) -> OCRResult:
             eng = self._checkout()
             try:
                 return self._run(eng, rgb, recognize)
             finally:
-                with self._engine_lock:
-                    self._idle.append(eng)
+                with self._engine_lock:  # keep one engine per worker of the budget; drop any extra
+                    if len(self._idle) < worker_count(None, len(rgbs)):
+                        self._idle.append(eng)
 
         return map_threads(one, rgbs)
 
     def _checkout(self) -> Any:
-        """An idle one-thread engine, or a new one (at most one per worker thread ever exists)."""
+        """An idle one-thread engine, or a new one (several callers at once may each build some)."""
         with self._engine_lock:
             if self._idle:
                 return self._idle.pop()
