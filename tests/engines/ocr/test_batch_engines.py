@@ -1,4 +1,4 @@
-"""Review of the batched rapidocr path (cd66579): how many one-thread engines a detector keeps.
+"""The batched rapidocr path: how many one-thread engines a detector keeps.
 
 Each engine holds its own onnxruntime sessions (~150 MB), and detectors are shared within the
 process (get_detector), so whatever the idle list holds stays for the life of the process."""
@@ -50,6 +50,23 @@ def test_concurrent_batches_keep_no_more_engines_than_the_thread_budget(monkeypa
         t.start()
     for t in threads:
         t.join()
-    # "at most one per worker thread ever exists" (rapid.py): the budget is 2 workers, but every
-    # user thread's batch made its own engines, and all of them stay in the idle list for good
+    # the budget is 2 workers: however many engines the 4 user threads' batches built at once, at
+    # most 2 stay in the idle list
     assert len(det._idle) <= 2, f"{len(det._idle)} idle engines kept ({_FakeEngine.made} made) for a budget of 2"
+
+
+def test_a_smaller_batch_keeps_the_engines_a_larger_one_built(monkeypatch):
+    """Idle engines are capped by the thread budget, not by the current batch: a 2-image batch after
+    a 4-image one must not drop engines that the next large batch would build again."""
+    monkeypatch.setattr(transcreval.threads, "default_threads", lambda: 4)
+    det = _Slow(cache_size=0)
+    det.info_for(False)
+    import rapidocr
+
+    monkeypatch.setattr(rapidocr, "RapidOCR", _FakeEngine)
+    images = [np.full((64, 64 + i, 3), i, np.uint8) for i in range(4)]
+    det.detect(images)
+    built = len(det._idle)
+    assert 1 <= built <= 4
+    det.detect(images[:2])
+    assert len(det._idle) == built

@@ -283,12 +283,12 @@ class RapidOCRDetector(TextDetector):
             return self._run(self._engine_(), rgb, recognize)
 
     def _detect_many(self, rgbs: Sequence[np.ndarray], recognize: bool) -> list[OCRResult]:
-        """One image per worker thread, each on an engine of its own with one onnxruntime thread;
-        one image, one worker or ``threads=`` given: :meth:`_detect_one` on each in turn."""
+        """One image per worker thread, each on a one-thread engine; else :meth:`_detect_one` on each."""
         from transcreval.threads import map_threads, worker_count
 
         if self.threads is not None or worker_count(None, len(rgbs)) < 2:
             return super()._detect_many(rgbs, recognize)
+        keep = worker_count(None, 1 << 30)  # the most workers any batch gets: engines kept idle for later
 
         def one(rgb: np.ndarray) -> OCRResult:
             eng = self._checkout()
@@ -296,7 +296,7 @@ class RapidOCRDetector(TextDetector):
                 return self._run(eng, rgb, recognize)
             finally:
                 with self._engine_lock:  # keep one engine per worker of the budget; drop any extra
-                    if len(self._idle) < worker_count(None, len(rgbs)):
+                    if len(self._idle) < keep:
                         self._idle.append(eng)
 
         return map_threads(one, rgbs)
