@@ -115,9 +115,9 @@ class _Counting(RapidOCRDetector):
         super().__init__()
         self.calls = 0
 
-    def _detect_many(self, rgbs, recognize):  # every image not in the cache comes through here
+    def _detect_many(self, rgbs, recognize, done=None):  # every image not in the cache comes through here
         self.calls += len(rgbs)
-        return super()._detect_many(rgbs, recognize)
+        return super()._detect_many(rgbs, recognize, done)
 
 
 def test_each_reference_is_detected_once(squeeze):

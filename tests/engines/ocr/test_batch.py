@@ -113,3 +113,32 @@ def test_a_failure_in_a_batch_names_the_image(two_workers, images, monkeypatch):
         det.detect(images[:2])
     with pytest.raises(InputError, match="H x W x 3 uint8 RGB arrays, got float64"):
         det.detect_arrays([images[0], images[1].astype(np.float64)])
+
+
+class _FailsOn(_Counting):
+    """Fails on arrays of one shape (rapidocr's own error path is tested above)."""
+
+    def __init__(self, bad_shape, **kw) -> None:
+        super().__init__(**kw)
+        self.bad_shape = bad_shape
+
+    def _run(self, eng, rgb, recognize):
+        if rgb.shape == self.bad_shape:
+            raise InputError("this image fails")
+        return super()._run(eng, rgb, recognize)
+
+
+@pytest.mark.parametrize("budget", [1, 2])
+def test_a_failure_in_a_batch_keeps_the_images_that_succeeded(monkeypatch, images, budget):
+    """Work already done is never lost: the images detected before (or beside) a failing one are
+    cached, so the call after the fix detects only what was left."""
+    monkeypatch.setattr(transcreval.threads, "default_threads", lambda: budget)
+    good, bad = images[0], images[-1]  # shapes differ
+    det = _FailsOn(bad.shape)
+    with pytest.raises(InputError, match="this image fails"):
+        det.detect([good, bad])
+    assert len(det.ran_on) == 1
+    det.bad_shape = None
+    first, _ = det.detect([good, bad])
+    assert len(det.ran_on) == 2  # only the image that failed ran again
+    assert first is det.detect([good])[0]

@@ -24,7 +24,7 @@ import hashlib
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -170,9 +170,17 @@ class TextDetector:
     def _make_info(self, recognize: bool) -> DetectorInfo:
         raise NotImplementedError
 
-    def _detect_many(self, rgbs: Sequence[np.ndarray], recognize: bool) -> list[OCRResult]:
-        """:meth:`_detect_one` on each array, in order (a backend may run them in parallel)."""
-        return [self._detect_one(rgb, recognize) for rgb in rgbs]
+    def _detect_many(
+        self, rgbs: Sequence[np.ndarray], recognize: bool, done: Callable[[int, OCRResult], None] | None = None
+    ) -> list[OCRResult]:
+        """:meth:`_detect_one` on each array, in order (a backend may run them in parallel).
+        ``done(i, result)`` is called as each array's result comes, before a later one fails."""
+        out = []
+        for i, rgb in enumerate(rgbs):
+            out.append(self._detect_one(rgb, recognize))
+            if done is not None:
+                done(i, out[-1])
+        return out
 
     # ------------------------------------------------------------------ public API
     @property
@@ -243,15 +251,19 @@ class TextDetector:
         for i, key in enumerate(keys):
             if out[i] is None:
                 todo.setdefault(i if key is None else key, []).append(i)
-        found = self._detect_many([rgbs[where[0]] for where in todo.values()], recognize) if todo else []
-        for (key, where), res in zip(todo.items(), found):
-            for i in where:
-                out[i] = res
+        keys_todo = list(todo)
+
+        def keep(j: int, res: OCRResult) -> None:  # cached as it comes: a later failure loses none
             if self.cache_size:
                 with self._lock:
-                    self._cache[key] = res
+                    self._cache[keys_todo[j]] = res
                     while len(self._cache) > self.cache_size:
                         self._cache.popitem(last=False)
+
+        found = self._detect_many([rgbs[where[0]] for where in todo.values()], recognize, keep) if todo else []
+        for where, res in zip(todo.values(), found):
+            for i in where:
+                out[i] = res
         return out  # type: ignore[return-value]
 
     def clear_cache(self) -> None:

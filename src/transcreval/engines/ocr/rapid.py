@@ -30,12 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from transcreval.engines.ocr.detector import (
-    DetectorInfo,
-    OCRResult,
-    TextDetector,
-    file_sha256,
-)
+from transcreval.engines.ocr.detector import DetectorInfo, OCRResult, TextDetector, file_sha256
 from transcreval.errors import InputError, MissingDependencyError
 
 #: rapidocr's own defaults, restated so results can record them (rapidocr 3.10 config.yaml).
@@ -282,24 +277,28 @@ class RapidOCRDetector(TextDetector):
         with self._run_lock:  # the engine keeps per-call flags as state
             return self._run(self._engine_(), rgb, recognize)
 
-    def _detect_many(self, rgbs: Sequence[np.ndarray], recognize: bool) -> list[OCRResult]:
-        """One image per worker thread, each on a one-thread engine; else :meth:`_detect_one` on each."""
+    def _detect_many(self, rgbs: Sequence[np.ndarray], recognize: bool, done: Any = None) -> list[OCRResult]:
+        """One image per worker thread, each on a one-thread engine; else :meth:`_detect_one` on
+        each (``done(i, result)`` as each comes, as in :meth:`TextDetector._detect_many`)."""
         from transcreval.threads import map_threads, worker_count
 
         if self.threads is not None or worker_count(None, len(rgbs)) < 2:
-            return super()._detect_many(rgbs, recognize)
+            return super()._detect_many(rgbs, recognize, done)
         keep = worker_count(None, 1 << 30)  # the most workers any batch gets: engines kept idle for later
 
-        def one(rgb: np.ndarray) -> OCRResult:
+        def one(item: tuple[int, np.ndarray]) -> OCRResult:
             eng = self._checkout()
             try:
-                return self._run(eng, rgb, recognize)
+                res = self._run(eng, item[1], recognize)
             finally:
                 with self._engine_lock:  # keep one engine per worker of the budget; drop any extra
                     if len(self._idle) < keep:
                         self._idle.append(eng)
+            if done is not None:
+                done(item[0], res)
+            return res
 
-        return map_threads(one, rgbs)
+        return map_threads(one, list(enumerate(rgbs)))
 
     def _checkout(self) -> Any:
         """An idle one-thread engine, or a new one (several callers at once may each build some)."""
