@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 
 import imagehash
 import numpy as np
@@ -171,6 +172,24 @@ def test_banded_int8_pass_equals_the_dense_product(in_size, out_size):
         gray = (rows[:k].view(torch.uint8) ^ 0x80).numpy()
         pil = np.asarray(Image.fromarray(gray).resize((out_size, k), Image.Resampling.LANCZOS))
         assert np.array_equal(resample._pass_int8(rows[:k], in_size, out_size).numpy(), pil)
+
+
+@pytest.mark.parametrize(("in_size", "out_size"), [(512, 32), (900, 32), (2000, 32), (64, 32)])
+def test_int32_recombination_equals_int64_at_its_bounds(in_size, out_size):
+    """The int32 recombination of the three digit products (used where it cannot overflow) gives
+    the int64 one's pixels, on products at the extremes int8 pixels can reach, every sign mix."""
+    bias = resample._int32_bias(in_size, out_size)
+    if bias is None:
+        pytest.skip("this pass recombines in int64 only")
+    digits, shift = resample._int8_digits(in_size, out_size)
+    reach = 128 * digits.to(torch.int64).abs().sum(0)  # |product| bound per digit column
+    signs = torch.tensor(list(itertools.product((-1, 0, 1), repeat=3)), dtype=torch.int64)  # 27 mixes
+    k = out_size
+    p = torch.empty((len(signs), 3 * k), dtype=torch.int64)
+    for d in range(3):
+        p[:, d * k : (d + 1) * k] = signs[:, d : d + 1] * reach[d * k : (d + 1) * k]
+    p = torch.cat([p, p - 1, p + 1, p // 3]).clamp(-(1 << 31), (1 << 31) - 1).to(torch.int32)
+    assert torch.equal(resample._recombine(p, shift, bias), resample._recombine(p, shift, None))
 
 
 def test_int8_pass_uses_its_bands_from_band_min_rows_on(monkeypatch):

