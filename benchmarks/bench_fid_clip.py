@@ -8,7 +8,9 @@
   passes are counted and printed.
 * Inception feature extraction throughput vs torch-fidelity's extractor on the same uint8 images.
 * ``CLIPSimilarity`` (update + compute, default open_clip preprocessing) vs open_clip's own
-  transform + ``encode_image`` on both sets + the mean cosine, on the same PIL images.
+  transform + ``encode_image`` on both sets + the mean cosine, on the same PIL images; on ViT-B-32
+  also one pair per ``update`` call against open_clip on one pair per call (how a loop over a data
+  set calls each).
 
 Sizes are kept moderate (one scipy ``sqrtm`` at 2048-d takes ~10 s on a quiet 2-core VM) so the
 file runs in a few minutes; ``make bench`` runs it with the others.
@@ -206,3 +208,38 @@ def test_clip_similarity_vit_b_32_vs_open_clip(paired, vit_b_32):
 
     assert ours(pairs_) == pytest.approx(reference(pairs_), abs=1e-3)
     paired("CLIPSimilarity vs open_clip, ViT-B-32, 32 pairs of 224x224", reference, ours, pairs_, pairs=3, warmup=0)
+
+
+def test_clip_similarity_vit_b_32_one_pair_per_call(paired, vit_b_32):
+    """One pair per call, as a loop over a data set calls it: ``CLIPSimilarity.update`` on each
+    pair against open_clip's transform + ``encode_image`` on each image of the pair + cosine."""
+    import open_clip
+    from PIL import Image
+
+    from transcreval.multimodal.embedding_similarity import CLIPSimilarity
+
+    model, _, transform = open_clip.create_model_and_transforms("ViT-B-32", pretrained=vit_b_32)
+    model.eval()
+    metric = CLIPSimilarity("ViT-B-32", vit_b_32)
+    g = torch.Generator().manual_seed(1)
+    pil = lambda t: [Image.fromarray(x.permute(1, 2, 0).numpy()) for x in t]  # noqa: E731
+    pairs_ = list(zip(*(pil((torch.rand(8, 3, 224, 224, generator=g) * 255).to(torch.uint8)) for _ in range(2))))
+
+    def reference(p):
+        total = 0.0
+        with torch.no_grad():
+            for a, b in p:
+                ea = model.encode_image(transform(a)[None], normalize=True)
+                eb = model.encode_image(transform(b)[None], normalize=True)
+                total += float(100 * (ea * eb).sum())
+        return total / len(p)
+
+    def ours(p):
+        metric.reset()
+        for a, b in p:
+            metric.update([a], [b])
+        return float(metric.compute())
+
+    assert ours(pairs_) == pytest.approx(reference(pairs_), abs=1e-3)
+    paired("CLIPSimilarity vs open_clip, ViT-B-32, one pair of 224x224 per call (8 calls)", reference, ours,
+           pairs_, pairs=2, warmup=0)  # fmt: skip
