@@ -141,7 +141,10 @@ class TextDetector:
     """Base class of the OCR backends: ``detect(images) -> list[OCRResult]``.
 
     Subclasses implement :meth:`_detect_one` (one H x W x 3 uint8 RGB array) and
-    :meth:`_make_info`, and may override :meth:`_detect_many` to detect a batch in parallel. The
+    :meth:`_make_info`, and may override :meth:`_detect_many(rgbs, recognize, done)
+    <_detect_many>` to detect a batch in parallel (calling ``done(i, result)`` as each image's
+    result comes lets the cache keep it if a later image fails; a batch that succeeds is cached
+    either way). The
     base converts inputs, keeps an LRU cache of results keyed by image content (so a source poster
     compared with several outputs is detected once; set ``cache_size=0`` to turn it off), detects
     the same content twice in one call once (with the cache on), and drops the loaded model when
@@ -261,8 +264,9 @@ class TextDetector:
                         self._cache.popitem(last=False)
 
         found = self._detect_many([rgbs[where[0]] for where in todo.values()], recognize, keep) if todo else []
-        for where, res in zip(todo.values(), found):
-            for i in where:
+        for j, (where, res) in enumerate(zip(todo.values(), found)):
+            keep(j, res)  # again, in input order: an override need not call done, and which results
+            for i in where:  # a cache smaller than the batch keeps does not depend on thread timing
                 out[i] = res
         return out  # type: ignore[return-value]
 
