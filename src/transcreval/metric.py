@@ -9,7 +9,8 @@ A metric is two pure pieces plus bookkeeping:
 * ``_from_stats(states) -> MetricResult``: the value from (accumulated) statistics.
 
 Both delegate to the public pieces of the functional twin in :mod:`transcreval.functional`, so
-the class over a whole data set equals the function over the same data by construction.
+the class over a whole data set equals the function over the same data by construction. A
+metric may hold ``update`` calls and run their network pass later (:mod:`transcreval.metric_held`).
 
 Vocabulary follows torchmetrics (``update``, ``compute``, ``forward``, ``reset``,
 ``merge_state``, ``sync``/``unsync``, ``higher_is_better``, ``process_group``,

@@ -22,9 +22,10 @@ network raising) keeps every held call and raises :class:`~transcreval.errors.He
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from transcreval.errors import HeldCallsError
 from transcreval.features.scope import current_scope
@@ -34,9 +35,14 @@ from transcreval.threads import torch_threads
 __all__ = ["HeldCalls", "stats_inputs"]
 
 
+@functools.cache
+def _stats_signature(cls: Any) -> inspect.Signature:
+    return inspect.signature(cls._stats)
+
+
 def stats_inputs(metric: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
     """An (already checked) call's arguments in the order of the metric's ``_stats`` parameters."""
-    bound = inspect.signature(type(metric)._stats).bind(metric, *args, **kwargs)
+    bound = _stats_signature(cast(Any, type(metric))).bind(metric, *args, **kwargs)
     return tuple(bound.arguments.values())[1:]
 
 

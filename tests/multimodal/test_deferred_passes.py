@@ -239,8 +239,22 @@ def test_forward_and_collections_run_the_held_calls_first(name):
     _assert_same_states(m.state_dict(), _one_by_one(name, calls).state_dict())
 
 
+def test_updates_inside_a_feature_scope_run_now_and_share():
+    """Inside a feature scope (a collection's, or one the caller opens) nothing is held: the
+    metrics updated there share the converted inputs and the tower's results."""
+    vs, se = _metric("VisualSimilarity"), _metric("SemanticEquivalence")
+    p, s = _calls("VisualSimilarity", sizes=(3,))[0]
+    stats = _encoder("VisualSimilarity").extractor.stats
+    stats.reset()
+    with feature_scope():
+        vs.update(p, s)
+        se.update(p, "food")
+        assert stats.images_computed == len(p) + len(s)  # at once, and preds' embeddings shared
+    assert stats.scope_hits == 1
+
+
 def test_a_refilled_input_buffer_does_not_change_a_held_call():
-    """With tensor preprocessing a float input is held as it is: the held call owns a copy."""
+    """A held call keeps converted copies, never the caller's buffer."""
     buf = torch.stack(list(poster_like(2, 40, 40, seed=3))).float() / 255
     other = torch.stack(list(poster_like(2, 40, 40, seed=4))).float() / 255
     ref = _one_by_one("CLIPSimilarity", [(buf.clone(), other.clone())], preprocess="tensor")
@@ -249,3 +263,14 @@ def test_a_refilled_input_buffer_does_not_change_a_held_call():
     buf.fill_(0.5)
     other.fill_(0.25)
     _assert_same_states(m.state_dict(), ref.state_dict())
+
+
+def test_to_runs_the_held_calls_where_they_were_made():
+    """``to(device)`` runs the held calls on the device they were made on, then moves the states."""
+    calls = _calls("CLIPSimilarity", sizes=(1, 2))
+    m = _deferred("CLIPSimilarity", calls)
+    stats = _encoder("CLIPSimilarity").extractor.stats
+    stats.reset()
+    m.to("meta")
+    assert stats.images_computed == 6  # on the CPU tower
+    assert m.device.type == "meta" and m.update_count == 2

@@ -23,7 +23,6 @@ from transcreval.functional.multimodal.embedding_similarity import (
     similarity_stats,
     twin_stats,
 )
-from transcreval.guards import byte_ranges, shares_memory
 from transcreval.metric_held import stats_inputs
 from transcreval.options import option_property
 from transcreval.result import MetricResult
@@ -105,11 +104,8 @@ class EmbeddingMetric(MeanMetric):
         return self._enc.on(self.device)
 
     def _hold(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> ConvertedCall:
-        inputs = stats_inputs(self, args, kwargs)
-        call = convert_call(self.name, inputs, self._encoder(), self.options)
-        ranges = byte_ranges(inputs)  # never hold the caller's memory (a buffer refilled after update)
-        images = tuple([(i, x.clone() if shares_memory(x, ranges) else x) for i, x in g] for g in call.images)
-        return ConvertedCall(images, call.n, call.prompts)
+        # conversion makes new tensors (never the caller's buffer, which may be refilled after update)
+        return convert_call(self.name, stats_inputs(self, args, kwargs), self._encoder(), self.options)
 
     def _held_rows(self, call: ConvertedCall) -> int:
         return call.n
