@@ -280,6 +280,7 @@ class Metric(DistributedStates, PythonTotals):
         """The canonical statistics of one batch (arguments checked, inputs never aliased)."""
         self._refuse_if_synced(method)
         check_arguments(self, method, args, kwargs)
+        self._flushed_store()  # held update calls run first: a failure leaves this batch (and a collection) out
         with torch_threads():  # every torch op of the batch on the thread budget (transcreval.threads)
             return self._signed(self._stats(*args, **kwargs), inputs=(*args, *kwargs.values()))
 

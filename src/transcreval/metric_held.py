@@ -10,7 +10,8 @@ inputs, and runs the network on the held calls together:
 * when the held rows reach :meth:`HeldCalls._hold_limit` (one chunk per worker of the thread
   budget), whenever any state is read (``compute``, ``state_dict``, ``sync``, ``merge_state``,
   pickling, copies, ``to``: every read goes through ``_state``), and before any other batch is
-  merged (``forward``, an update inside a collection): the held calls come first, in call order;
+  computed (``forward``, an update inside a collection: a failing pass leaves that batch out of
+  every member) or merged (``merge_state``): the held calls come first, in call order;
 * each held call's statistics are merged on their own, in order (:meth:`HeldCalls._held_batches`
   gives one batch per call), so the states are those of the calls made one by one, bit for bit.
 

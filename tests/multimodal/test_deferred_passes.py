@@ -164,6 +164,33 @@ def test_failed_pass_keeps_the_held_calls(monkeypatch):
     _assert_same_states(m.state_dict(), _one_by_one("CLIPSimilarity", calls).state_dict())
 
 
+def test_a_failed_pass_before_a_collection_update_leaves_every_member_unchanged(monkeypatch):
+    """The held calls run before the new batch is computed: when their pass fails, no member of
+    the collection takes the batch (all or none)."""
+    from transcreval.collection import MetricCollection
+
+    calls = _calls("CLIPSimilarity", sizes=(1, 1, 2))
+    first, second = _metric("CLIPSimilarity"), _deferred("CLIPSimilarity", calls[:2])
+    coll = MetricCollection({"first": first, "second": second})
+    real = CLIPEncoder.embeddings_of
+
+    def fails_on_held(self, many, **kw):
+        if len(many) > 1:
+            raise RuntimeError("simulated failure of the held pass")
+        return real(self, many, **kw)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(CLIPEncoder, "embeddings_of", fails_on_held)
+        with pytest.raises(HeldCallsError):
+            coll.update(*calls[2])
+        with pytest.raises(HeldCallsError):
+            second.forward(*calls[2])
+    assert first.update_count == 0 and second.update_count == 2
+    coll.update(*calls[2])
+    _assert_same_states(second.state_dict(), _one_by_one("CLIPSimilarity", calls).state_dict())
+    _assert_same_states(first.state_dict(), _one_by_one("CLIPSimilarity", calls[2:]).state_dict())
+
+
 def test_reset_drops_the_held_calls():
     stats = _encoder("VisualSimilarity").extractor.stats
     m = _deferred("VisualSimilarity", _calls("VisualSimilarity"))
