@@ -135,3 +135,9 @@ class WeightsChangedError(WeightsError, RuntimeError):
     """A weights file changed on disk after a metric loaded it (e.g. a checkpoint re-saved at the
     same path): the metric would mix two models under one signature, so it refuses. Build a new
     metric to score with the new file."""
+
+
+class HeldCallsError(TranscrevalError, RuntimeError):
+    """The deferred network pass over a metric's held ``update`` calls failed
+    (:mod:`transcreval.metric_held`): the calls are still held, none was merged; the cause is
+    chained. Fix it and read the metric again, or ``reset()`` to drop them."""

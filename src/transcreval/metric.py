@@ -9,7 +9,8 @@ A metric is two pure pieces plus bookkeeping:
 * ``_from_stats(states) -> MetricResult``: the value from (accumulated) statistics.
 
 Both delegate to the public pieces of the functional twin in :mod:`transcreval.functional`, so
-the class over a whole data set equals the function over the same data by construction.
+the class over a whole data set equals the function over the same data by construction. A
+metric may hold ``update`` calls and run their network pass later (:mod:`transcreval.metric_held`).
 
 Vocabulary follows torchmetrics (``update``, ``compute``, ``forward``, ``reset``,
 ``merge_state``, ``sync``/``unsync``, ``higher_is_better``, ``process_group``,
@@ -46,6 +47,7 @@ from transcreval.result import MetricResult, Signature
 from transcreval.state_checks import (
     SIGNATURE_STATE,
     check_counts,
+    check_keys,
     check_signature_state,
     options_id,
     signature_spec,
@@ -245,8 +247,9 @@ class Metric(DistributedStates, PythonTotals):
 
     def to(self, device: torch.device | str) -> Metric:
         """Move every tensor state (the saved unsynced ones too) to ``device``; returns ``self``."""
+        state = self._state  # held update calls run where they were made
         self._device = torch.device(device)
-        self._state = self._moved(self._state)
+        self._state = self._moved(state)
         if self._unsynced is not None:
             self._unsynced = self._moved(self._unsynced)
         self._computed = None
@@ -267,27 +270,23 @@ class Metric(DistributedStates, PythonTotals):
 
     def _foreign(self, state: Mapping[str, Any], what: str) -> dict[str, Any]:
         """A state dict from elsewhere, canonical and checked (keys, options, counts)."""
-        self._check_keys(state, what)
+        check_keys(self._specs, state, self, what)
         canon = self._canonical(dict(state), inputs=tuple(state.values()))
         check_signature_state(canon[SIGNATURE_STATE], self._options_id(), self, what)
         check_counts(self._specs, canon, self, what)
         return canon
 
-    def _check_keys(self, state: Mapping[str, Any], what: str) -> None:
-        missing = set(self._specs) - set(state)
-        extra = set(state) - set(self._specs)
-        if missing or extra:
-            raise KeyError(
-                f"{what}: keys do not match {self.name}'s states: missing {sorted(missing)}, "
-                f"unexpected {sorted(map(str, extra))}"
-            )
-
     def _batch(self, args: tuple[Any, ...], kwargs: dict[str, Any], method: str) -> dict[str, Any]:
         """The canonical statistics of one batch (arguments checked, inputs never aliased)."""
         self._refuse_if_synced(method)
         check_arguments(self, method, args, kwargs)
+        self._flushed_store()  # held update calls run first: a failure leaves this batch (and a collection) out
         with torch_threads():  # every torch op of the batch on the thread budget (transcreval.threads)
-            batch = self._canonical(self._stats(*args, **kwargs), inputs=(*args, *kwargs.values()))
+            return self._signed(self._stats(*args, **kwargs), inputs=(*args, *kwargs.values()))
+
+    def _signed(self, stats: dict[str, Any], inputs: tuple[Any, ...] = ()) -> dict[str, Any]:
+        """A batch's statistics in canonical form, with the options' signature state."""
+        batch = self._canonical(stats, inputs=inputs)
         own = self._options_id()  # [id, -id]; in Python form on the CPU (transcreval.metric_totals)
         cpu = self._device.type == "cpu"
         batch[SIGNATURE_STATE] = PythonValue([own, -own]) if cpu else signature_value(own, self._device)
@@ -306,7 +305,8 @@ class Metric(DistributedStates, PythonTotals):
             return MetricResult.undefined(self.signature, str(e))
 
     def _update(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        self._merge(self._batch(args, kwargs, "update"))
+        if not self._defer(args, kwargs):  # a deferring metric holds the call (transcreval.metric_held)
+            self._merge(self._batch(args, kwargs, "update"))
 
     def _forward(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> MetricResult:
         batch = self._batch(args, kwargs, "forward")
@@ -346,7 +346,7 @@ class Metric(DistributedStates, PythonTotals):
         return out
 
     def _merge(self, stats: dict[str, Any], count: bool = True) -> None:
-        store = self._store
+        store = self._flushed_store()  # held update calls first (transcreval.metric_held)
         for n, v in stats.items():
             if self._add_python(n, v):  # running Python totals (transcreval.metric_totals)
                 continue

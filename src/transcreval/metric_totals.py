@@ -8,6 +8,8 @@ float64 ``Sum`` and ``Cat`` states on the CPU) is added up in Python, in ``_pend
 additions the tensors would do, so the state is bit for bit the same. The totals become tensors
 whenever ``_state`` is read (compute, state_dict, sync, a tensor statistic for that state,
 pickling), and a ``Cat`` state's Python rows at the latest every 4,096 rows.
+
+The same reads first run the update calls a metric holds (:mod:`transcreval.metric_held`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 import torch
 
+from transcreval.metric_held import HeldCalls
 from transcreval.states import Cat, PythonValue, State, fold_python, merge_python, python_tensor
 
 __all__ = ["PythonTotals"]
@@ -23,8 +26,9 @@ __all__ = ["PythonTotals"]
 _MAX_ROWS = 4096  # Python rows a Cat state collects before they become a tensor part
 
 
-class PythonTotals:
-    """The ``_state`` mapping of a metric, with running Python totals folded in when read."""
+class PythonTotals(HeldCalls):
+    """The ``_state`` mapping of a metric, with held update calls run and running Python totals
+    folded in when read."""
 
     _specs: dict[str, State]
     _device: torch.device
@@ -33,6 +37,8 @@ class PythonTotals:
 
     @property
     def _state(self) -> dict[str, Any]:
+        if self._held:
+            self._release_held()
         if self._pending:
             for n in list(self._pending):
                 self._fold(n)
@@ -42,6 +48,13 @@ class PythonTotals:
     def _state(self, value: dict[str, Any]) -> None:
         self._store = value
         self._pending = {}
+        self._held = []
+
+    def _flushed_store(self) -> dict[str, Any]:
+        """The stored states, after the held calls (which come before any batch merged now)."""
+        if self._held:
+            self._release_held()
+        return self._store
 
     def _fold(self, name: str) -> None:
         self._store[name] = fold_python(self._specs[name], self._store[name], self._pending.pop(name), self._device)
@@ -73,8 +86,8 @@ class PythonTotals:
 
     @staticmethod
     def _upgrade_dict(d: dict[str, Any]) -> dict[str, Any]:
-        """A pickled ``__dict__`` from before the totals (one ``_state`` dict) in today's form."""
+        """A pickled ``__dict__`` from before the totals (one ``_state`` dict) or the held calls, in today's form."""
         if "_state" in d:
             d = dict(d)
             d["_store"], d["_pending"] = d.pop("_state"), {}
-        return d
+        return d if "_held" in d else {**d, "_held": []}

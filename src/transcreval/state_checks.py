@@ -30,6 +30,7 @@ _EMPTY = torch.iinfo(torch.int64).min
 __all__ = [
     "SIGNATURE_STATE",
     "check_counts",
+    "check_keys",
     "check_signature_state",
     "list_digest",
     "options_id",
@@ -95,3 +96,14 @@ def check_counts(specs: Mapping[str, State], state: Mapping[str, Any], metric: A
                     f"{metric.name}.{where}(): state {name!r} holds a negative count ({t.min().item()}); counts are "
                     "never negative: the state dict was edited or is corrupt"
                 )
+
+
+def check_keys(specs: Mapping[str, State], state: Mapping[str, Any], metric: Any, what: str) -> None:
+    """A state dict from elsewhere must have exactly the metric's state names (else KeyError)."""
+    missing = set(specs) - set(state)
+    extra = set(state) - set(specs)
+    if missing or extra:
+        raise KeyError(
+            f"{what}: keys do not match {metric.name}'s states: missing {sorted(missing)}, "
+            f"unexpected {sorted(map(str, extra))}"
+        )

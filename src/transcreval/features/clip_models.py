@@ -251,6 +251,13 @@ class CLIPEncoder:
         opts = {"model": self.model_name, "pretrained": self.pretrained_id, "pp": self.preprocess}
         return opts if self.crop is None else {**opts, "crop": self.crop}
 
+    def pass_rows(self) -> int:
+        """Images that fill one tower pass: a fixed chunk per worker of the thread budget on the CPU, one elsewhere."""
+        from transcreval.features.images import chunk_rows
+        from transcreval.threads import default_threads
+
+        return chunk_rows(self.net, self.device.type) * (default_threads() if self.device.type == "cpu" else 1)
+
     def on(self, device: Any) -> CLIPEncoder:
         """This encoder on ``device``, with the same weights: a checkpoint whose content changed
         since this encoder loaded it is a WeightsChangedError (never a second model)."""
@@ -279,7 +286,9 @@ class CLIPEncoder:
         args = (self.model_name, self.pretrained, self.tokenizer_arg, self.preprocess, self.crop, str(self.device))
         return (rebuild_clip, (*args, self.pretrained_id))
 
-    def _converted(self, raw: Any, input_range: Any, what: str) -> list[tuple[Any, torch.Tensor]]:
+    def converted(self, raw: Any, input_range: Any = None, what: str = "images") -> list[tuple[Any, torch.Tensor]]:
+        """``raw``'s images as the tower takes them: ``(positions, batch)`` per image size (one
+        batch with ``"open_clip"`` preprocessing), shared within a feature scope."""
         import torch
 
         from transcreval.features.images import image_groups
@@ -305,19 +314,29 @@ class CLIPEncoder:
         what: str = "images",
     ) -> torch.Tensor:
         """N x D L2-normalised image embeddings, in input order."""
+        return self.embeddings_of([self.converted(raw, input_range, what)], batch_size=batch_size, cache=cache)[0]
+
+    def embeddings_of(
+        self, calls: Sequence[list[tuple[Any, torch.Tensor]]], *, batch_size: int | None = None, cache: Any = None
+    ) -> list[torch.Tensor]:
+        """The embeddings of several calls' :meth:`converted` images (one N_i x D tensor per
+        call, in input order), from one tower pass per image size over all of them: each row as
+        in a pass of its own (fixed chunks), at a fraction of the padded chunks."""
         import torch
 
-        parts = [
-            (idx, self.extractor(x, batch_size=batch_size, cache=cache)["image_embeds"])
-            for idx, x in self._converted(raw, input_range, what)
-        ]
-        if len(parts) == 1:
-            return parts[0][1]
-        n = sum(len(i) for i, _ in parts)
-        out = torch.empty((n, parts[0][1].shape[1]), dtype=parts[0][1].dtype, device=parts[0][1].device)
-        for idx, e in parts:
-            out[idx.to(out.device)] = e
-        return out
+        from transcreval.features.images import in_input_order
+
+        by_size: dict[tuple[int, ...], list[tuple[int, Any, torch.Tensor]]] = {}
+        for c, groups in enumerate(calls):
+            for idx, x in groups:
+                by_size.setdefault(tuple(x.shape[1:]), []).append((c, idx, x))
+        outs: list[list[tuple[Any, torch.Tensor]]] = [[] for _ in calls]
+        for parts in by_size.values():  # one part: the very tensor (a scope's memo knows it)
+            x = parts[0][2] if len(parts) == 1 else torch.cat([p[2] for p in parts])
+            emb = self.extractor(x, batch_size=batch_size, cache=cache)["image_embeds"]
+            for (c, idx, _), e in zip(parts, emb.split([len(p[1]) for p in parts])):
+                outs[c].append((idx, e))
+        return [in_input_order(parts) for parts in outs]
 
     def text_embeddings(self, prompts: Sequence[str]) -> torch.Tensor:
         """len(prompts) x D L2-normalised text embeddings, each prompt encoded once per process."""
@@ -379,8 +398,3 @@ def clear_clip_encoders() -> None:
     with _LOCK:
         _ENCODERS.clear()
         _MODELS.clear()
-
-
-def prompt_digest(prompts: Sequence[str]) -> str:
-    """A short digest of a list of prompts (for signatures)."""
-    return hashlib.sha256("\n".join(prompts).encode()).hexdigest()[:8]

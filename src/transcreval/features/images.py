@@ -21,7 +21,16 @@ if TYPE_CHECKING:
 
     from transcreval.features.cache import FeatureCache
 
-__all__ = ["FIXED_BATCH", "SMALL_NETWORK", "ImageGroups", "chunk_rows", "extract", "fixed_batches", "image_groups"]
+__all__ = [
+    "FIXED_BATCH",
+    "SMALL_NETWORK",
+    "ImageGroups",
+    "chunk_rows",
+    "extract",
+    "fixed_batches",
+    "image_groups",
+    "in_input_order",
+]
 
 #: networks run on chunks of exactly this many images per device type (the last chunk padded by
 #: repeating its final image): CPU and GPU kernels pick code paths by batch size, so without it
@@ -141,16 +150,22 @@ def extract(
 ) -> torch.Tensor:
     """``extractor``'s ``output`` for every image of ``raw`` (N x ..., in input order, on the
     extractor's device)."""
-    import torch
 
     groups = image_groups(raw, input_range=input_range, what=what)
-    parts = []
-    for idx, imgs in groups.groups:
-        parts.append((idx, extractor(imgs, batch_size=batch_size, cache=cache)[output]))
+    return in_input_order(
+        [(idx, extractor(imgs, batch_size=batch_size, cache=cache)[output]) for idx, imgs in groups.groups]
+    )
+
+
+def in_input_order(parts: list[tuple[torch.Tensor, torch.Tensor]]) -> torch.Tensor:
+    """Rows computed per group of positions (``(positions, rows)`` parts, as
+    :class:`ImageGroups` holds them) put back in input order (one part: the rows themselves)."""
+    import torch
+
     if len(parts) == 1:
         return parts[0][1]
     first = parts[0][1]
-    out = torch.empty((groups.n, *first.shape[1:]), dtype=first.dtype, device=first.device)
-    for idx, feats in parts:
-        out[idx.to(out.device)] = feats
+    out = torch.empty((sum(len(i) for i, _ in parts), *first.shape[1:]), dtype=first.dtype, device=first.device)
+    for idx, rows in parts:
+        out[idx.to(out.device)] = rows
     return out

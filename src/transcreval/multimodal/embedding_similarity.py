@@ -13,12 +13,17 @@ from transcreval.functional.multimodal.embedding_similarity import (
     EMPTY_HINT,
     PACKAGES,
     SIGLIP_DEFAULT,
+    ConvertedCall,
     EmbeddingOptions,
     bind_encoder,
+    call_values,
+    convert_call,
     embedding_from_stats,
     embedding_options,
+    similarity_stats,
     twin_stats,
 )
+from transcreval.metric_held import stats_inputs
 from transcreval.options import option_property
 from transcreval.result import MetricResult
 
@@ -42,6 +47,13 @@ class EmbeddingMetric(MeanMetric):
         batch_size: network batch size (default: each update's images at once).
         feature_cache: a :class:`~transcreval.features.FeatureCache` or its path (reuse image
             embeddings); see :mod:`transcreval.features.options`.
+
+    Deferred passes (:mod:`transcreval.metric_held`): ``update`` outside a collection converts
+    and checks its inputs at once (a bad input raises there) and holds them; the network runs
+    on the held calls together once they fill a chunk per worker (``encoder.pass_rows()``:
+    8 images per input with a 2-thread budget), when any state is read (``compute``,
+    ``state_dict``, pickling, ...) and before ``forward``. Every value is the one the calls give
+    one by one, bit for bit, so a loop calling ``update`` on one pair pays for no padded chunks.
 
     The encoder is built (or found in the process-wide cache) when the metric is built, and kept:
     it runs on the metric's device, and its weights never change under the metric (a checkpoint
@@ -90,6 +102,20 @@ class EmbeddingMetric(MeanMetric):
 
     def _encoder(self) -> Any:
         return self._enc.on(self.device)
+
+    def _hold(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> ConvertedCall:
+        # conversion makes new tensors (never the caller's buffer, which may be refilled after update)
+        return convert_call(self.name, stats_inputs(self, args, kwargs), self._encoder(), self.options)
+
+    def _held_rows(self, call: ConvertedCall) -> int:
+        return call.n
+
+    def _hold_limit(self) -> int:
+        return int(self._encoder().pass_rows())
+
+    def _held_batches(self, calls: list[ConvertedCall]) -> list[dict[str, Any]]:
+        values = call_values(self.name, calls, self._encoder(), self.options)
+        return [self._signed(similarity_stats(v)) for v in values]
 
     # the options by their old attribute names (read-only: the options object is frozen)
     model_name = option_property("model", "The open_clip model name.")

@@ -41,9 +41,12 @@ __all__ = [
     "CULTURE_TEMPLATE",
     "CULTURE_TEMPLATES",
     "PACKAGES",
+    "ConvertedCall",
     "EmbeddingOptions",
     "bind_encoder",
+    "call_values",
     "clip_similarity",
+    "convert_call",
     "cultural_relevance_delta",
     "embedding_from_stats",
     "embedding_options",
@@ -113,11 +116,6 @@ def fill_template(template: str, field: str, values: Any, n: int) -> list[str]:
     if any(not v.strip() for v in vals):
         raise InputError(f"an empty {field} name")
     return [template.format(**{field: v}) for v in vals]
-
-
-def _pairs(a: torch.Tensor, b: torch.Tensor, names: tuple[str, str]) -> None:
-    if a.shape[0] != b.shape[0]:
-        raise InputError(f"{a.shape[0]} {names[0]} but {b.shape[0]} {names[1]}: pass one per item")
 
 
 #: distributions whose versions change the numbers (the classes' ``version_packages``)
@@ -205,37 +203,23 @@ def embedding_from_stats(stats: dict[str, Any], options: EmbeddingOptions, name:
     return mean_result(stats, options.signature(name, PACKAGES), name, hint=EMPTY_HINT)
 
 
-def clip_similarity_values(preds: Any, target: Any, encoder: CLIPEncoder, **run: Any) -> torch.Tensor:
-    """Per-pair ``100 * cos(V_preds, V_target)`` (``run``: :meth:`EmbeddingOptions.run`)."""
-    a, b = encoder.image_embeddings(preds, what="preds", **run), encoder.image_embeddings(target, what="target", **run)
-    _pairs(a, b, ("outputs (preds)", "reference images (target)"))
+def _clip(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Per-pair ``100 * cos(V_preds, V_target)``."""
     return 100.0 * (a * b).sum(dim=1)
 
 
-def visual_similarity_values(preds: Any, source: Any, encoder: CLIPEncoder, **run: Any) -> torch.Tensor:
+def _visual(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """Per-pair ``cos(V_source, V_preds)``."""
-    a, b = encoder.image_embeddings(preds, what="preds", **run), encoder.image_embeddings(source, what="source", **run)
-    _pairs(a, b, ("outputs (preds)", "source images"))
     return (a * b).sum(dim=1)
 
 
-def cultural_relevance_values(
-    preds: Any, source: Any, country: Any, encoder: CLIPEncoder, template: str, **run: Any
-) -> torch.Tensor:
+def _cultural(tgt: torch.Tensor, src: torch.Tensor, text: torch.Tensor) -> torch.Tensor:
     """Per-item ``cos(V_preds, T_cul) - cos(V_source, T_cul)``."""
-    tgt = encoder.image_embeddings(preds, what="preds", **run)
-    src = encoder.image_embeddings(source, what="source", **run)
-    _pairs(tgt, src, ("outputs (preds)", "source images"))
-    text = encoder.text_embeddings(fill_template(template, "country", country, tgt.shape[0])).to(tgt)
     return (tgt * text).sum(dim=1) - (src * text).sum(dim=1)
 
 
-def semantic_equivalence_values(
-    preds: Any, category: Any, encoder: CLIPEncoder, template: str, **run: Any
-) -> torch.Tensor:
+def _semantic(tgt: torch.Tensor, text: torch.Tensor) -> torch.Tensor:
     """Per-item ``cos(V_preds, T_int)``."""
-    tgt = encoder.image_embeddings(preds, what="preds", **run)
-    text = encoder.text_embeddings(fill_template(template, "category", category, tgt.shape[0])).to(tgt)
     return (tgt * text).sum(dim=1)
 
 
@@ -246,20 +230,66 @@ def model_defaults(model: Any, pretrained: Any, default: tuple[str, str]) -> tup
     return model, pretrained
 
 
-#: per metric: (per-item values, input names, default encoder, prompt field)
+#: per metric: (per-item values from the embeddings, input names, default encoder, prompt field)
 _SPECS: dict[str, tuple[Callable[..., torch.Tensor], tuple[str, ...], tuple[str, str], str | None]] = {
-    "CLIPSimilarity": (clip_similarity_values, ("preds", "target"), CLIP_DEFAULT, None),
-    "VisualSimilarity": (visual_similarity_values, ("preds", "source"), SIGLIP_DEFAULT, None),
-    "CulturalRelevanceDelta": (cultural_relevance_values, ("preds", "source", "country"), SIGLIP_DEFAULT, "country"),
-    "SemanticEquivalence": (semantic_equivalence_values, ("preds", "category"), SIGLIP_DEFAULT, "category"),
+    "CLIPSimilarity": (_clip, ("preds", "target"), CLIP_DEFAULT, None),
+    "VisualSimilarity": (_visual, ("preds", "source"), SIGLIP_DEFAULT, None),
+    "CulturalRelevanceDelta": (_cultural, ("preds", "source", "country"), SIGLIP_DEFAULT, "country"),
+    "SemanticEquivalence": (_semantic, ("preds", "category"), SIGLIP_DEFAULT, "category"),
 }
+#: the image inputs as a count mismatch names them
+_ROLES = {"preds": "outputs (preds)", "target": "reference images (target)", "source": "source images"}
+
+
+@dataclass(frozen=True)
+class ConvertedCall:
+    """One call's inputs, converted and checked, ready for the encoder: per image input its
+    converted images (:meth:`~transcreval.features.clip_models.CLIPEncoder.converted`), the
+    item count ``n`` and the filled prompts (None for the image-image metrics)."""
+
+    images: tuple[list[tuple[Any, torch.Tensor]], ...]
+    n: int
+    prompts: list[str] | None
+
+
+def convert_call(name: str, inputs: Sequence[Any], encoder: CLIPEncoder, options: EmbeddingOptions) -> ConvertedCall:
+    """Convert and check one call of metric ``name`` (bad input raises here, before any network)."""
+    _, names, _, field = _SPECS[name]
+    roles = [r for r in names if r != field]
+    images = tuple(encoder.converted(x, options.input_range, r) for r, x in zip(roles, inputs))
+    counts = [sum(len(idx) for idx, _ in groups) for groups in images]
+    for role, k in zip(roles[1:], counts[1:]):
+        if k != counts[0]:
+            raise InputError(f"{counts[0]} {_ROLES[roles[0]]} but {k} {_ROLES[role]}: pass one per item")
+    prompts = fill_template(str(options.template), field, inputs[-1], counts[0]) if field else None
+    return ConvertedCall(images, counts[0], prompts)
+
+
+def call_values(
+    name: str, calls: Sequence[ConvertedCall], encoder: CLIPEncoder, options: EmbeddingOptions
+) -> list[torch.Tensor]:
+    """Each call's per-item values of metric ``name``, from one tower pass per image input over
+    all the calls (:meth:`~transcreval.features.clip_models.CLIPEncoder.embeddings_of`); each
+    value is the one the call alone gives, bit for bit (fixed chunks, the same ops per call)."""
+    formula, _, _, field = _SPECS[name]
+    run = options.run()
+    embeds = [
+        encoder.embeddings_of([c.images[k] for c in calls], batch_size=run["batch_size"], cache=run["cache"])
+        for k in range(len(calls[0].images))
+    ]
+    if field:  # every new prompt in one text pass; then each call's own rows, as alone
+        encoder.text_embeddings([p for c in calls for p in c.prompts or ()])
+    out = []
+    for i, c in enumerate(calls):
+        own = [e[i] for e in embeds]
+        text = [encoder.text_embeddings(c.prompts).to(own[0])] if c.prompts is not None else []
+        out.append(formula(*own, *text))
+    return out
 
 
 def twin_stats(name: str, inputs: Sequence[Any], encoder: CLIPEncoder, options: EmbeddingOptions) -> dict[str, Any]:
     """A batch's statistics of metric ``name`` (:func:`similarity_stats` of its per-item values)."""
-    values, _, _, field = _SPECS[name]
-    tpl = (options.template,) if field else ()
-    return similarity_stats(values(*inputs, encoder, *tpl, **options.run()))
+    return similarity_stats(call_values(name, [convert_call(name, inputs, encoder, options)], encoder, options)[0])
 
 
 _P = inspect.Parameter

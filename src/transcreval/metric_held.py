@@ -1,0 +1,109 @@
+"""Update calls whose network pass is deferred (a base of :class:`~transcreval.metric.Metric`).
+
+A metric whose batch costs a fixed-size network chunk (the open_clip towers run chunks of 4
+images on the CPU, the last one padded) pays for a whole chunk on every small call: an
+evaluation loop calling ``update`` on one pair at a time ran two padded chunks per pair. A metric
+that implements :meth:`HeldCalls._hold` instead converts and checks each ``update`` call's inputs
+at once (a bad input still raises there, and nothing is kept from it), keeps the converted
+inputs, and runs the network on the held calls together:
+
+* when the held rows reach :meth:`HeldCalls._hold_limit` (one chunk per worker of the thread
+  budget), whenever any state is read (``compute``, ``state_dict``, ``sync``, ``merge_state``,
+  pickling, copies, ``to``: every read goes through ``_state``), and before any other batch is
+  computed (``forward``, an update inside a collection: a failing pass leaves that batch out of
+  every member) or merged (``merge_state``): the held calls come first, in call order;
+* each held call's statistics are merged on their own, in order (:meth:`HeldCalls._held_batches`
+  gives one batch per call), so the states are those of the calls made one by one, bit for bit.
+
+Not deferred: ``forward`` (its value needs the network now) and any update inside a
+:func:`~transcreval.features.feature_scope` (a collection shares inputs and network results
+between its members within the update). ``reset`` drops what is held. A failing pass (the
+network raising) keeps every held call and raises :class:`~transcreval.errors.HeldCallsError`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, cast
+
+from transcreval.errors import HeldCallsError
+from transcreval.features.scope import current_scope
+from transcreval.guards import check_arguments
+from transcreval.threads import torch_threads
+
+__all__ = ["HeldCalls", "stats_inputs"]
+
+
+@functools.cache
+def _stats_signature(cls: Any) -> inspect.Signature:
+    return inspect.signature(cls._stats)
+
+
+def stats_inputs(metric: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """An (already checked) call's arguments in the order of the metric's ``_stats`` parameters."""
+    bound = _stats_signature(cast(Any, type(metric))).bind(metric, *args, **kwargs)
+    return tuple(bound.arguments.values())[1:]
+
+
+class HeldCalls:
+    """The held update calls of a metric and the hooks a deferring metric implements."""
+
+    _held: list[Any]
+    _update_count: int
+    _computed: Any
+    _refuse_if_synced: Callable[[str], None]
+    _merge: Callable[..., None]
+
+    # ------------------------------------------------------------------ to implement (deferring metrics)
+    def _hold(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """One ``update`` call's inputs converted and checked, kept until the pass (None: the
+        call runs now, as without deferral). Raise here on bad input."""
+        return None
+
+    def _held_rows(self, call: Any) -> int:
+        """The rows (images per role) of a held call."""
+        return 1
+
+    def _hold_limit(self) -> int:
+        """Held rows that start the pass (one network chunk per worker)."""
+        return 1
+
+    def _held_batches(self, calls: list[Any]) -> list[dict[str, Any]]:
+        """Canonical statistics of each held call, in order, from one pass over all of them."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ mechanics
+    def _defer(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+        """Hold an ``update`` call when this metric defers and no feature scope is open (True)."""
+        if type(self)._hold is HeldCalls._hold or current_scope() is not None:
+            return False
+        self._refuse_if_synced("update")
+        check_arguments(self, "update", args, kwargs)
+        with torch_threads():  # conversion on the thread budget, as an ordinary call
+            call = self._hold(args, kwargs)
+        if call is None:
+            return False
+        self._held.append(call)
+        self._update_count += 1
+        self._computed = None
+        if sum(self._held_rows(c) for c in self._held) >= self._hold_limit():
+            self._release_held()
+        return True
+
+    def _release_held(self) -> None:
+        """Run the pass over the held calls and merge each call's statistics, in call order."""
+        calls, self._held = self._held, []
+        try:
+            with torch_threads():
+                batches = self._held_batches(calls)
+        except Exception as e:
+            self._held = calls  # nothing merged: every call is still held
+            raise HeldCallsError(
+                f"{type(self).__name__}: the network pass over {len(calls)} held update call(s) failed "
+                f"({type(e).__name__}: {e}); they are still held and run again at the next state read "
+                "(compute, state_dict, ...): fix the cause, or reset() to drop them"
+            ) from e
+        for batch in batches:
+            self._merge(batch, count=False)
