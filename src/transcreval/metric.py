@@ -220,8 +220,8 @@ class Metric(DistributedStates, PythonTotals):
             if other._unsynced is not None:
                 raise RuntimeError(f"cannot merge a synced {other.name}: call unsync() on it first")
             fresh = other._materialise(other._state)  # new objects: nothing to guard against
-            self._update_count += other._update_count
-            self._merge(self._canonical(fresh), count=False)
+            self._merge(self._canonical(fresh), count=False)  # runs this metric's held calls first
+            self._update_count += other._update_count  # after: a failed merge counts nothing
         else:
             self._merge(self._foreign(other, "merge_state"), count=False)
 

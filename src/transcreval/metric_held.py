@@ -33,7 +33,11 @@ from transcreval.features.scope import current_scope
 from transcreval.guards import check_arguments
 from transcreval.threads import torch_threads
 
-__all__ = ["HeldCalls", "stats_inputs"]
+__all__ = ["HOLD_BYTES", "HeldCalls", "stats_inputs"]
+
+#: held calls whose tensors reach this many bytes start the pass before the rows fill a chunk per
+#: worker (full-size images held with ``preprocess="tensor"``: 8 posters of 2000 x 3000 hold 1.1 GB)
+HOLD_BYTES = 256 << 20
 
 
 @functools.cache
@@ -88,22 +92,41 @@ class HeldCalls:
         self._held.append(call)
         self._update_count += 1
         self._computed = None
-        if sum(self._held_rows(c) for c in self._held) >= self._hold_limit():
-            self._release_held()
+        if sum(self._held_rows(c) for c in self._held) >= self._hold_limit() or self._held_bytes() >= HOLD_BYTES:
+            try:
+                self._release_held(own=True)
+            except BaseException:  # an update that raises keeps nothing of its own call
+                self._held.pop()
+                self._update_count -= 1
+                raise
         return True
 
-    def _release_held(self) -> None:
-        """Run the pass over the held calls and merge each call's statistics, in call order."""
+    def _held_bytes(self) -> int:
+        """Bytes of the tensors the held calls keep (large images start the pass early)."""
+        total = 0
+        for call in self._held:
+            for groups in getattr(call, "images", ()):
+                total += sum(int(t.numel()) * t.element_size() for _, t in groups)
+        return total
+
+    def _release_held(self, own: bool = False) -> None:
+        """Run the pass over the held calls and merge each call's statistics, in call order.
+        ``own``: the pass runs inside the ``update`` whose call is the last one held (on failure
+        that call is dropped by the caller and the error says so)."""
         calls, self._held = self._held, []
         try:
             with torch_threads():
                 batches = self._held_batches(calls)
-        except Exception as e:
-            self._held = calls  # nothing merged: every call is still held
+        except BaseException as e:
+            self._held = calls  # nothing merged: every call is still held (also on Ctrl-C)
+            if not isinstance(e, Exception):
+                raise
+            earlier = len(calls) - 1 if own else len(calls)
+            this = "this update's call is not kept; " if own else ""
             raise HeldCallsError(
                 f"{type(self).__name__}: the network pass over {len(calls)} held update call(s) failed "
-                f"({type(e).__name__}: {e}); they are still held and run again at the next state read "
-                "(compute, state_dict, ...): fix the cause, or reset() to drop them"
+                f"({type(e).__name__}: {e}); {this}{earlier} earlier call(s) are still held and run again "
+                "at the next state read (compute, state_dict, ...): fix the cause, or reset() to drop them"
             ) from e
         for batch in batches:
             self._merge(batch, count=False)

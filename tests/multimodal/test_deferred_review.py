@@ -1,0 +1,98 @@
+"""Review probes of the deferred passes (transcreval.metric_held): a failing pass must leave the
+metric exactly as it was, whatever raised and whichever method started the pass (the first two
+from the review branch, 8196567)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.multimodal.test_deferred_passes import _assert_same_states, _calls, _deferred, _encoder, _metric, _one_by_one
+from transcreval import metric_held
+from transcreval.errors import HeldCallsError
+from transcreval.features.clip_models import CLIPEncoder
+
+
+def test_a_failed_merge_state_leaves_update_count_unchanged(monkeypatch):
+    """merge_state adds the other metric's update_count before its own held calls run: when
+    their pass fails nothing is merged, yet the count has grown, and a retry counts them twice."""
+    calls = _calls("CLIPSimilarity", sizes=(1, 1, 2, 1))
+    m, other = _deferred("CLIPSimilarity", calls[:2]), _deferred("CLIPSimilarity", calls[2:])
+    other.state_dict()  # the other side's calls run now: only m's pass can fail below
+    real = CLIPEncoder.embeddings_of
+    fail = {"on": True}
+
+    def fails_once(self, many, **kw):
+        if fail["on"]:
+            raise RuntimeError("simulated failure of the held pass")
+        return real(self, many, **kw)
+
+    monkeypatch.setattr(CLIPEncoder, "embeddings_of", fails_once)
+    with pytest.raises(HeldCallsError):
+        m.merge_state(other)
+    assert m.update_count == 2  # nothing was merged
+    fail["on"] = False
+    m.merge_state(other)  # the retry the error message invites
+    assert m.update_count == len(calls)
+    _assert_same_states(m.state_dict(), _one_by_one("CLIPSimilarity", calls).state_dict())
+
+
+def test_an_interrupted_pass_keeps_the_held_calls(monkeypatch):
+    """Ctrl-C during a long deferred pass (KeyboardInterrupt is not an Exception) must not drop
+    the held calls silently while update_count still counts them."""
+    calls = _calls("CLIPSimilarity", sizes=(1, 2))
+    m = _deferred("CLIPSimilarity", calls)
+    real = CLIPEncoder.embeddings_of
+    fail = {"on": True}
+
+    def interrupted(self, many, **kw):
+        if fail["on"]:
+            raise KeyboardInterrupt
+        return real(self, many, **kw)
+
+    monkeypatch.setattr(CLIPEncoder, "embeddings_of", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        m.compute()
+    fail["on"] = False
+    assert m.update_count == len(calls)
+    _assert_same_states(m.state_dict(), _one_by_one("CLIPSimilarity", calls).state_dict())
+
+
+def test_an_update_whose_pass_fails_keeps_nothing_of_its_own_call(monkeypatch):
+    """An update that raises keeps nothing of its call (a caller retrying it must not count it
+    twice); the calls held before it stay held."""
+    enc = _encoder("CLIPSimilarity")
+    limit = enc.pass_rows()
+    calls = _calls("CLIPSimilarity", sizes=(1,) * limit)
+    m = _metric("CLIPSimilarity")
+    for c in calls[:-1]:
+        m.update(*c)
+    real = CLIPEncoder.embeddings_of
+    fail = {"on": True}
+
+    def fails_once(self, many, **kw):
+        if fail["on"]:
+            raise RuntimeError("simulated failure of the held pass")
+        return real(self, many, **kw)
+
+    monkeypatch.setattr(CLIPEncoder, "embeddings_of", fails_once)
+    with pytest.raises(HeldCallsError, match=f"this update's call is not kept; {limit - 1} earlier"):
+        m.update(*calls[-1])  # fills the pass, which fails
+    assert m.update_count == limit - 1
+    fail["on"] = False
+    m.update(*calls[-1])  # the retry
+    assert m.update_count == limit
+    _assert_same_states(m.state_dict(), _one_by_one("CLIPSimilarity", calls).state_dict())
+
+
+def test_held_images_past_hold_bytes_start_the_pass(monkeypatch):
+    """Large images (held at full size with preprocess="tensor") run before a chunk per worker
+    fills: the bytes held stay bounded."""
+    monkeypatch.setattr(metric_held, "HOLD_BYTES", 1)
+    enc = _encoder("CLIPSimilarity")
+    calls = _calls("CLIPSimilarity", sizes=(1, 1))
+    m = _metric("CLIPSimilarity")
+    enc.extractor.stats.reset()
+    m.update(*calls[0])
+    assert enc.extractor.stats.images_computed == 2 and m._held == []
+    m.update(*calls[1])
+    _assert_same_states(m.state_dict(), _one_by_one("CLIPSimilarity", calls).state_dict())
