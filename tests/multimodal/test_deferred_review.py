@@ -12,21 +12,27 @@ from transcreval.errors import HeldCallsError
 from transcreval.features.clip_models import CLIPEncoder
 
 
+def _failing_pass(monkeypatch, error):
+    """Make the held pass raise ``error`` until the returned switch is turned off."""
+    real = CLIPEncoder.embeddings_of
+    fail = {"on": True}
+
+    def failing(self, many, **kw):
+        if fail["on"]:
+            raise error
+        return real(self, many, **kw)
+
+    monkeypatch.setattr(CLIPEncoder, "embeddings_of", failing)
+    return fail
+
+
 def test_a_failed_merge_state_leaves_update_count_unchanged(monkeypatch):
     """merge_state adds the other metric's update_count before its own held calls run: when
     their pass fails nothing is merged, yet the count has grown, and a retry counts them twice."""
     calls = _calls("CLIPSimilarity", sizes=(1, 1, 2, 1))
     m, other = _deferred("CLIPSimilarity", calls[:2]), _deferred("CLIPSimilarity", calls[2:])
     other.state_dict()  # the other side's calls run now: only m's pass can fail below
-    real = CLIPEncoder.embeddings_of
-    fail = {"on": True}
-
-    def fails_once(self, many, **kw):
-        if fail["on"]:
-            raise RuntimeError("simulated failure of the held pass")
-        return real(self, many, **kw)
-
-    monkeypatch.setattr(CLIPEncoder, "embeddings_of", fails_once)
+    fail = _failing_pass(monkeypatch, RuntimeError("simulated failure of the held pass"))
     with pytest.raises(HeldCallsError):
         m.merge_state(other)
     assert m.update_count == 2  # nothing was merged
@@ -41,15 +47,7 @@ def test_an_interrupted_pass_keeps_the_held_calls(monkeypatch):
     the held calls silently while update_count still counts them."""
     calls = _calls("CLIPSimilarity", sizes=(1, 2))
     m = _deferred("CLIPSimilarity", calls)
-    real = CLIPEncoder.embeddings_of
-    fail = {"on": True}
-
-    def interrupted(self, many, **kw):
-        if fail["on"]:
-            raise KeyboardInterrupt
-        return real(self, many, **kw)
-
-    monkeypatch.setattr(CLIPEncoder, "embeddings_of", interrupted)
+    fail = _failing_pass(monkeypatch, KeyboardInterrupt())
     with pytest.raises(KeyboardInterrupt):
         m.compute()
     fail["on"] = False
@@ -66,15 +64,7 @@ def test_an_update_whose_pass_fails_keeps_nothing_of_its_own_call(monkeypatch):
     m = _metric("CLIPSimilarity")
     for c in calls[:-1]:
         m.update(*c)
-    real = CLIPEncoder.embeddings_of
-    fail = {"on": True}
-
-    def fails_once(self, many, **kw):
-        if fail["on"]:
-            raise RuntimeError("simulated failure of the held pass")
-        return real(self, many, **kw)
-
-    monkeypatch.setattr(CLIPEncoder, "embeddings_of", fails_once)
+    fail = _failing_pass(monkeypatch, RuntimeError("simulated failure of the held pass"))
     with pytest.raises(HeldCallsError, match=f"this update's call is not kept; {limit - 1} earlier"):
         m.update(*calls[-1])  # fills the pass, which fails
     assert m.update_count == limit - 1
