@@ -96,8 +96,9 @@ class HeldCalls:
             try:
                 self._release_held(own=True)
             except BaseException:  # an update that raises keeps nothing of its own call
-                self._held.pop()
-                self._update_count -= 1
+                if self._held and self._held[-1] is call:
+                    self._held.pop()
+                    self._update_count -= 1
                 raise
         return True
 

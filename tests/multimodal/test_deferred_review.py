@@ -86,3 +86,21 @@ def test_held_images_past_hold_bytes_start_the_pass(monkeypatch):
     assert enc.extractor.stats.images_computed == 2 and m._held == []
     m.update(*calls[1])
     _assert_same_states(m.state_dict(), _one_by_one("CLIPSimilarity", calls).state_dict())
+
+
+def test_a_merge_that_fails_after_the_pass_surfaces_its_own_error(monkeypatch):
+    """The pass succeeded and the held list is already empty when a merge raises: the update
+    must re-raise that error, not an IndexError from dropping its own call a second time."""
+    enc = _encoder("CLIPSimilarity")
+    limit = enc.pass_rows()
+    calls = _calls("CLIPSimilarity", sizes=(1,) * limit)
+    m = _metric("CLIPSimilarity")
+    for c in calls[:-1]:
+        m.update(*c)
+
+    def failing_merge(*a, **kw):
+        raise ValueError("simulated merge failure")
+
+    monkeypatch.setattr(m, "_merge", failing_merge)
+    with pytest.raises(ValueError, match="simulated merge failure"):
+        m.update(*calls[-1])  # fills the pass; the pass runs, the first merge raises
