@@ -1,6 +1,6 @@
 """Update calls whose network pass is deferred (a base of :class:`~transcreval.metric.Metric`).
 
-A metric whose batch costs a fixed-size network chunk (the open_clip towers run chunks of 4
+A metric whose batch costs a fixed-size network chunk (the open_clip towers run chunks of 8
 images on the CPU, the last one padded) pays for a whole chunk on every small call: an
 evaluation loop calling ``update`` on one pair at a time ran two padded chunks per pair. A metric
 that implements :meth:`HeldCalls._hold` instead converts and checks each ``update`` call's inputs

@@ -8,7 +8,7 @@ import threading
 import pytest
 import torch
 
-from transcreval.features.images import fixed_batches
+from transcreval.features.images import FIXED_BATCH, fixed_batches
 from transcreval.threads import torch_threads
 
 
@@ -23,7 +23,8 @@ def test_spread_matches_chunks_on_one_thread_and_keeps_order():
     with torch.inference_mode():
         net(x[:1])
         with torch_threads(1):
-            want = torch.cat([net(torch.cat([c, c[-1:].expand(4 - len(c), -1, -1, -1)]))[: len(c)] for c in x.split(4)])
+            k = FIXED_BATCH["cpu"]
+            want = torch.cat([net(torch.cat([c, c[-1:].expand(k - len(c), -1, -1, -1)]))[: len(c)] for c in x.split(k)])
         with torch_threads(2):
             got = fixed_batches(net, x, spread=True)
         for n in (1, 3, 4, 11):  # any batching, one thread or two: the same values
@@ -43,7 +44,7 @@ def test_spread_workers_run_one_torch_thread_in_the_callers_mode():
             both.wait()
         return c * 2
 
-    x = torch.rand(16, 3)
+    x = torch.rand(4 * FIXED_BATCH["cpu"], 3)  # four chunks
     with torch.inference_mode(), torch_threads(2):
         out = fixed_batches(fn, x, spread=True)
     assert torch.equal(out, x * 2)
@@ -78,7 +79,7 @@ def test_chunk_rows_small_networks_take_larger_chunks_and_stay_invariant():
     """A network under SMALL_NETWORK's parameter count runs on the CPU in chunks of its rows (its
     per-op cost dominates a chunk of 4), a larger one in FIXED_BATCH's: still one fixed size per
     network, so a row's value does not depend on the batch it came in."""
-    from transcreval.features.images import FIXED_BATCH, SMALL_NETWORK, chunk_rows
+    from transcreval.features.images import SMALL_NETWORK, chunk_rows
 
     small = _net()
     small(torch.rand(1, 3, 12, 12))

@@ -122,9 +122,9 @@ def test_held_calls_run_when_they_fill_a_chunk_per_worker():
     for c in calls[: limit - 1]:
         m.update(*c)
     assert enc.extractor.stats.images_computed == 0
-    m.update(*calls[limit - 1])  # the held rows reach the limit: one pass per image input
+    m.update(*calls[limit - 1])  # the held rows reach the limit: one pass over both image inputs
     assert enc.extractor.stats.images_computed == 2 * limit
-    assert enc.extractor.stats.forward_passes == 2
+    assert enc.extractor.stats.forward_passes == 1
     m.update(*calls[limit])
     assert enc.extractor.stats.images_computed == 2 * limit
     _assert_same_states(m.state_dict(), _one_by_one("CLIPSimilarity", calls).state_dict())

@@ -14,8 +14,9 @@ tokenizer, preprocess, crop, device)``:
 * ``crop`` chooses how a non-square image becomes the model's square input
   (:mod:`transcreval.features.clip_preprocess`; None: the model's own transform).
 
-Image embeddings (L2-normalised ``encode_image``) go through the feature registry (one
-extractor per encoder: per-batch sharing in a collection, optional on-disk feature cache).
+Image embeddings (L2-normalised ``encode_image``; :mod:`transcreval.features.vit_pool` skips the
+rows a class-token ViT drops) go through the feature registry (one extractor per encoder:
+per-batch sharing in a collection, optional on-disk feature cache).
 Preprocessing:
 
 * ``"open_clip"`` (default): the model's own open_clip transform (torchvision on PIL images:
@@ -25,11 +26,9 @@ Preprocessing:
 * ``"tensor"``: the same steps as torch ops on the device (bicubic resize with antialiasing on
   float pixels, no uint8 rounding): faster, and slightly different (see docs/metrics/CLIPSimilarity.md).
 
-Text embeddings (L2-normalised ``encode_text``) are computed once per (encoder, prompt).
-
-A metric keeps the encoder it was built with (:meth:`CLIPEncoder.on` moves it to another
-device without loading other weights: a checkpoint re-saved at the same path in between is a
-:class:`~transcreval.errors.WeightsChangedError`).
+Text embeddings (L2-normalised ``encode_text``) are computed once per (encoder, prompt). A metric
+keeps the encoder it was built with (:meth:`CLIPEncoder.on` moves it to another device without
+loading other weights: a checkpoint re-saved at the same path in between is a WeightsChangedError).
 """
 
 from __future__ import annotations
@@ -159,9 +158,10 @@ class _ImageTower:
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         from transcreval.features.images import chunk_rows, fixed_batches
+        from transcreval.features.vit_pool import encode_image
 
         rows = chunk_rows(self.net, x.device.type)
-        return fixed_batches(lambda c: self.net.encode_image(c, normalize=True), x, rows, spread=True)
+        return fixed_batches(lambda c: encode_image(self.net, c), x, rows, spread=True)
 
     def to(self, **_: Any) -> _ImageTower:
         return self

@@ -268,15 +268,23 @@ def convert_call(name: str, inputs: Sequence[Any], encoder: CLIPEncoder, options
 def call_values(
     name: str, calls: Sequence[ConvertedCall], encoder: CLIPEncoder, options: EmbeddingOptions
 ) -> list[torch.Tensor]:
-    """Each call's per-item values of metric ``name``, from one tower pass per image input over
-    all the calls (:meth:`~transcreval.features.clip_models.CLIPEncoder.embeddings_of`); each
-    value is the one the call alone gives, bit for bit (fixed chunks, the same ops per call)."""
+    """Each call's per-item values of metric ``name``, from one tower pass over all the calls'
+    images of every input (:meth:`~transcreval.features.clip_models.CLIPEncoder.embeddings_of`:
+    fewer padded chunks, spread over the workers together); inside a feature scope, one pass per
+    input, whose embeddings the collection's other metrics share. Each value is the one the call
+    alone gives, bit for bit (fixed chunks, the same ops per call)."""
+    from transcreval.features.scope import current_scope
+
     formula, _, _, field = _SPECS[name]
     run = options.run()
-    embeds = [
-        encoder.embeddings_of([c.images[k] for c in calls], batch_size=run["batch_size"], cache=run["cache"])
-        for k in range(len(calls[0].images))
-    ]
+    roles, n = len(calls[0].images), len(calls)
+    passes = [range(roles)] if current_scope() is None else [[k] for k in range(roles)]
+    embeds: list[list[torch.Tensor]] = []
+    for ks in passes:
+        out = encoder.embeddings_of(
+            [c.images[k] for k in ks for c in calls], batch_size=run["batch_size"], cache=run["cache"]
+        )
+        embeds.extend(out[j * n : (j + 1) * n] for j in range(len(ks)))
     if field:  # every new prompt in one text pass; then each call's own rows, as alone
         encoder.text_embeddings([p for c in calls for p in c.prompts or ()])
     out = []
