@@ -317,6 +317,32 @@ def test_concurrency_is_bounded():
         assert server.request_count == 12 and server.max_in_flight <= 3
 
 
+def test_the_fake_endpoint_never_answers_before_its_latency(monkeypatch):
+    """The latency counts from the request's arrival, the server's own work inside it: a slow
+    responder (here 30 ms of a 60 ms latency) still answers no sooner than 60 ms after the
+    request, and is not delayed by a further 60 ms (checked by the sleep asked for, not by a
+    clock: no timing assertion)."""
+    import transcreval.engines.judge.fake_server as fake
+
+    slept = []
+    real_sleep = time.sleep
+
+    def sleep(seconds):
+        slept.append(seconds)
+        real_sleep(seconds)
+
+    def responder(body):
+        real_sleep(0.03)
+        return '{"score": 3}'
+
+    monkeypatch.setattr(fake.time, "sleep", sleep)
+    with FakeOpenAIServer(responder, latency=0.06) as server:
+        started = time.monotonic()
+        assert ask(make(server), "1").status == "ok"
+        assert time.monotonic() - started >= 0.06
+    assert len(slept) == 1 and 0 < slept[0] <= 0.06 - 0.03
+
+
 def test_replies_keep_the_request_order():
     def responder(body):
         item = re.search(r"item (\d+)", body["messages"][0]["content"]).group(1)

@@ -105,7 +105,9 @@ class FakeOpenAIServer:
             :func:`synthetic_answer`). An action is a string (the answer text),
             :class:`FakeAnswer`, :class:`FakeHTTPError`, :class:`FakeHang`, :class:`FakeDrop` or
             :class:`FakeRaw`.
-        latency: seconds each request takes before its answer.
+        latency: seconds each request takes before its answer, counted from the moment its
+            request line and headers were read (the server's own parsing and logging fall
+            inside it, as a real endpoint's processing falls inside its latency).
         model: the model name reported back (None: the name each request asked for, as a server
             that serves that model does; give another name to script a mismatch).
         log_path: append ``recv HASH`` when a request arrives and ``sent HASH UNIXTIME`` once its
@@ -272,6 +274,7 @@ class FakeOpenAIServer:
                     self._send(404, b'{"error": {"message": "not found"}}')
 
             def do_POST(self) -> None:
+                arrived = time.monotonic()
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
                 if not self.path.partition("?")[0].rstrip("/").endswith("/chat/completions"):
@@ -294,8 +297,9 @@ class FakeOpenAIServer:
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
                 self._counted = True
                 try:
-                    if server.latency:
-                        time.sleep(server.latency)
+                    left = server.latency - (time.monotonic() - arrived)
+                    if left > 0:
+                        time.sleep(left)
                     self._act(action, body)
                     server._log(f"sent {digest} {time.time():.6f}")
                 finally:
