@@ -77,7 +77,7 @@ def test_gradients_keep_the_callers_thread(spread):
 
 def test_chunk_rows_small_networks_take_larger_chunks_and_stay_invariant():
     """A network under SMALL_NETWORK's parameter count runs on the CPU in chunks of its rows (its
-    per-op cost dominates a chunk of 4), a larger one in FIXED_BATCH's: still one fixed size per
+    per-op cost dominates a small chunk), a larger one in FIXED_BATCH's: still one fixed size per
     network, so a row's value does not depend on the batch it came in."""
     from transcreval.features.images import SMALL_NETWORK, chunk_rows
 

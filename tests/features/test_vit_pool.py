@@ -91,6 +91,9 @@ def test_gradient_checkpointing_and_overridden_encode_image_fall_back():
     mine = _model({})
     mine.__class__ = Mine
     assert torch.equal(encode_image(mine, torch.zeros(2, 3, 32, 32)), torch.zeros(2, 16))
+    patched = _model({})
+    patched.encode_image = lambda image, normalize=False: torch.ones(image.shape[0], 16)
+    assert torch.equal(encode_image(patched, torch.zeros(2, 3, 32, 32)), torch.ones(2, 16))
 
 
 def test_non_open_clip_towers_fall_back():

@@ -130,6 +130,19 @@ def test_held_calls_run_when_they_fill_a_chunk_per_worker():
     _assert_same_states(m.state_dict(), _one_by_one("CLIPSimilarity", calls).state_dict())
 
 
+def test_full_size_tensor_inputs_run_one_pass_per_input():
+    """preprocess="tensor" holds images at full size: joining preds and target in one pass would
+    double the peak memory, so each input runs its own pass (states as one by one all the same)."""
+    enc = _encoder("CLIPSimilarity", preprocess="tensor")
+    calls = _calls("CLIPSimilarity", sizes=(2, 2))[:1]  # one image size
+    m = _metric("CLIPSimilarity", preprocess="tensor")
+    enc.extractor.stats.reset()
+    m.update(*calls[0])
+    m.compute()
+    assert enc.extractor.stats.forward_passes == 2 and enc.extractor.stats.images_computed == 4
+    _assert_same_states(m.state_dict(), _one_by_one("CLIPSimilarity", calls, preprocess="tensor").state_dict())
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_bad_input_raises_at_update_and_keeps_nothing(name):
     good = _calls(name, sizes=(2, 1))

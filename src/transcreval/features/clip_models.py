@@ -14,9 +14,8 @@ tokenizer, preprocess, crop, device)``:
 * ``crop`` chooses how a non-square image becomes the model's square input
   (:mod:`transcreval.features.clip_preprocess`; None: the model's own transform).
 
-Image embeddings (L2-normalised ``encode_image``; :mod:`transcreval.features.vit_pool` skips the
-rows a class-token ViT drops) go through the feature registry (one extractor per encoder:
-per-batch sharing in a collection, optional on-disk feature cache).
+Image embeddings (L2-normalised ``encode_image``, via :mod:`transcreval.features.vit_pool`) go through
+the feature registry (one extractor per encoder: per-batch sharing in a collection, optional feature cache).
 Preprocessing:
 
 * ``"open_clip"`` (default): the model's own open_clip transform (torchvision on PIL images:
@@ -157,10 +156,10 @@ class _ImageTower:
         self.net = net
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
-        from transcreval.features.images import chunk_rows, fixed_batches
+        from transcreval.features.images import CLIP_CPU_ROWS, chunk_rows, fixed_batches
         from transcreval.features.vit_pool import encode_image
 
-        rows = chunk_rows(self.net, x.device.type)
+        rows = chunk_rows(self.net, x.device.type, CLIP_CPU_ROWS)
         return fixed_batches(lambda c: encode_image(self.net, c), x, rows, spread=True)
 
     def to(self, **_: Any) -> _ImageTower:
@@ -252,11 +251,12 @@ class CLIPEncoder:
         return opts if self.crop is None else {**opts, "crop": self.crop}
 
     def pass_rows(self) -> int:
-        """Images that fill one tower pass: a fixed chunk per worker of the thread budget on the CPU, one elsewhere."""
-        from transcreval.features.images import chunk_rows
+        """Held items that start a tower pass: a fixed chunk per worker of the thread budget on CPU, one elsewhere."""
+        from transcreval.features.images import CLIP_CPU_ROWS, chunk_rows
         from transcreval.threads import default_threads
 
-        return chunk_rows(self.net, self.device.type) * (default_threads() if self.device.type == "cpu" else 1)
+        dev = self.device.type
+        return chunk_rows(self.net, dev, CLIP_CPU_ROWS) * (default_threads() if dev == "cpu" else 1)
 
     def on(self, device: Any) -> CLIPEncoder:
         """This encoder on ``device``, with the same weights: a checkpoint whose content changed
@@ -344,11 +344,11 @@ class CLIPEncoder:
 
         missing = sorted({p for p in prompts if p not in self._texts})
         if missing:
-            from transcreval.features.images import chunk_rows, fixed_batches
+            from transcreval.features.images import CLIP_CPU_ROWS, chunk_rows, fixed_batches
 
             with torch.inference_mode():
                 tokens = self.tokenizer(missing).to(self.device)
-                rows = chunk_rows(self.net, self.device.type)
+                rows = chunk_rows(self.net, self.device.type, CLIP_CPU_ROWS)
                 emb = fixed_batches(lambda t: self.net.encode_text(t, normalize=True), tokens, rows, spread=True)
             with _LOCK:
                 for p, e in zip(missing, emb):

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from transcreval.features.cache import FeatureCache
 
 __all__ = [
+    "CLIP_CPU_ROWS",
     "FIXED_BATCH",
     "SMALL_NETWORK",
     "ImageGroups",
@@ -35,22 +36,30 @@ __all__ = [
 #: networks run on chunks of exactly this many images per device type (the last chunk padded by
 #: repeating its final image): CPU and GPU kernels pick code paths by batch size, so without it
 #: an image's features would change in the last bits with the batch it came in. With it they do
-#: not (tested): results are invariant to batching and to the number of processes. On the CPU,
-#: 8: a chunk of 4 re-read ViT-B-32's weights from memory often enough to cost ~4% of its time.
-FIXED_BATCH = {"cpu": 8, "cuda": 16}
+#: not (tested): results are invariant to batching and to the number of processes.
+FIXED_BATCH = {"cpu": 4, "cuda": 16}
+
+#: the CPU chunk of the open_clip towers (``chunk_rows(net, "cpu", CLIP_CPU_ROWS)``): a chunk of 4
+#: re-read ViT-B-32's weights from memory often enough to cost ~4% of its time. Their metrics
+#: hold small calls until a pass fills (:mod:`transcreval.metric_held`), so the larger padded
+#: chunk seldom costs a lone call; DINOv2's metric does not, and keeps FIXED_BATCH's 4.
+CLIP_CPU_ROWS = 8
 
 #: (parameters, rows): on the CPU a network with fewer parameters than this runs on chunks of
-#: this many rows instead: its per-op fixed cost, not arithmetic, dominates a chunk of 4 (a
+#: this many rows instead: its per-op fixed cost, not arithmetic, dominates a small chunk (a
 #: 2M-parameter CLIP took 5.7 ms in chunks of 4 against 1.6 ms for one batch of 32). Still one
 #: fixed size per network and device, so results stay invariant to batching.
 SMALL_NETWORK = (4_000_000, 32)
 
 
-def chunk_rows(net: Any, device_type: str) -> int:
+def chunk_rows(net: Any, device_type: str, cpu_rows: int | None = None) -> int:
     """The fixed chunk size of network ``net`` (an ``nn.Module``) on ``device_type``:
-    ``FIXED_BATCH``, or ``SMALL_NETWORK``'s rows for a small network on the CPU."""
+    ``SMALL_NETWORK``'s rows for a small network on the CPU, else ``cpu_rows`` on the CPU when
+    given, else ``FIXED_BATCH``'s."""
     if device_type == "cpu" and sum(p.numel() for p in net.parameters()) < SMALL_NETWORK[0]:
         return SMALL_NETWORK[1]
+    if device_type == "cpu" and cpu_rows:
+        return cpu_rows
     return FIXED_BATCH.get(device_type, 8)
 
 

@@ -13,7 +13,10 @@ on the model), with the attention's keys and values over all the rows and its qu
 and the residuals on the class token only. The result equals ``model.encode_image`` to float
 rounding (the separate query projection sums in another order than the packed one; ~1e-7
 relative in the tests). Towers this does not apply to (other pooling, custom blocks, timm
-towers, gradient checkpointing) run ``model.encode_image`` unchanged.
+towers, gradient checkpointing) and models whose ``encode_image`` is overridden (by a subclass or
+on the instance) run ``model.encode_image`` unchanged. Forward hooks on the tower and its
+transformer fire (on the view, with the class token's row from the last block); a hook on the last
+block itself does not, and a tower compiled in place runs eagerly here.
 """
 
 from __future__ import annotations
@@ -78,7 +81,8 @@ def encode_image(net: Any, x: torch.Tensor, normalize: bool = True) -> torch.Ten
     """``net.encode_image(x, normalize=normalize)`` of an open_clip model, with the class-token
     tower view where it applies (see the module docstring)."""
     view = class_token_view(getattr(net, "visual", None))
-    if view is None or type(net).encode_image is not _open_clip_encode_image(net):
+    overridden = "encode_image" in vars(net) or type(net).encode_image is not _open_clip_encode_image(net)
+    if view is None or overridden:
         return net.encode_image(x, normalize=normalize)
     features = view(x)
     return torch.nn.functional.normalize(features, dim=-1) if normalize else features

@@ -50,8 +50,8 @@ class EmbeddingMetric(MeanMetric):
 
     Deferred passes (:mod:`transcreval.metric_held`): ``update`` outside a collection converts
     and checks its inputs at once (a bad input raises there) and holds them; the network runs
-    on the held calls together once they fill a chunk per worker (``encoder.pass_rows()``:
-    8 images per input with a 2-thread budget), when any state is read (``compute``,
+    on the held calls together once they reach ``encoder.pass_rows()`` items (a chunk per
+    worker: 16 with 8-image chunks and a 2-thread budget), when any state is read (``compute``,
     ``state_dict``, pickling, ...) and before ``forward``. Every value is the one the calls give
     one by one, bit for bit, so a loop calling ``update`` on one pair pays for no padded chunks.
 

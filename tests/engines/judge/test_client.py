@@ -319,28 +319,30 @@ def test_concurrency_is_bounded():
 
 def test_the_fake_endpoint_never_answers_before_its_latency(monkeypatch):
     """The latency counts from the request's arrival, the server's own work inside it: a slow
-    responder (here 30 ms of a 60 ms latency) still answers no sooner than 60 ms after the
-    request, and is not delayed by a further 60 ms (checked by the sleep asked for, not by a
-    clock: no timing assertion)."""
+    responder (here 10 ms of a 100 ms latency) still answers no sooner than 100 ms after the
+    request (a lower bound only), and the server sleeps only what is left, not a further 100 ms."""
+    import sys
+
     import transcreval.engines.judge.fake_server as fake
 
     slept = []
     real_sleep = time.sleep
 
     def sleep(seconds):
-        slept.append(seconds)
+        if sys._getframe(1).f_globals.get("__name__") == fake.__name__:  # the server's sleeps only
+            slept.append(seconds)
         real_sleep(seconds)
 
     def responder(body):
-        real_sleep(0.03)
+        real_sleep(0.01)
         return '{"score": 3}'
 
     monkeypatch.setattr(fake.time, "sleep", sleep)
-    with FakeOpenAIServer(responder, latency=0.06) as server:
+    with FakeOpenAIServer(responder, latency=0.1) as server:
         started = time.monotonic()
         assert ask(make(server), "1").status == "ok"
-        assert time.monotonic() - started >= 0.06
-    assert len(slept) == 1 and 0 < slept[0] <= 0.06 - 0.03
+        assert time.monotonic() - started >= 0.1
+    assert len(slept) <= 1 and all(s <= 0.1 - 0.01 for s in slept)  # none when the machine stalled 90 ms
 
 
 def test_replies_keep_the_request_order():

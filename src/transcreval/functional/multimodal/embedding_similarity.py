@@ -270,15 +270,18 @@ def call_values(
 ) -> list[torch.Tensor]:
     """Each call's per-item values of metric ``name``, from one tower pass over all the calls'
     images of every input (:meth:`~transcreval.features.clip_models.CLIPEncoder.embeddings_of`:
-    fewer padded chunks, spread over the workers together); inside a feature scope, one pass per
-    input, whose embeddings the collection's other metrics share. Each value is the one the call
-    alone gives, bit for bit (fixed chunks, the same ops per call)."""
+    fewer padded chunks, spread over the workers together). One pass per input instead inside a
+    feature scope (the collection's other metrics share each input's embeddings) and with
+    ``preprocess="tensor"`` (images held at full size: joining the inputs would double the
+    peak memory). Each value is the one the call alone gives, bit for bit (fixed chunks, the same
+    ops per call)."""
     from transcreval.features.scope import current_scope
 
     formula, _, _, field = _SPECS[name]
     run = options.run()
     roles, n = len(calls[0].images), len(calls)
-    passes = [range(roles)] if current_scope() is None else [[k] for k in range(roles)]
+    joined = current_scope() is None and encoder.preprocess != "tensor"
+    passes = [range(roles)] if joined else [[k] for k in range(roles)]
     embeds: list[list[torch.Tensor]] = []
     for ks in passes:
         out = encoder.embeddings_of(
