@@ -55,15 +55,20 @@ def test_an_interrupted_pass_keeps_the_held_calls(monkeypatch):
     _assert_same_states(m.state_dict(), _one_by_one("CLIPSimilarity", calls).state_dict())
 
 
-def test_an_update_whose_pass_fails_keeps_nothing_of_its_own_call(monkeypatch):
-    """An update that raises keeps nothing of its call (a caller retrying it must not count it
-    twice); the calls held before it stay held."""
-    enc = _encoder("CLIPSimilarity")
-    limit = enc.pass_rows()
+def _one_call_short_of_a_pass():
+    """(metric holding pass_rows() - 1 one-pair calls, every call of the pass, pass_rows())."""
+    limit = _encoder("CLIPSimilarity").pass_rows()
     calls = _calls("CLIPSimilarity", sizes=(1,) * limit)
     m = _metric("CLIPSimilarity")
     for c in calls[:-1]:
         m.update(*c)
+    return m, calls, limit
+
+
+def test_an_update_whose_pass_fails_keeps_nothing_of_its_own_call(monkeypatch):
+    """An update that raises keeps nothing of its call (a caller retrying it must not count it
+    twice); the calls held before it stay held."""
+    m, calls, limit = _one_call_short_of_a_pass()
     fail = _failing_pass(monkeypatch, RuntimeError("simulated failure of the held pass"))
     with pytest.raises(HeldCallsError, match=f"this update's call is not kept; {limit - 1} earlier"):
         m.update(*calls[-1])  # fills the pass, which fails
@@ -91,12 +96,7 @@ def test_held_images_past_hold_bytes_start_the_pass(monkeypatch):
 def test_a_merge_that_fails_after_the_pass_surfaces_its_own_error(monkeypatch):
     """The pass succeeded and the held list is already empty when a merge raises: the update
     must re-raise that error, not an IndexError from dropping its own call a second time."""
-    enc = _encoder("CLIPSimilarity")
-    limit = enc.pass_rows()
-    calls = _calls("CLIPSimilarity", sizes=(1,) * limit)
-    m = _metric("CLIPSimilarity")
-    for c in calls[:-1]:
-        m.update(*c)
+    m, calls, _ = _one_call_short_of_a_pass()
 
     def failing_merge(*a, **kw):
         raise ValueError("simulated merge failure")
