@@ -80,9 +80,9 @@ def class_token_view(visual: Any) -> Any | None:
 def encode_image(net: Any, x: torch.Tensor, normalize: bool = True) -> torch.Tensor:
     """``net.encode_image(x, normalize=normalize)`` of an open_clip model, with the class-token
     tower view where it applies (see the module docstring)."""
-    view = class_token_view(getattr(net, "visual", None))
     overridden = "encode_image" in vars(net) or type(net).encode_image is not _open_clip_encode_image(net)
-    if view is None or overridden:
+    view = None if overridden else class_token_view(getattr(net, "visual", None))
+    if view is None:
         return net.encode_image(x, normalize=normalize)
     features = view(x)
     return torch.nn.functional.normalize(features, dim=-1) if normalize else features
