@@ -7,7 +7,7 @@ that implements :meth:`HeldCalls._hold` instead converts and checks each ``updat
 at once (a bad input still raises there, and nothing is kept from it), keeps the converted
 inputs, and runs the network on the held calls together:
 
-* when the held rows reach :meth:`HeldCalls._hold_limit` (one chunk per worker of the thread
+* when the held items reach :meth:`HeldCalls._hold_limit` (one chunk per worker of the thread
   budget), whenever any state is read (``compute``, ``state_dict``, ``sync``, ``merge_state``,
   pickling, copies, ``to``: every read goes through ``_state``), and before any other batch is
   computed (``forward``, an update inside a collection: a failing pass leaves that batch out of
@@ -67,11 +67,11 @@ class HeldCalls:
         return None
 
     def _held_rows(self, call: Any) -> int:
-        """The rows (images per role) of a held call."""
+        """The items of a held call (what :meth:`_hold_limit` counts)."""
         return 1
 
     def _hold_limit(self) -> int:
-        """Held rows that start the pass (one network chunk per worker)."""
+        """Held items that start the pass (one network chunk per worker)."""
         return 1
 
     def _held_batches(self, calls: list[Any]) -> list[dict[str, Any]]:
