@@ -48,6 +48,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from transcreval.engines.sqlite_locks import begin_immediate
 from transcreval.errors import FeatureCacheError
 from transcreval.features.cache_db import FORMAT, is_corruption, normalise_mode, open_read_only, open_read_write
 from transcreval.warn import warn_user
@@ -296,15 +297,7 @@ class FeatureCache:
             return
 
         def write(conn: sqlite3.Connection) -> None:
-            deadline = time.monotonic() + self.timeout
-            while True:
-                try:
-                    conn.execute("BEGIN IMMEDIATE")
-                    break
-                except sqlite3.OperationalError as exc:  # locked beyond busy_timeout: keep waiting until ours
-                    if "locked" not in str(exc).lower() or time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.05)
+            begin_immediate(conn, self.timeout)
             try:
                 conn.executemany(
                     "INSERT OR REPLACE INTO features (key, extractor, nbytes, digest, data, created) "

@@ -20,6 +20,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from transcreval.engines.cache_mode import SPELLINGS, cache_mode
+from transcreval.engines.sqlite_locks import begin_immediate, use_wal
 from transcreval.errors import FeatureCacheError
 
 __all__ = [
@@ -100,11 +101,11 @@ def open_read_write(path: Path, timeout: float) -> sqlite3.Connection:
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
         state = check_schema(conn, path)  # before anything is written: a foreign file stays as it is
-        conn.execute("PRAGMA journal_mode = WAL")
+        use_wal(conn, timeout)  # waits out a process creating the tables (see sqlite_locks)
         conn.execute("PRAGMA synchronous = NORMAL")
         if state == "ours":
             return conn
-        conn.execute("BEGIN IMMEDIATE")
+        begin_immediate(conn, timeout)
         try:
             check_schema(conn, path)  # another process may have created it meanwhile
             conn.execute(_FEATURES)

@@ -36,6 +36,7 @@ from urllib.parse import quote
 from transcreval._version import __version__
 from transcreval.engines.cache_mode import cache_mode
 from transcreval.engines.judge.cache_maintenance import CacheMaintenance
+from transcreval.engines.sqlite_locks import begin_immediate, use_wal
 from transcreval.errors import InputError, JudgeCacheError
 
 CacheMode = Literal["read-write", "read-only", "off"]
@@ -161,10 +162,10 @@ class JudgeCache(CacheMaintenance):
                 tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
                 if tables:
                     self._check_schema(conn, tables)
-                conn.execute("PRAGMA journal_mode=WAL")
+                use_wal(conn, self.busy_timeout)  # waits out a process creating the tables
                 conn.execute("PRAGMA synchronous=NORMAL")
                 if not tables:
-                    with self._tx(conn):
+                    with self._tx(conn, self.busy_timeout):
                         for stmt in _SCHEMA_SQL.strip().split(";"):
                             if stmt.strip():
                                 conn.execute(stmt)
@@ -216,17 +217,17 @@ class JudgeCache(CacheMaintenance):
             )
 
     class _tx:
-        def __init__(self, conn: sqlite3.Connection) -> None:
-            self.conn = conn
+        def __init__(self, conn: sqlite3.Connection, timeout: float) -> None:
+            self.conn, self.timeout = conn, timeout
 
         def __enter__(self) -> None:
-            self.conn.execute("BEGIN IMMEDIATE")
+            begin_immediate(self.conn, self.timeout)
 
         def __exit__(self, exc_type: Any, *_: Any) -> None:
             self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
 
     def _write(self, conn: sqlite3.Connection) -> JudgeCache._tx:
-        return self._tx(conn)
+        return self._tx(conn, self.busy_timeout)
 
     def close(self) -> None:
         with self._lock:

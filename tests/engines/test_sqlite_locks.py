@@ -1,0 +1,142 @@
+"""Waiting out another process's SQLite lock, where SQLite's busy timeout does not wait.
+
+A connection that switches a rollback-journal file to WAL while another connection holds the
+reserved lock (creating the tables of a new cache) got "database is locked" at once: two runs
+starting on one new cache file at the same moment failed now and then (a CI run did). Each cache
+must wait instead, up to its timeout.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+
+import pytest
+
+from transcreval.engines.sqlite_locks import begin_immediate, is_lock_error, use_wal, wait_for_lock
+from transcreval.errors import FeatureCacheError, JudgeCacheError
+from transcreval.features import FeatureCache
+from transcreval.judge import JudgeCache
+
+HOLD = 0.4  # seconds the other connection keeps its lock
+
+
+def _rollback_journal(path) -> None:
+    con = sqlite3.connect(path, isolation_level=None)
+    assert con.execute("PRAGMA journal_mode = DELETE").fetchone()[0] == "delete"
+    con.close()
+
+
+def _hold_reserved(path, seconds: float) -> threading.Timer:
+    """Another connection takes the reserved lock now and gives it back after ``seconds``."""
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    timer = threading.Timer(seconds, lambda: (holder.execute("ROLLBACK"), holder.close()))
+    timer.start()
+    return timer
+
+
+def _new_feature_cache(path):
+    FeatureCache(path).check().close()
+
+
+def _new_judge_cache(path):
+    JudgeCache(path).close()
+
+
+CACHES = {
+    "features": (_new_feature_cache, lambda p, t: FeatureCache(p, timeout=t).check(), FeatureCacheError),
+    "judge": (_new_judge_cache, lambda p, t: JudgeCache(p, busy_timeout=t), JudgeCacheError),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CACHES))
+def test_opening_waits_for_a_writer_of_a_rollback_journal_file(kind, tmp_path):
+    make, open_, _ = CACHES[kind]
+    path = tmp_path / "c.sqlite"
+    make(path)
+    _rollback_journal(path)  # as a file is while another process creates its tables
+    timer = _hold_reserved(path, HOLD)
+    start = time.monotonic()
+    cache = open_(path, 30.0)
+    waited = time.monotonic() - start
+    timer.join()
+    assert waited >= HOLD * 0.5  # it did wait (SQLite alone answers "locked" at once)
+    con = sqlite3.connect(path)
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    con.close()
+    cache.close()
+
+
+@pytest.mark.parametrize("kind", sorted(CACHES))
+def test_a_lock_held_past_the_timeout_is_a_clear_error(kind, tmp_path):
+    make, open_, error = CACHES[kind]
+    path = tmp_path / "c.sqlite"
+    make(path)
+    _rollback_journal(path)
+    timer = _hold_reserved(path, 5.0)
+    try:
+        start = time.monotonic()
+        with pytest.raises(error, match="locked"):
+            open_(path, 0.3)
+        assert time.monotonic() - start < 4.0  # gave up at its own timeout, not the holder's release
+    finally:
+        timer.join()
+
+
+def test_begin_immediate_waits_for_a_writer(tmp_path):
+    path = tmp_path / "c.sqlite"
+    con = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    use_wal(con, 1.0)
+    con.execute("CREATE TABLE t (x)")
+    other = sqlite3.connect(path, isolation_level=None, timeout=0)  # no busy handler of its own
+    timer = _hold_reserved(path, HOLD)
+    begin_immediate(other, 30.0)
+    other.execute("INSERT INTO t VALUES (1)")
+    other.execute("COMMIT")
+    timer.join()
+    assert con.execute("SELECT x FROM t").fetchall() == [(1,)]
+
+
+def test_wait_for_lock_retries_only_lock_errors_and_only_until_the_timeout():
+    calls = []
+
+    def locked_twice():
+        calls.append(1)
+        if len(calls) < 3:
+            raise sqlite3.OperationalError("database is locked")
+        return "done"
+
+    assert wait_for_lock(locked_twice, 10.0) == "done" and len(calls) == 3
+
+    def other_error():
+        calls.append(1)
+        raise sqlite3.OperationalError("no such table: t")
+
+    calls.clear()
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        wait_for_lock(other_error, 10.0)
+    assert len(calls) == 1  # not a lock: raised at once
+
+    def always_locked():
+        calls.append(1)
+        raise sqlite3.OperationalError("database is busy")
+
+    calls.clear()
+    start = time.monotonic()
+    with pytest.raises(sqlite3.OperationalError, match="busy"):
+        wait_for_lock(always_locked, 0.2)
+    assert time.monotonic() - start < 2.0 and len(calls) >= 2
+    calls.clear()
+    with pytest.raises(sqlite3.OperationalError):
+        wait_for_lock(always_locked, 0)
+    assert len(calls) == 1  # timeout 0: one try
+
+
+def test_is_lock_error():
+    assert is_lock_error(sqlite3.OperationalError("database is locked"))
+    assert is_lock_error(sqlite3.OperationalError("database table is locked"))
+    assert not is_lock_error(sqlite3.OperationalError("disk I/O error"))
+    assert not is_lock_error(sqlite3.DatabaseError("database is locked"))  # not an OperationalError
+    assert not is_lock_error(ValueError("locked"))
