@@ -158,15 +158,18 @@ def image_path_kind(text: str) -> str | None:
     return "name" if named else None
 
 
-def check_text(value: Any, what: str) -> str:
-    """``value`` as a text input of a text metric: a ``str`` (else InputError naming ``what``) that is
-    not an image path or file name (a text metric would otherwise score the path's characters),
-    encodable as UTF-8 (a lone surrogate is refused)."""
+def check_text(value: Any, what: str, index: int | None = None) -> str:
+    """``value`` as a text input of a text metric: a ``str`` (else InputError naming ``what``, or
+    ``what[index]`` when an index is given: the name is built only on error) that is not an image
+    path or file name (a text metric would otherwise score the path's characters), encodable as
+    UTF-8 (a lone surrogate is refused)."""
     if not isinstance(value, str):
+        what = what if index is None else f"{what}[{index}]"
         hint = ": decode bytes first (value.decode('utf-8'))" if isinstance(value, (bytes, bytearray)) else ""
         raise InputError(f"{what} must be a string, got {type(value).__name__} ({str(value)[:40]!r}){hint}")
     kind = image_path_kind(value)
     if kind is not None:
+        what = what if index is None else f"{what}[{index}]"
         found = "the path of an image file" if kind == "file" else "a file name with an image extension"
         raise InputError(
             f"{what} is {value[:80]!r}, {found}, where a text is expected: read the text off the image first "
@@ -176,6 +179,7 @@ def check_text(value: Any, what: str) -> str:
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as e:
+        what = what if index is None else f"{what}[{index}]"
         raise InputError(
             f"{what} holds a lone surrogate ({value[e.start : e.end]!r} at position {e.start}), which is not "
             "text: it usually comes from bytes decoded with errors='surrogateescape'; decode them properly"
@@ -197,7 +201,7 @@ def check_texts(texts: Any, what: str, *, missing_ok: bool = False) -> list[Any]
         if missing_ok and (t is None or (isinstance(t, float) and t != t)):
             out.append(None)
         else:
-            out.append(check_text(t, f"{what}[{i}]"))
+            out.append(check_text(t, what, i))
     return out
 
 

@@ -53,7 +53,7 @@ from transcreval.state_checks import (
     signature_spec,
     signature_value,
 )
-from transcreval.states import Cat, Objects, PythonValue, ReducedState, State
+from transcreval.states import Cat, Objects, PythonValue, ReducedState, State, is_cpu
 from transcreval.threads import torch_threads
 
 
@@ -288,7 +288,7 @@ class Metric(DistributedStates, PythonTotals):
         """A batch's statistics in canonical form, with the options' signature state."""
         batch = self._canonical(stats, inputs=inputs)
         own = self._options_id()  # [id, -id]; in Python form on the CPU (transcreval.metric_totals)
-        cpu = self._device.type == "cpu"
+        cpu = is_cpu(self._device)
         batch[SIGNATURE_STATE] = PythonValue([own, -own]) if cpu else signature_value(own, self._device)
         return batch
 
@@ -328,7 +328,7 @@ class Metric(DistributedStates, PythonTotals):
             return t.clone() if shares_memory(t, ranges[0]) else t
 
         out: dict[str, Any] = {}
-        cpu = self._device.type == "cpu"
+        cpu = is_cpu(self._device)
         for n, v in stats.items():
             spec = self._specs[n]
             py = spec.python_form(v) if cpu and not isinstance(v, torch.Tensor) else None

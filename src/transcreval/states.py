@@ -152,6 +152,15 @@ class Sum(ReducedState):
 _PY_TYPES: dict[torch.dtype, frozenset[type]] = {torch.int64: frozenset({int}), torch.float64: frozenset({float, int})}
 
 
+_CPU = torch.device("cpu")
+
+
+def is_cpu(device: torch.device) -> bool:
+    """Whether ``device`` is the CPU (where statistics may take their Python form); the plain
+    ``cpu`` device is recognised without reading ``device.type`` (a slow attribute, per update)."""
+    return device == _CPU or device.type == "cpu"
+
+
 def python_values(dtype: torch.dtype, values: list[Any] | tuple[Any, ...]) -> list[Any] | None:
     """``values`` as a list of Python numbers a ``dtype`` state holds exactly (``int`` within
     int64's range; ``float``/``int`` as floats for float64), or None: anything else (other

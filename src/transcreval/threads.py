@@ -30,9 +30,8 @@ import itertools
 import math
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import torch
@@ -98,23 +97,33 @@ def check_num_threads(value: Any, name: str = "num_threads") -> None:
     check_positive_int(name, value, optional=True)
 
 
-@contextmanager
-def torch_threads(n: int | None = None) -> Iterator[int]:
+class torch_threads:  # lower case: used as the function it was (``with torch_threads(1):``)
     """Run the block's torch ops on ``n`` intra-op threads (``None``: :func:`default_threads`),
     then restore the calling thread's previous count (also when the block raises).
 
-    Yields the count in force. Cheap (well under a microsecond) when nothing changes.
+    ``with torch_threads() as n`` gives the count in force. Cheap (well under a microsecond)
+    when nothing changes: a class rather than a generator-based context manager, since every
+    ``update`` enters one.
     """
-    want = default_threads() if n is None else n
-    before = torch.get_num_threads()
-    if want == before:
-        yield want
-        return
-    torch.set_num_threads(want)
-    try:
-        yield want
-    finally:
-        torch.set_num_threads(before)
+
+    __slots__ = ("before", "n", "want")
+
+    def __init__(self, n: int | None = None) -> None:
+        self.n = n
+
+    def __enter__(self) -> int:
+        before = self.before = torch.get_num_threads()
+        want = self.n
+        if want is None:  # default_threads(), from the count just read
+            want = max(1, min(before, available_cpus()))
+        self.want = want
+        if want != before:
+            torch.set_num_threads(want)
+        return want
+
+    def __exit__(self, *exc: object) -> None:
+        if self.want != self.before:
+            torch.set_num_threads(self.before)
 
 
 class _Pool:

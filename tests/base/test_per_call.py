@@ -177,3 +177,13 @@ def test_python_totals_are_kept_only_on_the_cpu():
     m = _Toy().to("meta")
     m.update([1.0], [2])
     assert m._store["count"].device.type == "meta" and not m._pending
+    cpu0 = _Toy().to(torch.device("cpu", 0))  # another spelling of the CPU still keeps Python totals
+    cpu0.update([1.0], [2])
+    assert cpu0._pending and cpu0.compute().value == _Toy().forward([1.0], [2]).value
+
+
+def test_is_cpu_recognises_every_spelling_of_the_cpu():
+    from transcreval.states import is_cpu
+
+    assert is_cpu(torch.device("cpu")) and is_cpu(torch.device("cpu:0")) and is_cpu(torch.device("cpu", 1))
+    assert not is_cpu(torch.device("meta")) and not is_cpu(torch.device("cuda", 0))

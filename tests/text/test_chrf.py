@@ -121,6 +121,12 @@ def test_bad_inputs_are_clear_errors():
         sentence_chrf(["a title"], "a title")
     with pytest.raises(InputError, match=r"preds\[1\] must be a string"):
         sentence_chrf(["a", 3], ["a", "b"])
+    with pytest.raises(InputError, match=r"preds\[1\] must be a string, got bytes .*decode bytes first"):
+        sentence_chrf(["a", b"b"], ["a", "b"])
+    with pytest.raises(InputError, match=r"preds\[0\] is 'poster\.png', a file name with an image extension"):
+        sentence_chrf(["poster.png"], ["a"])
+    with pytest.raises(InputError, match=r"target\[1\] holds a lone surrogate"):
+        sentence_chrf(["a", "b"], ["a", "b\udcff"])
     with pytest.raises(InputError, match="must be a string"):
         sentence_chrf(["a", "b"], [["a"], [None, 5]])
     with pytest.raises(InputError, match="mismatched lengths"):
@@ -180,3 +186,26 @@ def test_title_chrf_result_carries_corpus_and_signature():
     assert res.extras["corpus"] == pytest.approx(CHRF(word_order=2).corpus_score(HYPS, [REFS]).score, abs=1e-9)
     assert str(res).startswith("TitleChrF|nc:6|nw:2|b:2|case:mixed|eff:yes|space:no|v:")
     assert res.per_item.tolist() == pytest.approx(_sacre_sentences(HYPS, REFS, word_order=2), abs=1e-9)
+
+
+def test_options_engine_keywords_are_built_once_and_stay_out_of_equality_and_pickles():
+    import pickle
+
+    from transcreval.functional.text.chrf import ChrFOptions
+
+    o = ChrFOptions(char_order=4, word_order=2)
+    eng = o.engine()
+    assert eng == {
+        "char_order": 4,
+        "word_order": 2,
+        "beta": 2.0,
+        "lowercase": False,
+        "whitespace": False,
+        "eps_smoothing": False,
+    }
+    assert o.engine() is eng  # kept on the (frozen) object
+    assert o == ChrFOptions(char_order=4, word_order=2) and hash(o) == hash(ChrFOptions(char_order=4, word_order=2))
+    back = pickle.loads(pickle.dumps(o))
+    assert back == o and back.engine() == eng
+    changed = o.replace(beta=1.0)
+    assert changed.engine()["beta"] == 1.0 and eng["beta"] == 2.0  # a changed copy builds its own

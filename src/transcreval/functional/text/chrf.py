@@ -64,7 +64,7 @@ def _check_texts(texts: Any, what: str) -> list[str]:
         raise InputError(f"{what} must be a list of strings, got a bare string: wrap it in a list")
     if not isinstance(texts, Sequence):
         raise InputError(f"{what} must be a list of strings, got {type(texts).__name__}")
-    return [check_text(t, f"{what}[{i}]") for i, t in enumerate(texts)]
+    return [check_text(t, what, i) for i, t in enumerate(texts)]
 
 
 def normalize_references(refs: Any, n_hyps: int, ref_layout: RefLayout = None) -> list[list[str]]:
@@ -86,7 +86,7 @@ def normalize_references(refs: Any, n_hyps: int, ref_layout: RefLayout = None) -
     if all(isinstance(r, str) for r in refs) and ref_layout != "stream":
         if len(refs) != n_hyps:
             raise InputError(f"mismatched lengths: {n_hyps} hypotheses but {len(refs)} references")
-        return [[check_text(r, f"target[{i}]")] for i, r in enumerate(refs)]
+        return [[check_text(r, "target", i)] for i, r in enumerate(refs)]
     nested = []
     for i, r in enumerate(refs):
         if isinstance(r, str) or not isinstance(r, Sequence):
@@ -200,8 +200,13 @@ class ChrFOptions(MetricOptions):
         }
 
     def engine(self) -> dict[str, Any]:
-        """The keywords of :func:`chrf_statistics` / :func:`~.chrf_ngrams.segment_statistics`."""
-        return {k: v for k, v in self.as_kwargs().items() if k != "ref_layout"}
+        """The keywords of :func:`chrf_statistics` / :func:`~.chrf_ngrams.segment_statistics`
+        (built once per options object, which is frozen; callers pass them on with ``**``)."""
+        got: dict[str, Any] | None = self.__dict__.get("_engine")
+        if got is None:
+            got = {k: v for k, v in self.as_kwargs().items() if k != "ref_layout"}
+            object.__setattr__(self, "_engine", got)
+        return got
 
 
 def sentence_chrf(preds: Sequence[str], target: Any, **options: Any) -> torch.Tensor:
