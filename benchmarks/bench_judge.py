@@ -26,11 +26,10 @@ TEMPLATE = PromptTemplate("bench.score", "1", 'Rate item {item} of round {round}
 _round = itertools.count()
 
 
-@pytest.fixture(scope="module")
-def endpoint(tmp_path_factory):
+def _serve(tmp_path_factory, latency: float):
     log = tmp_path_factory.mktemp("judge") / "requests.log"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "transcreval.engines.judge.fake_server", "--latency", str(LATENCY), "--log", str(log)],
+        [sys.executable, "-m", "transcreval.engines.judge.fake_server", "--latency", str(latency), "--log", str(log)],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -38,6 +37,17 @@ def endpoint(tmp_path_factory):
     yield url, Received(log)
     proc.kill()
     proc.wait(30)
+
+
+@pytest.fixture(scope="module")
+def endpoint(tmp_path_factory):
+    yield from _serve(tmp_path_factory, LATENCY)
+
+
+@pytest.fixture(scope="module")
+def endpoint_now(tmp_path_factory):
+    """The fake endpoint answering at once: wall time is then the clients' own cost."""
+    yield from _serve(tmp_path_factory, 0.0)
 
 
 class Received:
@@ -115,9 +125,31 @@ def test_ours(endpoint, tmp_path, timed, benchmark):
 
 
 def test_paired_vs_bare_sdk(endpoint, tmp_path, paired):
+    """At 50 ms a call, both clients wait on the same endpoint: a call takes ~52.4 ms one at a
+    time with the bare SDK, of which its own CPU is ~1.1 ms and ours ~0.9 ms, so no client can be
+    more than ~2% faster here. The goal is parity within that noise (0.99x, 5 pairs); the client's
+    own cost is compared by the row below, on an endpoint that answers at once (goal 1x)."""
     url, received = endpoint
     paired(
-        f"{GROUP}, vs the bare openai SDK", bare_sdk(url), ours_fn(url, received, tmp_path / "c.sqlite"), None, pairs=3
+        f"{GROUP}, vs the bare openai SDK",
+        bare_sdk(url),
+        ours_fn(url, received, tmp_path / "c.sqlite"),
+        None,
+        pairs=5,
+        goal=0.99,
+    )
+
+
+def test_paired_client_cost_vs_bare_sdk(endpoint_now, tmp_path, paired):
+    """The same 1,000 calls on an endpoint with no latency: the wall time is the clients' own
+    work (request building, HTTP, reading the answer; ours also keys and caches every answer)."""
+    url, received = endpoint_now
+    paired(
+        f"judge: {N} calls, {CONCURRENCY} in flight, no latency (client cost), vs the bare openai SDK",
+        bare_sdk(url),
+        ours_fn(url, received, tmp_path / "c.sqlite"),
+        None,
+        pairs=7,
     )
 
 
