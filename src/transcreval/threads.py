@@ -32,6 +32,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ContextDecorator
 from typing import Any, TypeVar
 
 import torch
@@ -97,21 +98,28 @@ def check_num_threads(value: Any, name: str = "num_threads") -> None:
     check_positive_int(name, value, optional=True)
 
 
-class torch_threads:  # lower case: used as the function it was (``with torch_threads(1):``)
+class torch_threads(ContextDecorator):  # lower case: used as the function it was (``with torch_threads(1):``)
     """Run the block's torch ops on ``n`` intra-op threads (``None``: :func:`default_threads`),
     then restore the calling thread's previous count (also when the block raises).
 
-    ``with torch_threads() as n`` gives the count in force. Cheap (well under a microsecond)
-    when nothing changes: a class rather than a generator-based context manager, since every
-    ``update`` enters one.
+    ``with torch_threads() as n`` gives the count in force; ``@torch_threads(1)`` decorates a
+    function. Cheap (well under a microsecond) when nothing changes: a class rather than a
+    generator-based context manager, since every ``update`` enters one. One object is one block
+    at a time (entering it again before it has exited is a RuntimeError, as it was).
     """
 
     __slots__ = ("before", "n", "want")
 
     def __init__(self, n: int | None = None) -> None:
         self.n = n
+        self.before: int | None = None
+
+    def _recreate_cm(self) -> torch_threads:
+        return torch_threads(self.n)  # a decorated function may run in several threads at once
 
     def __enter__(self) -> int:
+        if self.before is not None:
+            raise RuntimeError("this torch_threads(...) block is already open: use one object per with block")
         before = self.before = torch.get_num_threads()
         want = self.n
         if want is None:  # default_threads(), from the count just read
@@ -122,8 +130,9 @@ class torch_threads:  # lower case: used as the function it was (``with torch_th
         return want
 
     def __exit__(self, *exc: object) -> None:
-        if self.want != self.before:
-            torch.set_num_threads(self.before)
+        before, self.before = self.before, None
+        if before is not None and self.want != before:
+            torch.set_num_threads(before)
 
 
 class _Pool:

@@ -290,3 +290,20 @@ def test_map_threads_a_caller_is_not_broken_by_another_growing_the_pool(monkeypa
     t.join(60)
     grower.join(60)
     assert result == {"first": [1, 2], "second": list(range(8))}
+
+
+def test_torch_threads_decorates_and_refuses_to_be_entered_twice_at_once(three_threads):
+    @torch_threads(1)
+    def inside() -> int:
+        return torch.get_num_threads()
+
+    assert inside() == 1 and inside() == 1 and torch.get_num_threads() == three_threads
+    block = torch_threads(2)
+    with block:
+        with pytest.raises(RuntimeError, match="already open"), block:
+            pass
+        assert torch.get_num_threads() == 2  # the refused entry changed nothing
+    assert torch.get_num_threads() == three_threads
+    with block:  # one block after another is fine
+        assert torch.get_num_threads() == 2
+    assert torch.get_num_threads() == three_threads

@@ -203,7 +203,13 @@ def test_options_engine_keywords_are_built_once_and_stay_out_of_equality_and_pic
         "whitespace": False,
         "eps_smoothing": False,
     }
-    assert o.engine() is eng  # kept on the (frozen) object
+    assert o.engine() is eng  # kept on the (frozen) object, read only
+    with pytest.raises(TypeError):
+        eng["beta"] = 5.0  # type: ignore[index]
+    import copy
+
+    assert "_engine" not in pickle.loads(pickle.dumps(o)).__dict__  # rebuilt from the fields, never carried
+    assert copy.deepcopy(o) == o and copy.copy(o).engine() == eng
     assert o == ChrFOptions(char_order=4, word_order=2) and hash(o) == hash(ChrFOptions(char_order=4, word_order=2))
     back = pickle.loads(pickle.dumps(o))
     assert back == o and back.engine() == eng

@@ -33,16 +33,19 @@ def is_lock_error(exc: BaseException) -> bool:
 
 
 def wait_for_lock(fn: Callable[[], T], timeout: float) -> T:
-    """``fn()``, tried again while it fails with a lock error, for up to ``timeout`` seconds."""
+    """``fn()``, tried again while it fails with a lock error until ``timeout`` seconds have
+    passed (the last try at the deadline). A try where SQLite's own busy handler waits can
+    end past the deadline: at most by that connection's busy timeout."""
     deadline = time.monotonic() + max(float(timeout), 0.0)
     pause = FIRST_PAUSE
     while True:
         try:
             return fn()
         except sqlite3.OperationalError as exc:
-            if not is_lock_error(exc) or time.monotonic() + pause > deadline:
+            left = deadline - time.monotonic()
+            if not is_lock_error(exc) or left <= 0:
                 raise
-        time.sleep(pause)
+        time.sleep(min(pause, left))
         pause = min(pause * 2, MAX_PAUSE)
 
 

@@ -48,7 +48,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from transcreval.engines.sqlite_locks import begin_immediate
+from transcreval.engines.sqlite_locks import begin_immediate, is_lock_error
 from transcreval.errors import FeatureCacheError
 from transcreval.features.cache_db import FORMAT, is_corruption, normalise_mode, open_read_only, open_read_write
 from transcreval.warn import warn_user
@@ -101,6 +101,11 @@ class FeatureCache:
 
     # ------------------------------------------------------------------ connection
     def _error(self, action: str, exc: BaseException) -> FeatureCacheError:
+        if is_lock_error(exc):
+            return FeatureCacheError(
+                f"feature cache {self.path} is locked by another process (waited {self.timeout:g} s to {action} "
+                "it): a run writing to it, or a stale lock; retry when it has finished, or pass a longer timeout"
+            )
         if self.read_only:
             return FeatureCacheError(f"feature cache {self.path} (read-only): cannot {action} it ({exc})")
         return FeatureCacheError(

@@ -21,8 +21,9 @@ Numbers equal ``sacrebleu.metrics.CHRF(...).sentence_score / corpus_score`` exac
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal
 
 import torch
@@ -199,14 +200,17 @@ class ChrFOptions(MetricOptions):
             "space": self.whitespace,
         }
 
-    def engine(self) -> dict[str, Any]:
-        """The keywords of :func:`chrf_statistics` / :func:`~.chrf_ngrams.segment_statistics`
-        (built once per options object, which is frozen; callers pass them on with ``**``)."""
-        got: dict[str, Any] | None = self.__dict__.get("_engine")
+    def engine(self) -> Mapping[str, Any]:
+        """The keywords of :func:`chrf_statistics` / :func:`~.chrf_ngrams.segment_statistics`, read
+        only (built once per options object, which is frozen; callers pass them on with ``**``)."""
+        got: Mapping[str, Any] | None = self.__dict__.get("_engine")
         if got is None:
-            got = {k: v for k, v in self.as_kwargs().items() if k != "ref_layout"}
+            got = MappingProxyType({k: v for k, v in self.as_kwargs().items() if k != "ref_layout"})
             object.__setattr__(self, "_engine", got)
         return got
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_engine"}  # rebuilt from the fields
 
 
 def sentence_chrf(preds: Sequence[str], target: Any, **options: Any) -> torch.Tensor:
