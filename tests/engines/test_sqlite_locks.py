@@ -141,3 +141,50 @@ def test_is_lock_error():
     assert not is_lock_error(sqlite3.OperationalError("disk I/O error"))
     assert not is_lock_error(sqlite3.DatabaseError("database is locked"))  # not an OperationalError
     assert not is_lock_error(ValueError("locked"))
+
+
+def _begin_then_interrupt(conn, timeout):
+    conn.execute("BEGIN IMMEDIATE")
+    raise KeyboardInterrupt  # Ctrl-C arriving just after SQLite granted the write lock
+
+
+def _free_for_writers(path) -> bool:
+    other = sqlite3.connect(path, isolation_level=None, timeout=0)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("ROLLBACK")
+        return True
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        other.close()
+
+
+def test_an_interrupt_just_after_begin_leaves_no_write_lock_feature_cache(tmp_path, monkeypatch):
+    import torch
+
+    import transcreval.features.cache as module
+
+    cache = FeatureCache(tmp_path / "f.sqlite").check()
+    monkeypatch.setattr(module, "begin_immediate", _begin_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        cache.put_many({"k": {"v": torch.zeros(3)}}, extractor="t")
+    assert _free_for_writers(tmp_path / "f.sqlite")
+    monkeypatch.undo()
+    cache.put_many({"k": {"v": torch.zeros(3)}}, extractor="t")  # the same connection writes again
+    assert len(FeatureCache(tmp_path / "f.sqlite")) == 1
+
+
+def test_an_interrupt_just_after_begin_leaves_no_write_lock_judge_cache(tmp_path, monkeypatch):
+    import transcreval.engines.judge.cache as module
+
+    path = tmp_path / "j.sqlite"
+    cache = JudgeCache(path)
+    rec = {"backend": "b", "model": "m", "template": {"id": "t", "version": "1"}}
+    cache.put("a", rec, "x", {})
+    monkeypatch.setattr(module, "begin_immediate", _begin_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        cache.prune(model="m")
+    assert _free_for_writers(path)
+    monkeypatch.undo()
+    assert cache.put("b", rec, "y", {}) and len(JudgeCache(path)) == 2  # committed, not inside a stale transaction

@@ -117,6 +117,23 @@ def test_read_only_cache_never_writes_and_needs_the_file(cache_path, tmp_path):
     assert ro.get("k").text == "t" and len(ro) == 1
 
 
+def test_a_read_only_cache_object_given_to_a_judge_stays_read_only(cache_path):
+    """A read-only JudgeCache under the default cache_mode="read-write" was reopened read-write
+    and written to; the stricter mode now wins, both ways, and the busy timeout travels."""
+    JudgeCache(cache_path).put("k", record("k"), "t", {})
+    ro = JudgeCache(cache_path, "read-only")
+    judge = FunctionJudge(lambda req: '{"score": 2}', cache=ro)
+    assert judge.cache is ro and judge.cache_mode == "read-only"
+    judge.complete([TEXT_TEMPLATE.render(item="new")])
+    assert judge.calls_made == 1 and len(JudgeCache(cache_path)) == 1  # answered, never stored
+    rw = JudgeCache(cache_path, busy_timeout=7.5)
+    narrowed = FunctionJudge(lambda req: '{"score": 2}', cache=rw, cache_mode="read-only")
+    assert narrowed.cache is not rw and narrowed.cache.mode == narrowed.cache_mode == "read-only"
+    assert narrowed.cache.busy_timeout == 7.5
+    assert FunctionJudge(lambda req: "x", cache=rw).cache is rw
+    assert FunctionJudge(lambda req: "x", cache=rw, cache_mode="off").cache is None
+
+
 def test_read_only_cache_falls_back_to_immutable_when_ro_cannot_open(cache_path, monkeypatch):
     """A WAL file in a read-only directory cannot be opened with mode=ro (no -shm can be made);
     the cache then reads it as immutable. Simulated here, since root can write anywhere."""

@@ -59,8 +59,8 @@ class CachingJudge:
         if image_max_side is not None and (not isinstance(image_max_side, int) or image_max_side < 1):
             raise InputError(f"image_max_side must be a positive integer or None, got {image_max_side!r}")
         self.model = model
-        self.cache_mode = normalise_mode(cache_mode)
-        self.cache = open_cache(cache, self.cache_mode)
+        self.cache = open_cache(cache, cache_mode)
+        self.cache_mode = self.cache.mode if self.cache is not None else normalise_mode(cache_mode)
         self.max_concurrency = max_concurrency
         self.params = {k: v for k, v in (params or {}).items() if v is not None}
         self.image_max_side = image_max_side

@@ -221,7 +221,12 @@ class JudgeCache(CacheMaintenance):
             self.conn, self.timeout = conn, timeout
 
         def __enter__(self) -> None:
-            begin_immediate(self.conn, self.timeout)
+            try:
+                begin_immediate(self.conn, self.timeout)
+            except BaseException:  # Ctrl-C just after BEGIN: never leave the write lock held
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise
 
         def __exit__(self, exc_type: Any, *_: Any) -> None:
             self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")

@@ -54,7 +54,8 @@ class OpenAICompatibleJudge(CachingJudge):
         api_key: the key; default ``OPENAI_API_KEY``. Local servers that check no key may be used
             without one when ``base_url`` is given.
         cache: a SQLite file for the response cache (or a :class:`JudgeCache`); None: no cache.
-        cache_mode: "read-write" (default), "read-only" (read, never write) or "off".
+        cache_mode: "read-write" (default), "read-only" (read, never write) or "off". A read-only
+            :class:`JudgeCache` given as ``cache`` stays read-only.
         max_concurrency: calls in flight at once (a bounded thread pool).
         timeout: seconds per attempt before giving up on an answer.
         max_retries: SDK retries after the first attempt (429 / 5xx / connection errors).

@@ -30,12 +30,19 @@ def same_model(asked: str, served: str | None) -> bool:
 
 
 def open_cache(cache: Any, mode: str) -> JudgeCache | None:
-    """``cache`` as a :class:`JudgeCache` (a path or an instance), or None for no cache."""
+    """``cache`` as a :class:`JudgeCache` (a path or an instance), or None for no cache.
+
+    An instance keeps its own mode when that is the stricter one: a read-only ``JudgeCache`` stays
+    read-only under the default ``cache_mode="read-write"`` (it was reopened read-write, and
+    written to); a read-write one under ``cache_mode="read-only"`` is reopened read-only (same
+    path and busy timeout)."""
     mode = normalise_mode(mode)
     if cache is None or mode == "off":
         return None
     if isinstance(cache, JudgeCache):
-        return cache if cache.mode == mode else JudgeCache(cache.path, mode)
+        if cache.mode == mode or cache.mode == "read-only":
+            return cache
+        return JudgeCache(cache.path, mode, busy_timeout=cache.busy_timeout)
     if isinstance(cache, (str, os.PathLike)):
         return JudgeCache(cache, mode)
     raise InputError(f"cache must be a file path, a JudgeCache or None, got {type(cache).__name__}")
