@@ -126,33 +126,24 @@ def test_ours(endpoint, tmp_path, timed, benchmark):
     )
 
 
+def _paired_with_sdk(paired, endpoint, cache, group: str, **options) -> None:
+    url, received = endpoint
+    paired(f"{group}, vs the bare openai SDK", bare_sdk(url), ours_fn(url, received, cache), None, **options)
+
+
 def test_paired_vs_bare_sdk(endpoint, tmp_path, paired):
     """At 50 ms a call, both clients wait on the same endpoint: a call takes ~52.4 ms one at a
     time with the bare SDK, of which its own CPU is ~1.1 ms and ours ~0.9 ms, so no client can be
     more than ~2% faster here. The goal is parity within that noise (0.99x, 5 pairs); the client's
     own cost is compared by the row below, on an endpoint that answers at once (goal 1x)."""
-    url, received = endpoint
-    paired(
-        f"{GROUP}, vs the bare openai SDK",
-        bare_sdk(url),
-        ours_fn(url, received, tmp_path / "c.sqlite"),
-        None,
-        pairs=5,
-        goal=0.99,
-    )
+    _paired_with_sdk(paired, endpoint, tmp_path / "c.sqlite", GROUP, pairs=5, goal=0.99)
 
 
 def test_paired_client_cost_vs_bare_sdk(endpoint_now, tmp_path, paired):
     """The same 1,000 calls on an endpoint with no latency: the wall time is the clients' own
     work (request building, HTTP, reading the answer; ours also keys and caches every answer)."""
-    url, received = endpoint_now
-    paired(
-        f"judge: {N} calls, {CONCURRENCY} in flight, no latency (client cost), vs the bare openai SDK",
-        bare_sdk(url),
-        ours_fn(url, received, tmp_path / "c.sqlite"),
-        None,
-        pairs=7,
-    )
+    group = f"judge: {N} calls, {CONCURRENCY} in flight, no latency (client cost)"
+    _paired_with_sdk(paired, endpoint_now, tmp_path / "c.sqlite", group, pairs=7)
 
 
 def test_paired_vs_the_ideal(endpoint, tmp_path, paired):
