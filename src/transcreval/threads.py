@@ -111,6 +111,9 @@ class torch_threads(ContextDecorator):  # lower case: used as the function it wa
     __slots__ = ("before", "n", "want")
 
     def __init__(self, n: int | None = None) -> None:
+        if n is not None and (type(n) is not int or n < 1):
+            hint = ": write @torch_threads() or @torch_threads(n)" if callable(n) else ""
+            raise ValueError(f"torch_threads takes a positive thread count or None, got {n!r}{hint}")
         self.n = n
         self.before: int | None = None
 

@@ -307,3 +307,14 @@ def test_torch_threads_decorates_and_refuses_to_be_entered_twice_at_once(three_t
     with block:  # one block after another is fine
         assert torch.get_num_threads() == 2
     assert torch.get_num_threads() == three_threads
+
+
+def test_torch_threads_refuses_a_bad_count_at_once():
+    for bad in (0, -1, "2", 2.0, True):
+        with pytest.raises(ValueError, match="positive thread count"):
+            torch_threads(bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"write @torch_threads\(\)"):
+
+        @torch_threads  # type: ignore[arg-type]
+        def forgot_the_parentheses() -> None:
+            pass

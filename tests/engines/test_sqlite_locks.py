@@ -188,3 +188,28 @@ def test_an_interrupt_just_after_begin_leaves_no_write_lock_judge_cache(tmp_path
     assert _free_for_writers(path)
     monkeypatch.undo()
     assert cache.put("b", rec, "y", {}) and len(JudgeCache(path)) == 2  # committed, not inside a stale transaction
+
+
+@pytest.mark.parametrize("kind", sorted(CACHES))
+def test_a_read_only_open_under_a_writers_lock_is_an_error_not_an_immutable_read(kind, tmp_path):
+    """mode=ro failing because a writer holds the file fell back to immutable=1 (meant for files
+    in read-only directories), which reads a file in the middle of a write as if nobody wrote."""
+    make, _, error = CACHES[kind]
+    path = tmp_path / "c.sqlite"
+    make(path)
+    _rollback_journal(path)
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(error, match="locked"):
+            if kind == "features":
+                FeatureCache(path, mode="read-only", timeout=0.3).check()
+            else:
+                JudgeCache(path, "read-only", busy_timeout=0.3)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    if kind == "features":  # once the writer is done, it opens
+        FeatureCache(path, mode="read-only").check().close()
+    else:
+        JudgeCache(path, "read-only").close()

@@ -129,6 +129,17 @@ def test_bad_inputs_are_clear_errors():
         sentence_chrf(["a", "b"], ["a", "b\udcff"])
     with pytest.raises(InputError, match="must be a string"):
         sentence_chrf(["a", "b"], [["a"], [None, 5]])
+    # a flat target with one non-string names that item (it was "target[0] ... nested, got str")
+    with pytest.raises(InputError, match=r"target\[1\] must be a string, got bytes .*decode bytes first"):
+        TitleChrF().update(["ok", "Parasite"], ["ok", b"Parasite"])
+    with pytest.raises(InputError, match=r"target\[1\] must be a string, got NoneType"):
+        sentence_chrf(["a", "b"], ["a", None])
+    with pytest.raises(InputError, match=r"target\[0\] is bytes.*decode"):
+        sentence_chrf(["a", "b"], [b"a", b"b"])  # bytes are not lists of references (of ints)
+    with pytest.raises(InputError, match=r"preds must be a list of strings, got bytes"):
+        sentence_chrf(b"Parasite", ["x"])
+    with pytest.raises(InputError, match=r"target must be a list of references, got bytes"):
+        sentence_chrf(["a"], b"a")
     with pytest.raises(InputError, match="mismatched lengths"):
         sentence_chrf(["a", "b"], ["a"])
     with pytest.raises(InputError, match="stream-major"):

@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from transcreval.engines.cache_mode import SPELLINGS, cache_mode
-from transcreval.engines.sqlite_locks import begin_immediate, use_wal
+from transcreval.engines.sqlite_locks import begin_immediate, is_lock_error, use_wal
 from transcreval.errors import FeatureCacheError
 
 __all__ = [
@@ -144,6 +144,8 @@ def open_read_only(path: Path, timeout: float) -> sqlite3.Connection:
             return conn
         except sqlite3.OperationalError as exc:
             conn.close()
+            if is_lock_error(exc):  # a writer holds the file: never read it as immutable mid-write
+                raise
             last = exc
         except BaseException:
             conn.close()

@@ -36,7 +36,7 @@ from urllib.parse import quote
 from transcreval._version import __version__
 from transcreval.engines.cache_mode import cache_mode
 from transcreval.engines.judge.cache_maintenance import CacheMaintenance
-from transcreval.engines.sqlite_locks import begin_immediate, use_wal
+from transcreval.engines.sqlite_locks import begin_immediate, is_lock_error, use_wal
 from transcreval.errors import InputError, JudgeCacheError
 
 CacheMode = Literal["read-write", "read-only", "off"]
@@ -119,7 +119,8 @@ class JudgeCache(CacheMaintenance):
             if "locked" in str(e) or "busy" in str(e):
                 raise JudgeCacheError(
                     f"the judge cache {self.path} is locked by another process (waited {self.busy_timeout:g} s): "
-                    "a run writing to it, or a stale lock; retry when it has finished"
+                    "a run writing to it, or a stale lock; retry when it has finished, or pass a longer "
+                    "busy_timeout"
                 ) from e
             raise JudgeCacheError(f"{self.path} is not a usable judge cache (SQLite says: {e})") from e
         except sqlite3.DatabaseError as e:
@@ -187,7 +188,10 @@ class JudgeCache(CacheMaintenance):
             conn.execute(f"PRAGMA busy_timeout={int(self.busy_timeout * 1000)}")
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             return conn
-        except sqlite3.OperationalError:
+        except sqlite3.OperationalError as e:
+            if is_lock_error(e):  # a writer holds the file: never read it as immutable mid-write
+                with self._sqlite_errors():
+                    raise
             # a WAL file in a read-only directory (a committed fixture): read it as immutable
             try:
                 conn = sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False, isolation_level=None)

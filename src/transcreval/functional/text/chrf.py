@@ -60,9 +60,14 @@ def chrf_from_statistics(stats: Sequence[int], beta: float = 2.0, eps_smoothing:
     return fscore([int(v) for v in stats], beta, eps_smoothing)
 
 
+_BYTES = (bytes, bytearray, memoryview)
+
+
 def _check_texts(texts: Any, what: str) -> list[str]:
     if isinstance(texts, str):
         raise InputError(f"{what} must be a list of strings, got a bare string: wrap it in a list")
+    if isinstance(texts, _BYTES):
+        raise InputError(f"{what} must be a list of strings, got bytes: decode them and wrap them in a list")
     if not isinstance(texts, Sequence):
         raise InputError(f"{what} must be a list of strings, got {type(texts).__name__}")
     return [check_text(t, what, i) for i, t in enumerate(texts)]
@@ -79,6 +84,8 @@ def normalize_references(refs: Any, n_hyps: int, ref_layout: RefLayout = None) -
     """
     if isinstance(refs, str):
         raise InputError("target must be a list (one reference, or a list of references, per text), got a bare string")
+    if isinstance(refs, _BYTES):
+        raise InputError("target must be a list of references, got bytes: decode them and wrap them in a list")
     if not isinstance(refs, Sequence):
         raise InputError(f"target must be a list of references, got {type(refs).__name__}")
     refs = list(refs)
@@ -88,8 +95,13 @@ def normalize_references(refs: Any, n_hyps: int, ref_layout: RefLayout = None) -
         if len(refs) != n_hyps:
             raise InputError(f"mismatched lengths: {n_hyps} hypotheses but {len(refs)} references")
         return [[check_text(r, "target", i)] for i, r in enumerate(refs)]
+    if any(isinstance(r, str) for r in refs):  # one reference per text, and one of them is not a string
+        i = next(i for i, r in enumerate(refs) if not isinstance(r, str))
+        check_text(refs[i], "target", i)  # raises, naming the item and its type (bytes: decode them)
     nested = []
     for i, r in enumerate(refs):
+        if isinstance(r, _BYTES):
+            raise InputError(f"target[{i}] is bytes, where a list of references is expected: decode them")
         if isinstance(r, str) or not isinstance(r, Sequence):
             raise InputError(
                 f"target[{i}] must be a list of strings when references are nested, got {type(r).__name__}"
