@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 TORCH_PINS ?= torch==2.14.1 torchvision==0.29.1
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-all test-comet lint bench clean browser
+.PHONY: demo test test-all test-comet lint bench bench-gpu clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -110,8 +110,20 @@ BENCH_JSON ?= .benchmarks/bench.json
 BENCH_K ?=
 bench: $(VENV)/.installed
 	mkdir -p $(dir $(BENCH_JSON))
-	$(BIN)/python -m pytest benchmarks -o python_files="bench_*.py" --benchmark-only --benchmark-group-by=group --benchmark-columns=median,iqr,rounds --benchmark-json=$(BENCH_JSON) $(if $(BENCH_K),-k "$(BENCH_K)")
+	$(BIN)/python -m pytest benchmarks -o python_files="bench_*.py" --ignore=benchmarks/bench_gpu.py --benchmark-only --benchmark-group-by=group --benchmark-columns=median,iqr,rounds --benchmark-json=$(BENCH_JSON) $(if $(BENCH_K),-k "$(BENCH_K)")
 	$(BIN)/python benchmarks/table.py $(BENCH_JSON) $(if $(BENCH_K),-,benchmarks/README.md)
+
+# `make bench-gpu` (issue 20 item 7), on a machine with a CUDA device: the tests that need one (they are
+# skipped elsewhere), then benchmarks/bench_gpu.py (ours on the device vs the peers), whose table is
+# printed (record the device and the rows in benchmarks/README.md's GPU section by hand).
+# `BENCH_DEVICE=cpu make bench-gpu` is a dry run of the GPU rows on the CPU. Fails without a device.
+GPU_BENCH_JSON ?= .benchmarks/bench-gpu.json
+bench-gpu: $(VENV)/.installed
+	@$(BIN)/python -c "import os, sys, torch; sys.exit(0 if os.environ.get('BENCH_DEVICE', 'cuda') == 'cpu' or torch.cuda.is_available() else 'bench-gpu: no CUDA device here (BENCH_DEVICE=cpu runs a dry run on the CPU)')"
+	$(BIN)/python -m pytest tests/image/test_phash.py tests/base/test_metric_sync_and_states.py -q -p no:cacheprovider -rs
+	mkdir -p $(dir $(GPU_BENCH_JSON))
+	$(BIN)/python -m pytest benchmarks/bench_gpu.py -o python_files="bench_*.py" --benchmark-only --benchmark-group-by=group --benchmark-columns=median,iqr,rounds --benchmark-json=$(GPU_BENCH_JSON)
+	$(BIN)/python benchmarks/table.py $(GPU_BENCH_JSON) -
 
 clean:
 	rm -rf $(VENV) $(COMET_VENV) .mypy_cache .ruff_cache .benchmarks dist build

@@ -168,18 +168,6 @@ def test_clip_similarity_vs_open_clip(paired, three_sets):
     paired(f"CLIPSimilarity vs open_clip, {N_SET} pairs of PIL images", reference, ours, pairs_)
 
 
-@pytest.fixture(scope="module")
-def vit_b_32(tmp_path_factory):
-    """open_clip ViT-B-32 (the real architecture of CLIPSimilarity's default), seeded random
-    weights saved to a local checkpoint: no download, the same FLOPs as the OpenAI weights."""
-    import open_clip
-
-    path = tmp_path_factory.mktemp("clip") / "vit-b-32-random.pt"
-    torch.manual_seed(0)
-    torch.save(open_clip.create_model("ViT-B-32", pretrained=None).state_dict(), path)
-    return str(path)
-
-
 def test_clip_similarity_vit_b_32_vs_open_clip(paired, vit_b_32):
     """Issue 20 item 5: CLIPSimilarity (update + compute, default open_clip preprocessing) against
     open_clip's transform + ``encode_image`` + cosine, 32 pairs of 224x224 PIL images."""

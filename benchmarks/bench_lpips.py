@@ -5,44 +5,22 @@ Targets (issue 8, issue 20 item 5): MaskedLPIPS >= 1.2x lpips' throughput at 256
 evaluation of 3 systems against the same references with the feature cache on runs no trunk
 pass at all (passes counted, wall time reported).
 
-Weights are seeded random (the timings do not depend on the values; no download needed); the
-values are checked equal to lpips first (all-ones mask, to 1e-5).
+Weights are seeded random (the ``alex`` and ``vgg`` fixtures of conftest.py: the timings do not
+depend on the values; no download needed); the values are checked equal to lpips first (all-ones
+mask, to 1e-5).
 """
 
 from __future__ import annotations
 
 import time
-import warnings
 
 import pytest
 import torch
-from tests._helpers import random_weights as rw
 
 from transcreval import LPIPS, MaskedLPIPS
 from transcreval.features import FeatureCache, get_extractor
 
 BATCH = 16
-
-
-def _weights(tmp_path_factory, net):
-    feats = rw.features_only(rw.trunk_state(net, seed=0))
-    lins = rw.lin_state(net, seed=1)
-    path = tmp_path_factory.mktemp("w") / f"lpips_{net}.pth"
-    torch.save(rw.lpips_layout_state(net, feats, lins), path)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ref = rw.reference_lpips(net, feats, lins)
-    return str(path), ref
-
-
-@pytest.fixture(scope="module")
-def alex(tmp_path_factory):
-    return _weights(tmp_path_factory, "alex")
-
-
-@pytest.fixture(scope="module")
-def vgg(tmp_path_factory):
-    return _weights(tmp_path_factory, "vgg")
 
 
 def _data(size, seed=0, batch=BATCH):

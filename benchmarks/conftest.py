@@ -175,3 +175,48 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     for group, ratios in sorted(_PAIRED.items()):
         q1, med, q3 = ratios[len(ratios) // 4], ratios[len(ratios) // 2], ratios[3 * len(ratios) // 4]
         tr.write_line(f"paired {group:<35} median ratio {med:.2f}x (quartiles {q1:.2f}x-{q3:.2f}x, n={len(ratios)})")
+
+
+# ---------------------------------------------------------------------- seeded random weights
+# shared by the CPU suites and bench_gpu.py: no download, the real architectures' FLOPs
+
+
+def _lpips_weights(tmp_path_factory: pytest.TempPathFactory, net: str) -> tuple[str, Any]:
+    """A local LPIPS weights file (seeded random trunk and linear layers) and lpips.LPIPS holding
+    the same weights."""
+    import warnings
+
+    import torch
+    from tests._helpers import random_weights as rw
+
+    feats = rw.features_only(rw.trunk_state(net, seed=0))
+    lins = rw.lin_state(net, seed=1)
+    path = tmp_path_factory.mktemp("w") / f"lpips_{net}.pth"
+    torch.save(rw.lpips_layout_state(net, feats, lins), path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = rw.reference_lpips(net, feats, lins)
+    return str(path), ref
+
+
+@pytest.fixture(scope="module")
+def alex(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Any]:
+    return _lpips_weights(tmp_path_factory, "alex")
+
+
+@pytest.fixture(scope="module")
+def vgg(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Any]:
+    return _lpips_weights(tmp_path_factory, "vgg")
+
+
+@pytest.fixture(scope="module")
+def vit_b_32(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """open_clip ViT-B-32 (the real architecture of CLIPSimilarity's default), seeded random
+    weights saved to a local checkpoint: no download, the same FLOPs as the OpenAI weights."""
+    import open_clip
+    import torch
+
+    path = tmp_path_factory.mktemp("clip") / "vit-b-32-random.pt"
+    torch.manual_seed(0)
+    torch.save(open_clip.create_model("ViT-B-32", pretrained=None).state_dict(), path)
+    return str(path)
