@@ -143,9 +143,9 @@ def test_is_lock_error():
     assert not is_lock_error(ValueError("locked"))
 
 
-def _begin_then_interrupt(conn, timeout):
-    conn.execute("BEGIN IMMEDIATE")
-    raise KeyboardInterrupt  # Ctrl-C arriving just after SQLite granted the write lock
+def _granted_then_interrupted(fn, timeout):
+    fn()  # SQLite grants the write lock...
+    raise KeyboardInterrupt  # ...and Ctrl-C arrives before the caller gets it
 
 
 def _free_for_writers(path) -> bool:
@@ -163,10 +163,10 @@ def _free_for_writers(path) -> bool:
 def test_an_interrupt_just_after_begin_leaves_no_write_lock_feature_cache(tmp_path, monkeypatch):
     import torch
 
-    import transcreval.features.cache as module
+    import transcreval.engines.sqlite_locks as locks
 
     cache = FeatureCache(tmp_path / "f.sqlite").check()
-    monkeypatch.setattr(module, "begin_immediate", _begin_then_interrupt)
+    monkeypatch.setattr(locks, "wait_for_lock", _granted_then_interrupted)
     with pytest.raises(KeyboardInterrupt):
         cache.put_many({"k": {"v": torch.zeros(3)}}, extractor="t")
     assert _free_for_writers(tmp_path / "f.sqlite")
@@ -176,13 +176,13 @@ def test_an_interrupt_just_after_begin_leaves_no_write_lock_feature_cache(tmp_pa
 
 
 def test_an_interrupt_just_after_begin_leaves_no_write_lock_judge_cache(tmp_path, monkeypatch):
-    import transcreval.engines.judge.cache as module
+    import transcreval.engines.sqlite_locks as locks
 
     path = tmp_path / "j.sqlite"
     cache = JudgeCache(path)
     rec = {"backend": "b", "model": "m", "template": {"id": "t", "version": "1"}}
     cache.put("a", rec, "x", {})
-    monkeypatch.setattr(module, "begin_immediate", _begin_then_interrupt)
+    monkeypatch.setattr(locks, "wait_for_lock", _granted_then_interrupted)
     with pytest.raises(KeyboardInterrupt):
         cache.prune(model="m")
     assert _free_for_writers(path)

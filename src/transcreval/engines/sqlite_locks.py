@@ -55,5 +55,12 @@ def use_wal(conn: sqlite3.Connection, timeout: float) -> None:
 
 
 def begin_immediate(conn: sqlite3.Connection, timeout: float) -> None:
-    """Start a write transaction on ``conn`` (autocommit), waiting out other writers."""
-    wait_for_lock(lambda: conn.execute("BEGIN IMMEDIATE"), timeout)
+    """Start a write transaction on ``conn`` (autocommit), waiting out other writers. An
+    interrupt (Ctrl-C) arriving just after SQLite granted the write lock rolls it back: the
+    lock is never left held by a transaction nobody will finish."""
+    try:
+        wait_for_lock(lambda: conn.execute("BEGIN IMMEDIATE"), timeout)
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise

@@ -302,8 +302,8 @@ class FeatureCache:
             return
 
         def write(conn: sqlite3.Connection) -> None:
-            try:  # an interrupt just after BEGIN rolls back too: the write lock is never left held
-                begin_immediate(conn, self.timeout)
+            begin_immediate(conn, self.timeout)  # rolls back itself when interrupted
+            try:
                 conn.executemany(
                     "INSERT OR REPLACE INTO features (key, extractor, nbytes, digest, data, created) "
                     "VALUES (?, ?, ?, ?, ?, ?)",
@@ -312,8 +312,7 @@ class FeatureCache:
                 conn.execute("COMMIT")
             except BaseException:
                 with contextlib.suppress(sqlite3.Error):
-                    if conn.in_transaction:
-                        conn.execute("ROLLBACK")
+                    conn.execute("ROLLBACK")
                 raise
 
         self._retry(write, "write to")

@@ -225,12 +225,7 @@ class JudgeCache(CacheMaintenance):
             self.conn, self.timeout = conn, timeout
 
         def __enter__(self) -> None:
-            try:
-                begin_immediate(self.conn, self.timeout)
-            except BaseException:  # Ctrl-C just after BEGIN: never leave the write lock held
-                if self.conn.in_transaction:
-                    self.conn.execute("ROLLBACK")
-                raise
+            begin_immediate(self.conn, self.timeout)
 
         def __exit__(self, exc_type: Any, *_: Any) -> None:
             self.conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
