@@ -192,7 +192,7 @@ def check_texts(texts: Any, what: str, *, missing_ok: bool = False) -> list[Any]
     ``what[i]``); with ``missing_ok`` None or NaN stays None (an item without a text)."""
     if isinstance(texts, str):
         raise InputError(f"{what} must be a list of strings (one per item), got a bare string: wrap it in a list")
-    if isinstance(texts, (bytes, bytearray)):
+    if isinstance(texts, (bytes, bytearray, memoryview)):
         raise InputError(f"{what} must be a list of strings (one per item), got bytes: decode and wrap them in a list")
     if not isinstance(texts, Sequence):
         raise InputError(f"{what} must be a list of strings (one per item), got {type(texts).__name__}")

@@ -136,7 +136,7 @@ def test_bad_inputs_are_clear_errors():
         sentence_chrf(["a", "b"], ["a", None])
     with pytest.raises(InputError, match=r"target\[0\] is bytes.*decode"):
         sentence_chrf(["a", "b"], [b"a", b"b"])  # bytes are not lists of references (of ints)
-    with pytest.raises(InputError, match=r"preds must be a list of strings, got bytes"):
+    with pytest.raises(InputError, match=r"preds must be a list of strings \(one per item\), got bytes: decode"):
         sentence_chrf(b"Parasite", ["x"])
     with pytest.raises(InputError, match=r"target must be a list of references, got bytes"):
         sentence_chrf(["a"], b"a")

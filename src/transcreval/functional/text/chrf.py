@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import torch
 
-from transcreval.common import check_bool, check_choice, check_positive_int, check_text
+from transcreval.common import check_bool, check_choice, check_positive_int, check_text, check_texts
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.text.chrf_ngrams import fscore, segment_statistics
 from transcreval.options import MetricOptions, option
@@ -61,16 +61,6 @@ def chrf_from_statistics(stats: Sequence[int], beta: float = 2.0, eps_smoothing:
 
 
 _BYTES = (bytes, bytearray, memoryview)
-
-
-def _check_texts(texts: Any, what: str) -> list[str]:
-    if isinstance(texts, str):
-        raise InputError(f"{what} must be a list of strings, got a bare string: wrap it in a list")
-    if isinstance(texts, _BYTES):
-        raise InputError(f"{what} must be a list of strings, got bytes: decode them and wrap them in a list")
-    if not isinstance(texts, Sequence):
-        raise InputError(f"{what} must be a list of strings, got {type(texts).__name__}")
-    return [check_text(t, what, i) for i, t in enumerate(texts)]
 
 
 def normalize_references(refs: Any, n_hyps: int, ref_layout: RefLayout = None) -> list[list[str]]:
@@ -173,7 +163,7 @@ def chrf_statistics(
 def _segments(preds: Any, target: Any, options: ChrFOptions) -> tuple[list[list[int]], list[float]]:
     """Inputs checked (the options were, when built); per text the best reference's statistics
     and sentence chrF."""
-    hyp_list = _check_texts(preds, "preds")
+    hyp_list = check_texts(preds, "preds")
     ref_lists = normalize_references(target, len(hyp_list), options.ref_layout)
     return segment_statistics(hyp_list, ref_lists, **options.engine())
 
