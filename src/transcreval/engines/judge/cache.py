@@ -116,7 +116,7 @@ class JudgeCache(CacheMaintenance):
         try:
             yield
         except sqlite3.OperationalError as e:
-            if "locked" in str(e) or "busy" in str(e):
+            if is_lock_error(e):
                 raise JudgeCacheError(
                     f"the judge cache {self.path} is locked by another process (waited {self.busy_timeout:g} s): "
                     "a run writing to it, or a stale lock; retry when it has finished, or pass a longer "
