@@ -340,27 +340,30 @@ def posteriq_code_boxes(answer: Any) -> list[Box]:
 
 def posteriq_code_patch_ids(answer: Any) -> Parsed[list[int]]:
     """PosterIQ code's patch-id parser: the text between the last ``[`` and the last ``]``,
-    split on commas, ``int()`` of each piece. No brackets (or in the wrong order): ``[]``. A
-    piece ``int()`` rejects crashes PosterIQ's script; here it is "unparsable"."""
+    split on commas, ``int()`` of each non-blank piece (``[]`` and ``[19, 20,]`` read as no
+    patch and two). No brackets (or in the wrong order): ``[]``. A piece ``int()`` rejects
+    crashes PosterIQ's script; here it is "unparsable"."""
     text = _text(answer) or ""
     lo, hi = text.rfind("["), text.rfind("]")
     if lo == -1 or hi == -1 or hi < lo:
         return Parsed([], "ok")
-    inner = text[lo + 1 : hi]
-    if not inner.strip():
-        return _fail("unparsable", "int('') fails in PosterIQ's script")
-    try:
-        return Parsed([int(p) for p in inner.split(",")], "ok")
+    pieces = [p.strip() for p in text[lo + 1 : hi].split(",")]
+    try:  # blank pieces are skipped: "[]" is no patch, "[19, 20,]" two
+        return Parsed([int(p) for p in pieces if p], "ok")
     except ValueError:
         return _fail("unparsable", "a piece int() rejects (PosterIQ's script crashes here)")
 
 
+# PosterIQ's five score patterns, in its scorer's order (docs/posteriq-paper-vs-code.md): a
+# number "/ 10", "out of 10", after "score"/"rating" and a colon or spaces, before "分"/"point(s)",
+# then any number; a number is digits with an optional point and more digits ("7." reads 7)
+_CODE_NUMBER = r"(\d+\.?\d*)"
 _CODE_SCORE_PATTERNS = [
-    r"(\d+(?:\.\d+)?)\s*/\s*10",
-    r"(\d+(?:\.\d+)?)\s*out of\s*10",
-    r"(?:score|rating|分数|评分)\D{0,10}?(\d+(?:\.\d+)?)",
-    r"(\d+(?:\.\d+)?)\s*(?:分|points)",
-    r"\b(\d+(?:\.\d+)?)\b",
+    _CODE_NUMBER + r"\s*/\s*10",
+    _CODE_NUMBER + r"\s*out\s*of\s*10",
+    r"(?:score|rating|分数|评分)[:：\s]+" + _CODE_NUMBER,
+    _CODE_NUMBER + r"\s*(?:分|points?)",
+    r"\b" + _CODE_NUMBER + r"\b",
 ]
 
 

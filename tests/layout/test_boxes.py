@@ -238,6 +238,12 @@ def test_code_mode_area_ratio_follows_the_script_rule():
         g = (g0[0], g0[1], g0[0] + rng.uniform(0.01, 0.5), g0[1] + rng.uniform(0.01, 0.5))
         got = area_ratio([[p]], [[g]], mode=CODE, image_sizes=[size]).value
         assert got == pytest.approx(_script_area_ratio(p, g, size), abs=1e-12)
+        # inverted boxes: on both axes the script's area is positive, on one axis negative (0)
+        for q in ((p[2], p[3], p[0], p[1]), (p[2], p[1], p[0], p[3])):
+            got = area_ratio([[q]], [[g]], mode=CODE, image_sizes=[size]).value
+            assert got == pytest.approx(_script_area_ratio(q, g, size), abs=1e-12)
+    flipped = area_ratio(["[[0.5, 0.5, 0.1, 0.1]]"], [[(0.1, 0.1, 0.5, 0.5)]], mode=CODE, image_sizes=[(100, 100)])
+    assert flipped.value == pytest.approx(1.0)  # read as is: (0.1 - 0.5) * (0.1 - 0.5) = the target's 0.16
 
 
 def test_pixel_boxes_past_the_image_say_so():

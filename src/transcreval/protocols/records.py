@@ -176,6 +176,8 @@ class ProtocolResult:
         tables: the paper's tables by a short key (``{"table3_surface": Table(...)}``).
         signatures: the signature string of each metric that produced records, by metric name.
         options: the protocol options that were used (every choice the paper leaves open).
+        notes: what the reader of the whole result needs to know (defects found in the ground
+            truth, each by item; items left unanswered), beside each table's own notes.
     """
 
     protocol: str
@@ -183,6 +185,7 @@ class ProtocolResult:
     tables: Mapping[str, Table]
     signatures: Mapping[str, str] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
     def select(
         self, *, system: str | None = None, metric: str | None = None, status: str | None = None
@@ -209,4 +212,5 @@ class ProtocolResult:
             "tables": {k: t.to_dict() for k, t in self.tables.items()},
             "signatures": dict(self.signatures),
             "options": dict(self.options),
+            "notes": list(self.notes),
         }

@@ -140,4 +140,11 @@ def result_from_dict(d: Mapping[str, Any]) -> ProtocolResult:
             t.get("units", ""),
             tuple(t.get("notes", ())),
         )
-    return ProtocolResult(d["protocol"], records, tables, dict(d.get("signatures", {})), dict(d.get("options", {})))
+    return ProtocolResult(
+        d["protocol"],
+        records,
+        tables,
+        dict(d.get("signatures", {})),
+        dict(d.get("options", {})),
+        tuple(d.get("notes", ())),
+    )

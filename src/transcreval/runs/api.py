@@ -24,7 +24,7 @@ __all__ = ["Run", "adapter_ref", "evaluate", "load_adapter", "parse_systems", "r
 
 def evaluate(
     protocol: str | ProtocolAdapter,
-    manifest: str | os.PathLike[str],
+    manifest: str | os.PathLike[str] | None,
     systems: Mapping[str, str | os.PathLike[str]] | Sequence[str],
     out: str | os.PathLike[str],
     *,
@@ -46,7 +46,8 @@ def evaluate(
 
     Args:
         protocol: a catalog name (``transcreval ls protocols``), ``"module:ATTR"`` or an adapter.
-        manifest: the manifest JSONL (``docs/cli.md``).
+        manifest: the manifest JSONL (``docs/cli.md``); None for a protocol whose result files
+            carry the ground truth (PosterIQ's ``{model}_bench.json``).
         systems: ``{name: outputs}`` (a JSONL file, a directory or a pattern with ``{id}``) or
             ``["NAME=PATH", ...]``.
         out: the run directory (created; an existing run of the same protocol version resumes).

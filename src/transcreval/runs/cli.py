@@ -41,7 +41,11 @@ def add_parsers(sub: Any) -> None:
     ):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("-p", "--protocol", required=True, help="a catalog name (ls protocols) or module:ATTR")
-        p.add_argument("-m", "--manifest", required=True, help="the manifest JSONL")
+        p.add_argument(
+            "-m",
+            "--manifest",
+            help="the manifest JSONL (not for PosterIQ's own result files, which carry the ground truth)",
+        )
         p.add_argument(
             "-s",
             "--system",

@@ -38,6 +38,7 @@ from transcreval.runs.spec import Item, Output
 __all__ = [
     "ITEM_KEYS",
     "LOSSY_SUFFIXES",
+    "check_limit",
     "content_digest",
     "line_id",
     "lossy_outputs",
@@ -152,6 +153,12 @@ def parse_item(where: str, raw: Any, base: Path, required: Sequence[str] = ()) -
     return Item(item_id, group, src, fields["target_locale"], ref, fields["reference_text"], meta, digest, where)
 
 
+def check_limit(limit: Any) -> None:
+    """``limit`` (the first N items) is None or a positive integer."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise InputError(f"limit must be a positive integer, got {limit!r}")
+
+
 def read_manifest(
     path: str | os.PathLike[str],
     *,
@@ -162,9 +169,8 @@ def read_manifest(
     """The manifest's items in file order (the first ``limit``); ids must be unique."""
     rows = read_jsonl(path, "manifest")
     base = Path(root) if root is not None else Path(path).resolve().parent
+    check_limit(limit)
     if limit is not None:
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise InputError(f"limit must be a positive integer, got {limit!r}")
         rows = rows[:limit]
     items: list[Item] = []
     seen: dict[str, str] = {}

@@ -14,7 +14,7 @@ from transcreval.runs.adapters import adapter_ref, remove_run, select_units
 from transcreval.runs.run import Run
 from transcreval.runs.spec import Output, ProtocolAdapter, UnitContext
 
-__all__ = ["DryRun", "read_inputs", "run_evaluate"]
+__all__ = ["DryRun", "own_inputs", "read_inputs", "run_evaluate"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,25 @@ class DryRun:
         return {"rows": self.rows, "judge": self.judge, "skipped": self.skipped, "signatures": self.signatures}
 
 
+def own_inputs(
+    adapter: ProtocolAdapter, systems: Mapping[str, str], *, root: Any = None, limit: int | None = None
+) -> tuple[list[Any], dict[str, dict[str, Output]], list[str]]:
+    """Items and outputs from the systems' own files (no manifest): the protocol's
+    :meth:`~transcreval.runs.spec.ProtocolAdapter.own_inputs`, the first ``limit`` items."""
+    got = adapter.own_inputs(systems, root=None if root is None else str(root))
+    if got is None:
+        raise InputError(
+            f"protocol {adapter.name!r} needs a manifest (-m manifest.jsonl): its outputs hold no ground truth"
+        )
+    from transcreval.runs.manifest import check_limit
+
+    check_limit(limit)
+    items, outputs, notes = got
+    items = items[:limit] if limit is not None else items
+    keep = {it.id for it in items}
+    return items, {s: {i: o for i, o in got_s.items() if i in keep} for s, got_s in outputs.items()}, notes
+
+
 def read_inputs(
     adapter: ProtocolAdapter,
     manifest: Any,
@@ -46,21 +65,25 @@ def read_inputs(
     root: Any = None,
     limit: int | None = None,
 ) -> tuple[list[Any], dict[str, dict[str, Output]], list[str]]:
-    """Items, every system's outputs matched by id, and notes (ignored ids, lossy formats)."""
+    """Items, every system's outputs matched by id, and notes (ignored ids, lossy formats);
+    without a manifest, from the systems' own files (:func:`own_inputs`)."""
     from transcreval.runs.manifest import lossy_outputs, read_manifest, read_outputs
 
-    items = read_manifest(manifest, root=root, required=adapter.item_fields, limit=limit)
+    notes: list[str] = []
+    if manifest is None:
+        items, outputs, notes = own_inputs(adapter, systems, root=root, limit=limit)
+    else:
+        items = read_manifest(manifest, root=root, required=adapter.item_fields, limit=limit)
+        outputs = {}
+        for name, spec in systems.items():
+            outputs[name], more = read_outputs(name, spec, items, root=root)
+            notes += more
     for it in items:
         adapter.check_item(it)
-    outputs: dict[str, dict[str, Output]] = {}
-    notes: list[str] = []
-    for name, spec in systems.items():
-        got, more = read_outputs(name, spec, items, root=root)
+    for name, got in outputs.items():
         for o in got.values():
             if o.ok:
                 adapter.check_output(o)
-        outputs[name] = got
-        notes += more
         lossy = lossy_outputs(got)
         if lossy:
             notes.append(
@@ -145,7 +168,11 @@ def run_evaluate(
             "protocol_version": protocol.version,
             "adapter": adapter_ref(protocol),
             "versions": _versions(),
-            "manifest": {"path": str(Path(manifest).resolve()), "root": None if root is None else str(root)},
+            "manifest": {
+                "path": None if manifest is None else str(Path(manifest).resolve()),
+                "root": None if root is None else str(root),
+                **({"from": "the systems' own files"} if manifest is None else {}),
+            },
             "systems": {k: str(v) for k, v in systems.items()},
             "options": opts,
             "judge": metered.describe() if raw_judge is not None else None,

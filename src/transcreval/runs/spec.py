@@ -291,3 +291,11 @@ class ProtocolAdapter:
 
     def check_output(self, output: Output) -> None:
         """Raise an InputError naming ``output.where`` when a protocol-specific field is wrong."""
+
+    def own_inputs(
+        self, systems: Mapping[str, str], *, root: str | None = None
+    ) -> tuple[list[Item], dict[str, dict[str, Output]], list[str]] | None:
+        """Items, every system's outputs and notes from the systems' files alone, for a protocol
+        whose result files carry the ground truth (PosterIQ's ``{model}_bench.json``): then
+        ``evaluate`` and ``validate`` need no manifest. None (the default): a manifest is needed."""
+        return None

@@ -17,7 +17,7 @@ from typing import Any
 
 from transcreval.errors import ImageDecodeError, InputError
 from transcreval.runs.manifest import lossy_outputs, parse_item, read_jsonl, read_outputs
-from transcreval.runs.spec import Item, ProtocolAdapter
+from transcreval.runs.spec import Item, Output, ProtocolAdapter
 
 __all__ = ["validate"]
 
@@ -39,26 +39,51 @@ def _meta_keys(adapter: ProtocolAdapter, kind: str) -> set[str] | None:
     return keys if adapter.meta_fields else None
 
 
+def _own(
+    adapter: ProtocolAdapter, systems: Mapping[str, str], root: Any, errors: list[str], warnings: list[str]
+) -> tuple[list[Item], dict[str, dict[str, Output]]]:
+    """Without a manifest: the items and outputs of the systems' own files (PosterIQ's)."""
+    from transcreval.runs.orchestrate import own_inputs
+
+    try:
+        items, outputs, notes = own_inputs(adapter, systems, root=root)
+    except InputError as e:
+        errors.append(str(e))
+        return [], {}
+    warnings += notes
+    for it in items:
+        try:
+            adapter.check_item(it)
+        except InputError as e:
+            errors.append(str(e))
+    return items, outputs
+
+
 def validate(
     protocol: str | ProtocolAdapter,
-    manifest: str | os.PathLike[str],
+    manifest: str | os.PathLike[str] | None,
     systems: Mapping[str, str] | None = None,
     *,
     root: str | os.PathLike[str] | None = None,
     decode: bool = True,
 ) -> dict[str, Any]:
     """Check everything (see the module docstring); returns ``{"ok", "errors", "warnings",
-    "items", "groups", "locales", "systems"}``."""
+    "items", "groups", "locales", "systems"}``. ``manifest`` None: a protocol whose result files
+    carry the ground truth (PosterIQ's) reads the items from the systems' files."""
     from transcreval.runs.api import load_adapter
 
     adapter = load_adapter(protocol)
     errors: list[str] = []
     warnings: list[str] = []
-    base = Path(root) if root is not None else Path(manifest).resolve().parent
     items: list[Item] = []
+    own: dict[str, dict[str, Output]] | None = None
+    if manifest is None:
+        items, own = _own(adapter, systems or {}, root, errors, warnings)
     seen: dict[str, str] = {}
     item_keys = _meta_keys(adapter, "item")
-    for where, raw in read_jsonl(manifest, "manifest"):
+    rows = read_jsonl(manifest, "manifest") if manifest is not None else []
+    base = Path(root) if root is not None else Path(manifest or ".").resolve().parent
+    for where, raw in rows:
         try:
             it = parse_item(where, raw, base, adapter.item_fields)
             adapter.check_item(it)
@@ -78,16 +103,21 @@ def validate(
                 if bad:
                     errors.append(f"{where}: {role} does not decode: {bad}")
     if not items and not errors:
-        errors.append(f"{manifest}: the manifest has no items")
+        errors.append(f"{manifest}: the manifest has no items" if manifest is not None else "no items in the files")
     report_systems: dict[str, dict[str, Any]] = {}
     out_keys = _meta_keys(adapter, "output")
     for name, spec in (systems or {}).items():
-        try:
-            got, notes = read_outputs(name, spec, items, root=root)
-        except InputError as e:
-            errors.append(str(e))
-            continue
-        warnings += notes
+        if own is not None:
+            if name not in own:
+                continue
+            got = own[name]
+        else:
+            try:
+                got, notes = read_outputs(name, spec, items, root=root)
+            except InputError as e:
+                errors.append(str(e))
+                continue
+            warnings += notes
         status = Counter(o.status for o in got.values())
         for o in got.values():
             if not o.ok:

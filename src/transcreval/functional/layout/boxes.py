@@ -298,7 +298,9 @@ def _ratio(readings: list[Box], g: Box) -> float:
         raise InputError(f"ground-truth box {g} has zero area")
     best: float | None = None
     for r in readings:
-        ap = box_area(r)
+        # the product of the signed sides, as PosterIQ's code takes it: a box inverted on both
+        # axes has a positive area there (paper mode never gets an inverted box)
+        ap = (r[2] - r[0]) * (r[3] - r[1])
         q = ag / ap if ap > 0 else 0.0
         if best is None or abs(q - 1) < abs(best - 1):
             best = q

@@ -14,15 +14,15 @@ The aggregates of task scores already computed are here too: :func:`posteriq_sum
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 from transcreval.common import Mode, OnUnreadable, check_mode, check_on_unreadable
 from transcreval.errors import InputError
+from transcreval.functional.choice.k_option import k_option_normalise
 from transcreval.functional.layout.box_reading import Coords, check_box_options
-from transcreval.protocols.posteriq.inputs import TARGET_FORMS, TASKS, TaskItem, load_records, parse_records
+from transcreval.protocols.posteriq.inputs import TARGET_FORMS, TASKS, TaskItem, parse_records
 from transcreval.protocols.posteriq.scoring import CODE_TASK_K, TASK_K, ProtocolOptions, TaskOutput, ocr_output
+from transcreval.protocols.posteriq.sources import Source, load_records
 from transcreval.protocols.posteriq.summary import (
     GROUP_ORDER,
     POSTERIQ_EXCLUDED,
@@ -92,8 +92,47 @@ def _score(items: list[TaskItem], opts: ProtocolOptions, judge: Any, template: A
     return layout_output(items, opts)
 
 
+def _defect_notes(items: list[TaskItem]) -> dict[str, list[str]]:
+    """Per table, one note per ground-truth item with a defect (named by task and item id,
+    once whatever the number of systems)."""
+    out: dict[str, list[str]] = {}
+    for it in items:
+        for d in it.defects:
+            out.setdefault(_TABLE_OF.get(it.task, "table4"), []).append(
+                f"ground truth of {it.task} item {it.item_id!r}: {d}"
+            )
+    return {k: list(dict.fromkeys(v)) for k, v in out.items()}
+
+
+def _unanswered_note(system: str, task: str, items: list[TaskItem], on_unreadable: str) -> str | None:
+    """PosterIQ's runner leaves ``response`` out (and writes ``error``) after failed calls."""
+    gone = [it for it in items if it.meta.get("unanswered")]
+    if not gone:
+        return None
+    errors = [str(it.meta["error"]) for it in gone if "error" in it.meta]
+    why = f" (the runner's error, first: {errors[0][:120]!r})" if errors else ""
+    rule = "scored 0 as unreadable" if on_unreadable == "zero" else "left out"
+    return f"{system}, {task}: {len(gone)} item(s) without a response{why}, {rule}"
+
+
+def _printed_style(cells: dict[str, Cell], layout: list[ItemRecord]) -> None:
+    """Code mode: the style cell as PosterIQ's script prints it, the layout-comparison accuracy
+    (of the ``layout`` records) normalised with k = 17: its driver passes the wrong variable.
+    The style accuracy itself stays in the records (``style_understanding_correct``)."""
+    style = cells.get("style_understanding_score")
+    if style is None:
+        return
+    scored = [r.value for r in layout if r.ok]
+    if not scored:
+        cells["style_understanding_score"] = Cell(math.nan, 0, style.n + style.n_missing)
+        return
+    accuracy = sum(scored) / len(scored)
+    value = k_option_normalise(accuracy, CODE_TASK_K["style_understanding"], clamp=False)
+    cells["style_understanding_score"] = Cell(value, len(scored), len(layout) - len(scored))
+
+
 def evaluate(
-    records: str | Path | Iterable[Mapping[str, Any]],
+    records: Source,
     *,
     system: str | None = None,
     mode: Mode = "paper",
@@ -109,9 +148,12 @@ def evaluate(
     """PosterIQ's Tables 1-5 and 7 from raw model answers.
 
     Args:
-        records: a ``.jsonl`` path (one record per line), a ``.json`` list, or the records
-            themselves (see :mod:`~transcreval.protocols.posteriq.inputs` for the fields).
-        system: the system's name for records without a ``system`` field.
+        records: PosterIQ's own result file ``{model}_bench.json`` (or a folder of them, a
+            list of paths, ``{system: path}``), a records file (``.jsonl``, or a ``.json``
+            list), or the records themselves: :mod:`~transcreval.protocols.posteriq.sources`;
+            the record fields are in :mod:`~transcreval.protocols.posteriq.inputs`.
+        system: the system's name for records without a ``system`` field, or for one result
+            file (default: its name without ``_bench``).
         mode: "paper" (the paper's text) or "posteriq-code" (PosterIQ's public script:
             docs/posteriq-paper-vs-code.md).
         on_unreadable: an answer that cannot be read scores 0 ("zero", the default: PosterIQ's
@@ -132,7 +174,7 @@ def evaluate(
         "table5" and "table7" (those the input has tasks for).
     """
     opts = _options(mode, on_unreadable, refusal_filter, coords, target_coords, mean_iou_top_n, ddof)
-    items = parse_records(load_records(records), system)
+    items = parse_records(load_records(records, system), system)
     systems = list(dict.fromkeys(it.system for it in items))
     groups: dict[tuple[str, str], list[TaskItem]] = {}
     for it in items:
@@ -149,8 +191,22 @@ def evaluate(
         if res.unreadable:
             rule = "scored 0" if opts.on_unreadable == "zero" else "left out"
             notes[table].append(f"{sys_name}, {task}: {res.unreadable} unreadable answer(s), {rule}")
+        unanswered = _unanswered_note(sys_name, task, its, opts.on_unreadable)
+        if unanswered:
+            notes[table].append(unanswered)
+    defects = _defect_notes(items)
+    for table, lines in defects.items():
+        notes.setdefault(table, []).extend(lines)
+    if opts.code:
+        notes.setdefault("table3", []).append(
+            "Style: as PosterIQ's script prints it, the layout-comparison accuracy normalised with k = 17 (its "
+            "driver passes that variable); the style accuracy itself is in the records "
+            "(style_understanding_correct)"
+        )
     for s in systems:
         c = cells[s]
+        if opts.code:
+            _printed_style(c, [r for r in out_records if r.system == s and r.metric == "layout_comparison_correct"])
         if "simple_ocr_wr" in c and "hard_ocr_wr" in c:
             a, b = c["simple_ocr_wr"], c["hard_ocr_wr"]
             c["ocr_delta"] = Cell(a.value - b.value, a.n + b.n, a.n_missing + b.n_missing)
@@ -161,5 +217,10 @@ def evaluate(
     signatures = {m: str(Signature.make(f"PosterIQ.{m}", sig_options)) for m in metrics}
     unique_notes = {k: list(dict.fromkeys(v)) for k, v in notes.items()}
     return ProtocolResult(
-        "posteriq", tuple(out_records), build_tables(systems, cells, unique_notes), signatures, opts.as_dict()
+        "posteriq",
+        tuple(out_records),
+        build_tables(systems, cells, unique_notes),
+        signatures,
+        opts.as_dict(),
+        tuple(line for lines in defects.values() for line in lines),
     )

@@ -22,12 +22,11 @@ Any other field, a missing one or a value of the wrong form is an
 
 from __future__ import annotations
 
-import json
+import difflib
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Real
-from pathlib import Path
 from typing import Any
 
 from transcreval.data.posteriq import font_colors, font_effects
@@ -35,7 +34,7 @@ from transcreval.errors import InputError
 from transcreval.functional.choice.labels import ALIGNMENT_LABELS, ROTATION_LABELS
 from transcreval.functional.choice.style_score import POSTERIQ_STYLES
 
-__all__ = ["TARGET_FORMS", "TASKS", "TaskItem", "load_records", "parse_records"]
+__all__ = ["TARGET_FORMS", "TASKS", "TaskItem", "parse_records", "task_key"]
 
 #: the target each task takes
 TARGET_FORMS: dict[str, str] = {
@@ -77,7 +76,9 @@ _LETTERS = {"font_matching": "ABCDEFGHI", "font_attributes": "AB", "font_effect_
 
 @dataclass(frozen=True)
 class TaskItem:
-    """One checked record: ``row`` is its 1-based position in the input."""
+    """One checked record: ``row`` is its 1-based position in the input; ``defects`` says what is
+    wrong with its ground truth (a label outside the task's options, an empty key point), each
+    kept and scored as given."""
 
     row: int
     system: str
@@ -87,38 +88,11 @@ class TaskItem:
     target: Any
     extra: Mapping[str, Any] = field(default_factory=dict)
     meta: Mapping[str, Any] = field(default_factory=dict)
+    defects: tuple[str, ...] = ()
 
 
-def load_records(source: str | Path | Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """Records from a JSON Lines file (``.jsonl``: one object per line), a JSON file holding a
-    list of objects, or an iterable of mappings."""
-    if isinstance(source, (str, Path)):
-        path = Path(source)
-        if not path.is_file():
-            raise InputError(f"no such records file: {path}")
-        text = path.read_text(encoding="utf-8")
-        if path.suffix.lower() == ".json":
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as e:
-                raise InputError(f"{path}: not valid JSON ({e})") from None
-            if not isinstance(data, list):
-                raise InputError(f"{path}: a .json records file holds a list of objects (or use .jsonl)")
-            return data
-        rows = []
-        for n, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as e:
-                    raise InputError(f"{path}, line {n}: not valid JSON ({e.msg})") from None
-        return rows
-    if isinstance(source, Mapping):
-        raise InputError("pass a list of records (one mapping per system x task item), not one mapping")
-    return list(source)
-
-
-def _task(name: Any, where: str) -> tuple[str, str | None]:
+def task_key(name: Any, where: str) -> tuple[str, str | None]:
+    """The task's key in :data:`TASKS` and, for PosterIQ's "font matching 1/2", the subset."""
     if not isinstance(name, str):
         raise InputError(f"{where}: 'task' must be a string, one of {', '.join(TASKS)}")
     key = "_".join(name.strip().lower().replace("-", " ").split())
@@ -171,7 +145,23 @@ def _label(v: Any, labels: Iterable[str], what: str) -> str:
     return by_key[key]
 
 
-def _target(task: str, v: Any, what: str) -> Any:
+def _vocabulary_label(v: Any, labels: Sequence[str], what: str, kind: str, defects: list[str]) -> str:
+    """``v`` as one of ``labels``; a non-empty string outside them is kept as given and noted in
+    ``defects`` (a defect of the ground truth is a note, never the end of the run)."""
+    try:
+        return _label(v, labels, what)
+    except InputError:
+        if not isinstance(v, str) or not v.strip():
+            raise
+    close = difflib.get_close_matches(v, labels, n=1)
+    hint = f" (closest option: {close[0]!r})" if close else ""
+    defects.append(f"{kind} {v!r} is not among the task's {len(labels)} options{hint}; scored as given")
+    return v
+
+
+def _target(task: str, v: Any, what: str, defects: list[str]) -> Any:
+    if task in ("simple_ocr", "hard_ocr", "font_size_ocr") and isinstance(v, list):
+        return "\n".join(_texts(v, what))  # PosterIQ's lines: cleaning deletes the line breaks
     if task in ("logo_ocr", "simple_ocr", "hard_ocr", "font_size_ocr"):
         return _text(v, what)
     if task == "poster_ocr":
@@ -183,9 +173,15 @@ def _target(task: str, v: Any, what: str) -> Any:
             v = {"color": v[0], "effects": v[1:]}
         if not isinstance(v, dict) or set(v) != {"color", "effects"} or not isinstance(v["effects"], list):
             raise InputError(f'{what} must be {{"color": ..., "effects": [...]}}, got {v!r}')
+        effects = [
+            _vocabulary_label(e, font_effects(), f"{what}.effects[{i}]", "effect", defects)
+            for i, e in enumerate(v["effects"])
+        ]
+        for e in dict.fromkeys(e for e in effects if effects.count(e) > 1):
+            defects.append(f"effect {e!r} is listed {effects.count(e)} times; the paper's share counts it once")
         return {
-            "color": _label(v["color"], font_colors(), f"{what}.color"),
-            "effects": [_label(e, font_effects(), f"{what}.effects[{i}]") for i, e in enumerate(v["effects"])],
+            "color": _vocabulary_label(v["color"], font_colors(), f"{what}.color", "colour", defects),
+            "effects": effects,
         }
     if task in ("text_localization", "layout_generation"):
         return _boxes(v, what)
@@ -200,7 +196,13 @@ def _target(task: str, v: Any, what: str) -> Any:
     if task == "style_understanding":
         return _label(v, POSTERIQ_STYLES, what)
     if task in ("composition_understanding", "intention_understanding"):
-        return _texts(v, what)
+        if isinstance(v, str) or not isinstance(v, list) or not v or not all(isinstance(x, str) for x in v):
+            raise InputError(f"{what} must be a non-empty list of strings, got {v!r}")
+        empty = [str(i + 1) for i, x in enumerate(v) if not x.strip()]
+        if empty:
+            which = f"point {empty[0]} is" if len(empty) == 1 else f"points {', '.join(empty)} are"
+            defects.append(f"key {which} empty (of {len(v)}); judged like any other")
+        return list(v)
     return _number(v, what, 0.0, 10.0)  # overall_rating
 
 
@@ -240,7 +242,7 @@ def parse_records(records: Iterable[Mapping[str, Any]], system: str | None = Non
         where = f"row {row}"
         if not isinstance(rec, Mapping):
             raise InputError(f"{where}: a record is a JSON object, got {type(rec).__name__}")
-        task, subset = _task(rec.get("task"), where)
+        task, subset = task_key(rec.get("task"), where)
         allowed = set(_COMMON) | set(_TASK_FIELDS.get(task, ()))
         unknown = sorted(set(rec) - allowed)
         if unknown:
@@ -262,7 +264,8 @@ def parse_records(records: Iterable[Mapping[str, Any]], system: str | None = Non
         meta = rec.get("meta", {})
         if not isinstance(meta, Mapping):
             raise InputError(f"{where}: meta must be an object, got {meta!r}")
-        target = _target(task, rec["target"], f"{where}: target ({TARGET_FORMS[task]})")
+        defects: list[str] = []
+        target = _target(task, rec["target"], f"{where}: target ({TARGET_FORMS[task]})", defects)
         extra = _extra(task, rec, target, where)
         if subset is not None:
             extra.setdefault("subset", subset)
@@ -270,7 +273,7 @@ def parse_records(records: Iterable[Mapping[str, Any]], system: str | None = Non
         if ident in seen:
             raise InputError(f"{where}: the same system, task and item_id as row {seen[ident]}")
         seen[ident] = row
-        items.append(TaskItem(row, name, task, str(item_id), answer, target, extra, dict(meta)))
+        items.append(TaskItem(row, name, task, str(item_id), answer, target, extra, dict(meta), tuple(defects)))
     if not items:
         raise InputError("no records: pass at least one system x task item")
     return items

@@ -1,5 +1,9 @@
 """PosterIQ in ``transcreval evaluate``: the runner adapter (:data:`ADAPTER`).
 
+PosterIQ's own result files carry the ground truth: ``-s NAME=X_bench.json`` needs no manifest
+(:meth:`PosterIQAdapter.own_inputs`; item ids are ``<task>:<path>``, an item without a
+``response`` is a missing output). Otherwise:
+
 Manifest (one line per task item; ids unique over all tasks, e.g. ``"font_matching/12"``):
 ``source_image`` (the poster, optional) and in ``meta``: ``task`` and ``target`` (required; the
 forms of :data:`~transcreval.protocols.posteriq.TARGET_FORMS`) and the task fields
@@ -18,13 +22,17 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from transcreval.errors import InputError
 from transcreval.protocols.posteriq import TASKS, evaluate
-from transcreval.protocols.posteriq.inputs import parse_records
+from transcreval.protocols.posteriq.inputs import TaskItem, parse_records
+from transcreval.protocols.posteriq.sources import load_records
 from transcreval.protocols.records import ItemRecord, ProtocolResult
+from transcreval.runs.manifest import content_digest
 from transcreval.runs.spec import Item, Outcome, Output, Prepared, ProtocolAdapter, RunData, Unit, UnitContext, Work
 
 __all__ = ["ADAPTER", "POINT_TASKS", "PosterIQAdapter", "record_of"]
@@ -130,6 +138,29 @@ def _regroup(r: ItemRecord, item: Item) -> ItemRecord:
     return ItemRecord(r.item_id, r.system, r.metric, r.value, r.status, item.group, r.meta)
 
 
+_OUTPUT_META = ("unanswered", "error")  # a system's, not the item's
+
+
+def _own_item(it: TaskItem, where: str) -> Item:
+    """The manifest item of one record of a result file (its ground truth and task fields)."""
+    meta: dict[str, Any] = {"task": it.task, "target": it.target}
+    meta.update({k: list(v) if isinstance(v, tuple) else v for k, v in it.extra.items() if k in TASK_FIELDS})
+    meta.update({k: v for k, v in it.meta.items() if k not in _OUTPUT_META})
+    item_id = f"{it.task}:{it.item_id}"
+    return Item(item_id, item_id, meta=meta, digest=content_digest({"id": item_id, "meta": meta}), where=where)
+
+
+def _own_output(it: TaskItem, system: str, item_id: str, where: str) -> Output:
+    if it.meta.get("unanswered"):
+        why = f" (PosterIQ's runner's error: {it.meta['error']})" if "error" in it.meta else ""
+        digest = content_digest({"missing": True, "error": it.meta.get("error")})
+        return Output(system, item_id, digest=digest, status="missing_output", detail=f"no response{why}", where=where)
+    meta = {"verdicts": list(it.extra["verdicts"])} if "verdicts" in it.extra else {}
+    return Output(
+        system, item_id, None, it.answer, meta, content_digest({"text": it.answer, "meta": meta}), where=where
+    )
+
+
 class PosterIQAdapter(ProtocolAdapter):
     """PosterIQ's runner adapter (see the module docstring)."""
 
@@ -163,6 +194,52 @@ class PosterIQAdapter(ProtocolAdapter):
         except InputError as e:
             raise InputError(f"{item.where}: {str(e).split(': ', 1)[-1]}") from None
 
+    def own_inputs(
+        self, systems: Mapping[str, str], *, root: str | None = None
+    ) -> tuple[list[Item], dict[str, dict[str, Output]], list[str]]:
+        """Items and outputs from PosterIQ result files (one per system: ``{model}_bench.json``,
+        or this protocol's records files), which carry the ground truth; every file must give
+        an item the same ground truth."""
+        if not systems:
+            raise InputError("name each system's PosterIQ result file: -s NAME=X_bench.json (no manifest needed)")
+        items: dict[str, Item] = {}
+        found: dict[str, dict[str, Output]] = {}
+        for name, spec in systems.items():
+            path = Path(spec) if root is None or os.path.isabs(spec) else Path(root) / spec
+            if path.is_dir():
+                raise InputError(f"-s {name}={spec}: a folder; name one result file per system (NAME=X_bench.json)")
+            found[name] = {}
+            for it in parse_records(load_records(path, name)):
+                where = f"{path}, item {it.row}"
+                item = _own_item(it, where)
+                first = items.setdefault(item.id, item)
+                if first.digest != item.digest:
+                    raise InputError(
+                        f"{where}: the ground truth of {item.id!r} differs from {first.where}'s; score files of "
+                        "one benchmark version together"
+                    )
+                found[name][item.id] = _own_output(it, name, item.id, where)
+        order = list(items.values())
+        outputs: dict[str, dict[str, Output]] = {}
+        notes: list[str] = []
+        for name, got in found.items():
+            missing = [it.id for it in order if it.id not in got]
+            if missing:
+                notes.append(f"{name}: its file lacks {len(missing)} item(s) the others have (first: {missing[:3]})")
+            outputs[name] = {
+                it.id: got.get(it.id)
+                or Output(
+                    name,
+                    it.id,
+                    digest=content_digest({"missing": True}),
+                    status="missing_output",
+                    detail=f"{name}'s file has no item {it.id!r}",
+                    where=str(systems[name]),
+                )
+                for it in order
+            }
+        return order, outputs, notes
+
     def units(self, options: Mapping[str, Any]) -> list[Unit]:
         return [_answers_unit(options), _points_unit(options)]
 
@@ -183,7 +260,9 @@ class PosterIQAdapter(ProtocolAdapter):
         res = evaluate(records, **_eval_options(data.options))
         groups = {it.id: it for it in data.items}
         recs = tuple(_regroup(r, groups[r.item_id]) for r in res.records) + tuple(missing)
-        return ProtocolResult("posteriq", recs, res.tables, {**res.signatures, **data.signatures}, res.options)
+        return ProtocolResult(
+            "posteriq", recs, res.tables, {**res.signatures, **data.signatures}, res.options, res.notes
+        )
 
     def report_options(self, result: ProtocolResult) -> dict[str, Any]:
         return {"by": "task", "gallery_metrics": []}

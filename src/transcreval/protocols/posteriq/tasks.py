@@ -83,11 +83,15 @@ def font_output(items: Sequence[TaskItem], opts: ProtocolOptions) -> TaskOutput:
         if opts.code:
             hit, share = L.posteriq_code_effects(it.answer, tgt["color"], tgt["effects"])
             return float(hit), ("undefined" if share is None else share)
-        color, named = L.read_color_effects(it.answer, colors, effects)
+        # a target label outside the options (a ground-truth defect, noted) is read like an option
+        extra_colors = () if tgt["color"] in colors else (tgt["color"],)
+        extra_effects = tuple(e for e in tgt["effects"] if e not in effects)
+        color, named = L.read_color_effects(it.answer, colors + extra_colors, effects + extra_effects)
         got_color = None if color is None else float(color == tgt["color"])
         if not tgt["effects"]:
             return got_color, "undefined"
-        return got_color, (None if named is None else len(set(named) & set(tgt["effects"])) / len(tgt["effects"]))
+        wanted = set(tgt["effects"])  # a label listed twice (a ground-truth defect, noted) counts once
+        return got_color, (None if named is None else len(set(named) & wanted) / len(wanted))
 
     k = opts.k
     recs, cell, bad = choice_output(
