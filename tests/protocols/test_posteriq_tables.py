@@ -238,3 +238,37 @@ def test_paper_vs_code_table_examples():
     assert style_score(pred, target, labels=LABELS).value == 1.0 and style_score(
         pred, target, mode=CODE
     ).value == pytest.approx(1 / 3)
+
+
+def test_paper_vs_code_rows_29_to_31():
+    """docs/posteriq-paper-vs-code.md rows 29-31 (the protocol's printed style column, the score
+    reader's cue words, ground-truth defects), paper then code."""
+    from transcreval.functional.stats.rating_similarity import read_score
+    from transcreval.protocols.posteriq import evaluate
+
+    rec = [
+        {"system": "S", "task": "style_understanding", "item_id": "a", "answer": "Pop Art", "target": "Pop Art"},
+        {"system": "S", "task": "style_understanding", "item_id": "b", "answer": "Pop Art", "target": "Retro Style"},
+        *[
+            {"system": "S", "task": "layout_comparison", "item_id": str(i), "answer": a, "target": "A"}
+            for i, a in enumerate("AAAB")
+        ],
+    ]
+    col = "Style Understanding Score"
+    assert evaluate(rec).tables["table3"].cell("S", col).value == pytest.approx((17 * 0.5 - 1) / 16)  # 0.469
+    assert evaluate(rec, mode=CODE).tables["table3"].cell("S", col).value == pytest.approx((17 * 0.75 - 1) / 16)
+    answer = "I'd give it a 9 - it loses 1 point"  # row 30
+    assert (read_score(answer), read_score(answer, CODE)) == (None, 1.0)
+    fe2 = [
+        {
+            "system": "S",
+            "task": "font_effect_2",
+            "item_id": "x",
+            "answer": "red, lightning",
+            "target": {"color": "red", "effects": ["lightning", "flame", "flame"]},
+        }
+    ]  # row 31
+    paper, code = evaluate(fe2), evaluate(fe2, mode=CODE)
+    assert paper.values("S", "font_effect2_effect_recall") == [0.5]  # lightning of {lightning, flame}
+    assert code.values("S", "font_effect2_effect_recall") == [pytest.approx(1 / 3)]  # 1 of the 3 listed
+    assert len(paper.notes) == len(code.notes) == 2
