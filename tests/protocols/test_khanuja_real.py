@@ -113,6 +113,16 @@ def test_blank_cells_are_missing_by_default_and_an_error_on_request():
         read_human_ratings(part1(), ["brazil"], allow_blank=False)
 
 
+def test_table_1_counts_the_rows_without_any_blank_cell():
+    """What docs/protocols/khanuja.md says of the paper's Table 1 (501 / 504 / 509 / 506 / 506 /
+    509 / 508): each country's rows of human_eval.csv with no blank cell at all."""
+    table1 = dict(zip(RELEASED_ROWS, (501, 504, 509, 506, 506, 509, 508)))
+    for country, n in table1.items():
+        with open(part1() / country / "human_eval.csv", encoding="utf-8-sig", newline="") as f:
+            rows = list(csv.reader(f))[1:]
+        assert sum(all(c.strip() for c in r) for r in rows) == n, country
+
+
 def test_the_model_specific_copies_are_refused_with_the_reason():
     root = data_dir("khanuja", "model-specific", "part-1")
     with pytest.raises(InputError) as err:
