@@ -2,7 +2,7 @@
 
 Manifest (one line per source image and target country, a Table 3 segment): ``source_image``,
 ``target_locale`` = the target country as the rating folders name it (``"india"``), and in
-``meta``: ``image_key`` (the rating files' row key ``source_category_object``; default: the id
+``meta``: ``image_key`` (the human ratings' image key ``source_category_object``; default: the id
 after its last ``/``) and ``category`` (default: the key's category part). Outputs: each
 system's ``image``; a system's name is the one the ratings use (``labels.csv``: ``cap-edit``). The
 human ratings come from the authors' tree: ``--option ratings=DIR`` (``<DIR>/<country>/human_eval.csv``
@@ -136,7 +136,7 @@ class KhanujaAdapter(ProtocolAdapter):
     item_fields: ClassVar[tuple[str, ...]] = ("source_image", "target_locale")
     output_fields: ClassVar[tuple[str, ...]] = ("image",)
     meta_fields: ClassVar[dict[str, str]] = {
-        "item:image_key": "the rating files' row key source_category_object (default: the id after its last '/')",
+        "item:image_key": "the human ratings' image key source_category_object (default: the id after its last '/')",
         "item:category": "the category the prompts name (default: the key's category part)",
     }
     option_defaults: ClassVar[dict[str, Any]] = {
