@@ -24,13 +24,7 @@ from tests._helpers.model_weights import poster_like, tiny_siglip_dir, tiny_toke
 from transcreval.engines.judge.images import to_image_part
 from transcreval.errors import InputError
 from transcreval.judge import FunctionJudge
-from transcreval.protocols.khanuja import (
-    COLUMNS,
-    KhanujaItem,
-    khanuja_table3,
-    read_human_ratings,
-    read_rating_sheet,
-)
+from transcreval.protocols.khanuja import COLUMNS, KhanujaItem, khanuja_table3
 
 SYSTEMS = ("cap-edit", "cap-retrieve", "e2e-instruct")
 IMAGES = {
@@ -82,19 +76,34 @@ def synthetic():
 
 
 def write_ratings(root, human, plan, *, blank=None):
+    """The authors' released layout: per country, human_eval.csv (slot 1 the source, slots 2-4 the
+    systems in a shuffled order) row-aligned with labels.csv (model_k: the system in slot k+1).
+    Each row puts the systems in another order, so a positional reading would mix them up."""
+    orders = [SYSTEMS, SYSTEMS[::-1], SYSTEMS[1:] + SYSTEMS[:1], SYSTEMS[2:] + SYSTEMS[:2]]
+    head = [f"{q}{k}" for q in ("visual_change", "sem_eq", "spatial", "natural") for k in (2, 3, 4)]
+    head += [f"{q}{k}" for q in ("culture", "offensive") for k in (1, 2, 3, 4)] + ["split_number"]
     for c in IMAGES:
-        for col, stem in (("cult-rel", "culture"), ("sem-eq", "sem_eq"), ("vis-sim", "visual_change")):
-            d = root / c
-            d.mkdir(parents=True, exist_ok=True)
-            rows = {}
-            for i, p in enumerate(plan):
-                if p["c"] == c:
+        rows = {}
+        for i, p in enumerate(plan):
+            if p["c"] == c:
+                for col in COLUMNS:
                     v = "" if blank == (i, col) else str(human[col][i])
-                    rows.setdefault(p["key"], {})[SYSTEMS[p["s"]]] = v
-            rows["turkey_food_simit"] = dict.fromkeys(SYSTEMS, "2")  # rated, no outputs: ignored
-            lines = ["Key,e2e-instruct,cap-edit,cap-retrieve"]  # the authors' column order differs from ours
-            lines += [f"{k},{r['e2e-instruct']},{r['cap-edit']},{r['cap-retrieve']}" for k, r in rows.items()]
-            (d / f"{stem}.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+                    rows.setdefault(p["key"], {}).setdefault(col, {})[SYSTEMS[p["s"]]] = v
+        rows["turkey_food_simit"] = {col: dict.fromkeys(SYSTEMS, "2") for col in COLUMNS}  # rated, no outputs
+        hum, lab = [",".join(head)], ["src_image_path,model_path_1,model_path_2,model_path_3,model_1,model_2,model_3"]
+        for n, (key, r) in enumerate(rows.items()):
+            order = orders[n % len(orders)]
+            source, name = key.split("_", 1)
+            cells = {f"{q}{k + 2}": r[col][s] for col, q in (("vis-sim", "visual_change"), ("sem-eq", "sem_eq"),
+                     ("cult-rel", "culture")) for k, s in enumerate(order)}  # fmt: skip
+            cells |= {"culture1": "1", "split_number": "1"}
+            hum.append(",".join(cells.get(h, "3") for h in head))
+            paths = [f"https://host/outputs/{s}/{c}/{key}.png" for s in order]
+            lab.append(",".join([f"https://host/part1/{source}/{name}.jpg", *paths, *order]))
+        d = root / c
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "human_eval.csv").write_text("\n".join(hum) + "\n", encoding="utf-8")
+        (d / "labels.csv").write_text("\n".join(lab) + "\n", encoding="utf-8")
     return root
 
 
@@ -185,14 +194,17 @@ def per_item(plan, items, *, delta=False):
     return out
 
 
-def reference_table(values, human, plan, average="countries"):
-    """{(label, col): (tau, used, skipped)} overall and per country, with scipy's kendalltau."""
+def reference_table(values, human, plan, average="countries", category=None):
+    """{(label, col): (tau, used, skipped)} overall and per country, with scipy's kendalltau
+    (over one category's images only, with ``category``)."""
     per_country, pooled = {}, {}
     for key, vals in values.items():
         taus = {c: [] for c in IMAGES}
         skipped = dict.fromkeys(IMAGES, 0)
         for c, keys in IMAGES.items():
             for img in keys:
+                if category is not None and img.split("_")[1] != category:
+                    continue
                 idx = [
                     i
                     for i, p in enumerate(plan)
@@ -211,7 +223,7 @@ def reference_table(values, human, plan, average="countries"):
             per_country[(c, *key)] = (np.mean(taus[c]) if taus[c] else math.nan, len(taus[c]), skipped[c])
         means = [np.mean(t) for t in taus.values() if t]
         flat = [x for t in taus.values() for x in t]
-        value = np.mean(means) if average == "countries" else np.mean(flat)
+        value = (np.mean(means) if average == "countries" else np.mean(flat)) if flat else math.nan
         pooled[key] = (value, len(flat), sum(skipped.values()))
     return pooled, per_country
 
@@ -243,7 +255,7 @@ def test_table3_equals_scipy_on_the_intended_values(tmp_path):
     pooled, per_country = reference_table(values, human, plan)
     t = res.tables["table3"]
     assert t.rows == ROWS and t.columns == ("cult-rel", "sem-eq", "vis-sim") and t.decimals == 2
-    assert set(res.tables) == {"table3", "table3_india", "table3_japan", "table1"}
+    assert set(res.tables) == {"table3", "table3_india", "table3_japan", "table3_by_category", "table1"}
     for row in ROWS:
         for col in COLUMNS:
             tau, used, skipped = pooled[(row[1], col)]
@@ -256,6 +268,18 @@ def test_table3_equals_scipy_on_the_intended_values(tmp_path):
                 tau, used, skipped = per_country[(c, row[1], col)]
                 got = res.tables[f"table3_{c}"].cell(row, col)
                 assert (got.n, got.n_missing) == (used, skipped), (c, row, col)
+                assert got.value == pytest.approx(tau, abs=1e-12) if used else math.isnan(got.value)
+    # footnote 5: the same procedure over each category's images
+    by_cat = res.tables["table3_by_category"]
+    cats = sorted({k.split("_")[1] for keys in IMAGES.values() for k in keys})
+    assert by_cat.rows == tuple((*row, cat) for row in ROWS for cat in cats)
+    for cat in cats:
+        ref = reference_table(values, human, plan, category=cat)[0]
+        for row in ROWS:
+            for col in COLUMNS:
+                tau, used, skipped = ref[(row[1], col)]
+                got = by_cat.cell((*row, cat), col)
+                assert (got.n, got.n_missing) == (used, skipped), (cat, row, col)
                 assert got.value == pytest.approx(tau, abs=1e-12) if used else math.isnan(got.value)
     # the scripted skips happened: no-CSI image, unreadable answers, a metric tie, a human tie
     assert t.cell(ROWS[0], "cult-rel").n_missing >= 2
@@ -326,61 +350,19 @@ def test_blank_ratings_leave_that_system_out(tmp_path):
     items, plan, human = synthetic()
     root = write_ratings(tmp_path, human, plan, blank=(0, "cult-rel"))
     with pytest.raises(
-        InputError, match=r"culture\.csv, line 2 \(image 'japan_food_sushi'\), column 'cap-edit': a blank"
+        InputError,
+        match=r"human_eval\.csv, line 2 \(image 'japan_food_sushi'\), column 'culture2' \(cap-edit\): a blank",
     ):
-        khanuja_table3(items, root, vlm_judges={"GPT-4o": vlm_judge("GPT-4o", plan)}, embedding=False)
-    res = khanuja_table3(
-        items, root, vlm_judges={"GPT-4o": vlm_judge("GPT-4o", plan)}, embedding=False, allow_blank=True
-    )
+        khanuja_table3(
+            items, root, vlm_judges={"GPT-4o": vlm_judge("GPT-4o", plan)}, embedding=False, allow_blank=False
+        )
+    res = khanuja_table3(items, root, vlm_judges={"GPT-4o": vlm_judge("GPT-4o", plan)}, embedding=False)
     h = dict(human)
     h["cult-rel"] = [math.nan if i == 0 else v for i, v in enumerate(human["cult-rel"])]
     pooled, _ = reference_table({("GPT-4o", "cult-rel"): per_item(plan, items)[("GPT-4o", "cult-rel")]}, h, plan)
     assert res.tables["table3"].cell(ROWS[2], "cult-rel").value == pytest.approx(pooled[("GPT-4o", "cult-rel")][0])
     assert next(r for r in res.records if r.metric == "human_culture" and r.item_id == items[0].item_id
                 and r.system == items[0].system).status == "missing"  # fmt: skip
-
-
-@pytest.mark.parametrize(
-    "text, message",
-    [
-        ("", "empty"),
-        ("Key\njapan_food_sushi\n", "names no system"),
-        ("Key,a,,b\n", "header column 3 has no system name"),
-        ("Key,a,a\n", "system column 'a' appears twice"),
-        ("Key,a,b\n", "a header but no rows"),
-        ("Key,a,b\njapan_food_sushi,1\n", r"line 2 \(image 'japan_food_sushi'\): 2 cells, but the header has 3"),
-        ("Key,a,b\nsushi,1,2\n", "line 2: image key 'sushi' is not source_category_object"),
-        ("Key,a,b\n\njapan_food_sushi,1,6\n", r"line 3 \(image 'japan_food_sushi'\), column 'b': '6' is not a rating"),
-        ("Key,a,b\njapan_food_sushi,x,2\n", r"column 'a': 'x' is not a rating from 1 to 5"),
-        ("Key,a,b\njapan_food_sushi,nan,2\n", r"'nan' is not a rating"),
-        (
-            "Key,a,b\njapan_food_sushi,1,2\njapan_food_sushi,2,2\n",
-            "line 3: image 'japan_food_sushi' again .first on line 2",
-        ),
-    ],
-)
-def test_rating_sheet_errors_name_the_row_and_column(tmp_path, text, message):
-    p = tmp_path / "culture.csv"
-    p.write_text(text, encoding="utf-8")
-    with pytest.raises(InputError, match=message) as err:
-        read_rating_sheet(p)
-    assert str(p) in str(err.value)
-
-
-def test_rating_sheet_reads_the_authors_layout(tmp_path):
-    p = tmp_path / "culture.csv"
-    p.write_bytes("\ufeffKey,cap-edit,cap-retrieve,e2e-instruct\r\nbrazil_food_pão-de-queijo,1,5,3.0\r\n\r\n".encode())
-    sheet = read_rating_sheet(p)
-    assert sheet.systems == ("cap-edit", "cap-retrieve", "e2e-instruct")
-    assert sheet.rating("brazil_food_pão-de-queijo", "e2e-instruct") == 3.0
-    with pytest.raises(InputError, match="no row for image 'japan_food_sushi'"):
-        sheet.rating("japan_food_sushi", "cap-edit")
-    with pytest.raises(InputError, match="no column for system 'other'"):
-        sheet.rating("brazil_food_pão-de-queijo", "other")
-    with pytest.raises(InputError, match=r"'japan' \(cult-rel\): .*culture\.csv does not exist"):
-        read_human_ratings(tmp_path, ["japan"])
-    with pytest.raises(InputError, match="is not a folder"):
-        read_human_ratings(tmp_path / "nowhere")
 
 
 def test_bad_items_and_options_fail_before_any_call(tmp_path):
@@ -409,7 +391,7 @@ def test_bad_items_and_options_fail_before_any_call(tmp_path):
     with pytest.raises(InputError, match="both 'cap-edit' on 'india/japan_food_sushi'"):
         khanuja_table3([items[0], items[0]], root, **ok)
     bad = KhanujaItem("india", "japan_food_sushi", "other-system", items[0].output, items[0].source)
-    with pytest.raises(InputError, match="no column for system 'other-system'"):
+    with pytest.raises(InputError, match="'japan_food_sushi' has no rating for system 'other-system'"):
         khanuja_table3([bad], root, **ok)
     bad = KhanujaItem("brazil", "japan_food_sushi", "cap-edit", items[0].output, items[0].source)
     with pytest.raises(InputError, match=r"brazil.*does not exist"):

@@ -26,6 +26,8 @@ class ProtocolInfo:
         summary: one line on what it computes.
         runner: ``"module:ATTR"`` of its runner adapter (``transcreval evaluate --protocol <name>``);
             empty when the protocol is used from Python only.
+        meta_evaluate: ``"module:ATTR"`` of its meta-evaluation of any metric's scores against the
+            paper's human ratings (``transcreval meta-evaluate --protocol <name>``); empty if none.
     """
 
     name: str
@@ -34,6 +36,7 @@ class ProtocolInfo:
     tables: tuple[str, ...]
     summary: str
     runner: str = ""
+    meta_evaluate: str = ""
 
     def load(self) -> ModuleType:
         """Import the protocol's module."""
@@ -68,6 +71,7 @@ PROTOCOLS: tuple[ProtocolInfo, ...] = (
         tables=("Table 1", "Table 3"),
         summary="segment-level Kendall tau of object-, embedding- and VLM-based metrics against human ratings",
         runner="transcreval.protocols.khanuja.runner:ADAPTER",
+        meta_evaluate="transcreval.protocols.khanuja.meta:meta_evaluate",
     ),
     ProtocolInfo(
         name="posteriq",

@@ -1,4 +1,5 @@
-"""The run commands: ``ls``, ``validate``, ``evaluate``, ``rescore``, ``compare``, ``report``.
+"""The run commands: ``ls``, ``validate``, ``evaluate``, ``rescore``, ``compare``, ``report``,
+and ``meta-evaluate`` (:mod:`transcreval.runs.meta_cli`).
 
 Exit codes (docs/cli.md): 0 done; 1 an unexpected error (a traceback follows); 2 bad input or
 usage (one message saying what and how to fix it; ``validate``: a problem was found); 3 stopped
@@ -22,7 +23,7 @@ from transcreval.errors import InputError, JudgeError, MissingDependencyError, T
 __all__ = ["EXIT_CODES", "add_parsers", "run"]
 
 EXIT_CODES = {"ok": 0, "error": 1, "input": 2, "budget": 3, "judge": 4, "interrupted": 130}
-COMMANDS = ("ls", "validate", "evaluate", "rescore", "compare", "report")
+COMMANDS = ("ls", "validate", "evaluate", "rescore", "compare", "report", "meta-evaluate")
 
 
 def _fmt(parser: Any) -> None:
@@ -86,6 +87,9 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("-b", "--baseline", help="compare against this system (default: the one of comparisons.json)")
     p.add_argument("--by", help="break every cell down by this record meta key (split, country, ...)")
     _fmt(p)
+    from transcreval.runs import meta_cli
+
+    meta_cli.add_parser(sub)
 
 
 def _value(text: str) -> Any:
@@ -343,6 +347,12 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _meta_evaluate(args: argparse.Namespace, out: TextIO) -> int:
+    from transcreval.runs.meta_cli import meta_evaluate_command
+
+    return meta_evaluate_command(args, out)
+
+
 _HANDLERS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "ls": _ls,
     "validate": _validate,
@@ -350,6 +360,7 @@ _HANDLERS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "rescore": _rescore,
     "compare": _compare,
     "report": _report,
+    "meta-evaluate": _meta_evaluate,
 }
 
 

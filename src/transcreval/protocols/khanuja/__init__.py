@@ -1,10 +1,11 @@
 """Khanuja et al. (NAACL 2025) Table 3: segment-level Kendall tau of each metric against humans.
 
 Inputs: one :class:`KhanujaItem` per (target country, image, system), holding the system's
-output, the source image and the image's key ``source_category_object`` (the row key of the
-authors' human-rating files), and the human ratings in the authors' layout, read by
-:func:`read_human_ratings`: ``<root>/<country>/{culture,sem_eq,visual_change}.csv``, one row per
-image (first column, the key), one column per system, ratings 1-5.
+output, the source image and the image's key ``source_category_object`` (the key of the
+authors' human ratings), and the human ratings as the authors released them, read by
+:func:`read_human_ratings`: ``<root>/<country>/human_eval.csv`` (ratings 1-5 per rating slot)
+with ``labels.csv`` (which system is in which slot). :func:`meta_evaluate` builds the same
+Table 3 from any metric's per-item scores.
 
 :func:`khanuja_table3` scores every item with each configured metric row of Table 3:
 
@@ -35,21 +36,21 @@ from typing import Any
 from transcreval.errors import InputError
 from transcreval.protocols.khanuja.inputs import (
     COLUMNS,
-    RATING_FILES,
+    RATING_COLUMNS,
     ImageKey,
     KhanujaItem,
     RatingSheet,
     check_items,
     parse_image_key,
-    read_human_ratings,
-    read_rating_sheet,
 )
+from transcreval.protocols.khanuja.meta import meta_evaluate
+from transcreval.protocols.khanuja.ratings import read_human_ratings
 from transcreval.protocols.khanuja.tables import ASPECT_COLUMNS, EMBEDDING_COLUMNS, KINDS, VISUAL_SIGNS, table3_result
 from transcreval.protocols.records import ProtocolResult
 
 __all__ = [
     "COLUMNS",
-    "RATING_FILES",
+    "RATING_COLUMNS",
     "VISUAL_SIGNS",
     "ImageKey",
     "KhanujaItem",
@@ -58,9 +59,9 @@ __all__ = [
     "csi_scorer",
     "embedding_scorer",
     "khanuja_table3",
+    "meta_evaluate",
     "parse_image_key",
     "read_human_ratings",
-    "read_rating_sheet",
     "vlm_scorer",
 ]
 
@@ -233,7 +234,7 @@ def khanuja_table3(
     visual_signs: Mapping[str, int] | None = None,
     average: str = "countries",
     country_names: Mapping[str, str] | None = None,
-    allow_blank: bool = False,
+    allow_blank: bool = True,
     bootstrap: int = 0,
     seed: int = 0,
     chunk_size: int = 64,
@@ -242,7 +243,8 @@ def khanuja_table3(
 
     Args:
         items: one :class:`KhanujaItem` per (country, image, system).
-        ratings: ``{country: {column: RatingSheet}}`` or the root folder of the authors' layout.
+        ratings: ``{country: {column: RatingSheet}}`` (:func:`read_human_ratings`) or the folder
+            it reads (the authors' ``human_evaluation/part-1``).
         embedding: the embedding row: True (SigLIP ``ViT-B-16-SigLIP``), a mapping of encoder
             options (``model``, ``pretrained``, ``tokenizer``, ``preprocess``, ``batch_size``...),
             or False (no row).
@@ -256,14 +258,15 @@ def khanuja_table3(
         average: "countries" (per country, then over countries) or "segments" (pooled).
         country_names: the name the prompts use per country (default: ``country.capitalize()``,
             as the authors' scripts did).
-        allow_blank: blank rating cells leave that system out of the image's segment.
+        allow_blank: where ``ratings`` is a folder: a blank rating cell leaves that system out of
+            the image's segment (default); False makes it an error.
         bootstrap, seed: a percentile interval per cell (``Cell.ci``) from resampled images.
         chunk_size: items per network / judge batch.
 
     Returns:
         A :class:`ProtocolResult`: records per item x system x metric (and the human ratings as
-        ``human_<file>``), tables ``table3`` (the average, the paper's layout), ``table3_<country>``
-        and ``table1`` (images per country).
+        ``human_<question>``), tables ``table3`` (the average, the paper's layout),
+        ``table3_<country>``, ``table3_by_category`` (footnote 5) and ``table1`` (images per country).
     """
     o = dict(locals())
     signs = check_options(o)

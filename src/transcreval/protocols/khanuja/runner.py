@@ -2,10 +2,11 @@
 
 Manifest (one line per source image and target country, a Table 3 segment): ``source_image``,
 ``target_locale`` = the target country as the rating folders name it (``"india"``), and in
-``meta``: ``image_key`` (the rating files' row key ``source_category_object``; default: the id
+``meta``: ``image_key`` (the human ratings' image key ``source_category_object``; default: the id
 after its last ``/``) and ``category`` (default: the key's category part). Outputs: each
-system's ``image``; a system's name is its column in the rating files. The human ratings come
-from the authors' tree: ``--option ratings=DIR`` (``<DIR>/<country>/{culture,sem_eq,visual_change}.csv``).
+system's ``image``; a system's name is the one the ratings use (``labels.csv``: ``cap-edit``). The
+human ratings come from the authors' tree: ``--option ratings=DIR`` (``<DIR>/<country>/human_eval.csv``
+with ``labels.csv``, their ``human_evaluation/part-1``).
 
 Units: ``embedding`` (SigLIP's Delta S_c-r, S_s-e, S_v-s), ``vlm`` (the judge's App. A 1-5
 scores, row label ``vlm_label``: name the judge, e.g. ``--option vlm_label=GPT-4o``) and ``csi`` (CSI-Overlap's three
@@ -27,7 +28,8 @@ from typing import Any, ClassVar
 
 from transcreval.errors import InputError
 from transcreval.protocols.khanuja import check_options, csi_scorer, embedding_scorer, vlm_scorer
-from transcreval.protocols.khanuja.inputs import COLUMNS, KhanujaItem, check_items, parse_image_key, read_human_ratings
+from transcreval.protocols.khanuja.inputs import COLUMNS, KhanujaItem, check_items, parse_image_key
+from transcreval.protocols.khanuja.ratings import read_human_ratings
 from transcreval.protocols.khanuja.tables import ASPECT_COLUMNS, EMBEDDING_COLUMNS, KINDS, table3_result
 from transcreval.protocols.records import ItemRecord, ProtocolResult
 from transcreval.runs.spec import Item, Outcome, Prepared, ProtocolAdapter, RunData, Unit, UnitContext, Work
@@ -134,12 +136,12 @@ class KhanujaAdapter(ProtocolAdapter):
     item_fields: ClassVar[tuple[str, ...]] = ("source_image", "target_locale")
     output_fields: ClassVar[tuple[str, ...]] = ("image",)
     meta_fields: ClassVar[dict[str, str]] = {
-        "item:image_key": "the rating files' row key source_category_object (default: the id after its last '/')",
+        "item:image_key": "the human ratings' image key source_category_object (default: the id after its last '/')",
         "item:category": "the category the prompts name (default: the key's category part)",
     }
     option_defaults: ClassVar[dict[str, Any]] = {
         "ratings": None,
-        "allow_blank": False,
+        "allow_blank": True,
         "embedding": True,
         "embedding_label": "SigLIP",
         "culture_template": "paper",
@@ -162,10 +164,13 @@ class KhanujaAdapter(ProtocolAdapter):
         o = super().check_options(options)
         check_options({**o, "vlm_judges": None})
         if not o["ratings"]:  # checked before anything is scored: Table 3 needs them
-            raise InputError("khanuja needs the human ratings: --option ratings=DIR (<DIR>/<country>/culture.csv, ...)")
+            raise InputError(
+                "khanuja needs the human ratings: --option ratings=DIR (<DIR>/<country>/human_eval.csv and labels.csv)"
+            )
         o["ratings"] = os.fspath(Path(o["ratings"]).expanduser().resolve())
         if not os.path.isdir(o["ratings"]):
             raise InputError(f"--option ratings={o['ratings']}: not a folder (the authors' <country>/*.csv tree)")
+        read_human_ratings(o["ratings"], allow_blank=o["allow_blank"])  # a wrong layout stops the run before scoring
         return o
 
     def check_item(self, item: Item) -> None:

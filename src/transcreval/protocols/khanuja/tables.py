@@ -1,22 +1,37 @@
-"""Khanuja et al. Tables 3 and 1 from per-item scores and human ratings (no model, no judge call).
+"""Khanuja et al. Table 3 from per-item values and human ratings (no model, no judge call).
 
-:func:`table3_result` is the second half of :func:`~transcreval.protocols.khanuja.khanuja_table3`:
-given each item's metric values (with statuses) and human ratings, it builds the records, the
-segment-level Kendall tau cells per country and averaged, and Table 1. The runner adapter
-(:mod:`transcreval.protocols.khanuja.runner`) calls it on stored scores.
+:func:`table3_tables` is the one path from per-item values to Table 3: given, per (row, column),
+each system's metric value and human rating on each image (:class:`Pair`), it computes the
+segment-level Kendall tau cells per country, averaged, and per category (the paper's footnote 5).
+:func:`table3_result` is the second half of :func:`~transcreval.protocols.khanuja.khanuja_table3`
+(and of the runner adapter, :mod:`transcreval.protocols.khanuja.runner`, on stored scores): the
+records, Table 3 through :func:`table3_tables`, and Table 1.
+:func:`~transcreval.protocols.khanuja.meta.meta_evaluate` feeds any metric's scores to
+:func:`table3_tables`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from transcreval.errors import UndefinedValueError
-from transcreval.protocols.khanuja.inputs import COLUMNS, RATING_FILES, KhanujaItem, parse_image_key
+from transcreval.protocols.khanuja.inputs import COLUMNS, RATING_COLUMNS, KhanujaItem, parse_image_key
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
 
-__all__ = ["ASPECT_COLUMNS", "EMBEDDING_COLUMNS", "KINDS", "VISUAL_SIGNS", "table3_result"]
+__all__ = [
+    "ASPECT_COLUMNS",
+    "EMBEDDING_COLUMNS",
+    "KINDS",
+    "SKIP_NOTE",
+    "VISUAL_SIGNS",
+    "Pair",
+    "item_meta",
+    "table3_result",
+    "table3_tables",
+]
 
 #: the sign of each row's metric against the human visual-change ratings (5 = high change)
 VISUAL_SIGNS = {"object": 1, "embedding": -1, "vlm": 1}
@@ -30,26 +45,119 @@ EMBEDDING_COLUMNS = {
 }
 #: the VLM rows' aspect per column
 ASPECT_COLUMNS = {"cult-rel": "cultural", "sem-eq": "intent", "vis-sim": "creativity"}
+#: how every Table 3 cell counts its images
+SKIP_NOTE = (
+    "segment-level Kendall tau-b per image across systems; images with a missing metric value, one metric "
+    "value for all systems or one human rating for all systems are skipped, and a blank human rating leaves "
+    "that system out of its image (n = images used, missing = images skipped)"
+)
 
 
-def _tau(rows: list[tuple[float, float, str, str]], o: Mapping[str, Any], by_country: bool) -> tuple[Cell, str]:
+@dataclass(frozen=True)
+class Pair:
+    """One system's metric value and human rating on one image: what a Table 3 cell correlates.
+
+    ``metric`` is NaN where the metric has no value (an unreadable answer, a missing score): the
+    image is skipped. ``human`` is NaN for a blank rating: that system leaves the image.
+    """
+
+    country: str
+    image: str
+    category: str
+    metric: float
+    human: float
+
+
+def item_meta(country: str, image: str, category: str) -> dict[str, str]:
+    """The records' ``meta`` of an image: country, image key, its source, category and object."""
+    key = parse_image_key(image)
+    return {"country": country, "image": image, "source": key.source, "category": category, "object": key.object}
+
+
+def _tau(pairs: Sequence[Pair], o: Mapping[str, Any], by_country: bool) -> tuple[Cell, str]:
     from transcreval.functional.stats.kendall import segment_kendall_tau
 
-    segs = {r[2] for r in rows}
+    segments = {(p.country, p.image) for p in pairs}
+    rated = [p for p in pairs if not math.isnan(p.human)]
+    if not rated:
+        return Cell(math.nan, 0, len(segments)), ""
     try:
         res = segment_kendall_tau(
-            [r[0] for r in rows],
-            [r[1] for r in rows],
-            [r[2] for r in rows],
-            [r[3] for r in rows] if by_country else None,
+            [p.metric for p in rated],
+            [p.human for p in rated],
+            [f"{p.country}/{p.image}" for p in rated],
+            [p.country for p in rated] if by_country else None,
             bootstrap=o["bootstrap"],
             seed=o["seed"],
         )
     except UndefinedValueError:
-        return Cell(math.nan, 0, len(segs)), ""
+        return Cell(math.nan, 0, len(segments)), ""
     ci = res.extras.get("ci")
-    used, skipped = int(res.extras["used"]), sum(res.extras["skipped"].values())
-    return Cell(res.value, used, skipped, tuple(ci) if ci else None), str(res.signature)
+    used = int(res.extras["used"])
+    return Cell(res.value, used, len(segments) - used, tuple(ci) if ci else None), str(res.signature)
+
+
+def table3_tables(
+    cells: Mapping[tuple[Any, str], Sequence[Pair]],
+    rows: Sequence[Any],
+    o: Mapping[str, Any],
+    notes: Sequence[str] = (),
+    countries: Sequence[str] | None = None,
+) -> tuple[dict[str, Table], str]:
+    """Table 3 averaged (``table3``), per country (``table3_<country>``) and per category
+    (``table3_by_category``, rows ``(*row, category)``), and the Kendall tau's signature ("" if
+    no tau was computed).
+
+    Per image (segment), Kendall tau-b between the metric values and the human ratings of its
+    systems (the skips of :data:`SKIP_NOTE`, by
+    :func:`~transcreval.functional.segment_kendall_tau`); per country the mean over its images;
+    the average is the mean of the country means (``o["average"] == "countries"``) or of all
+    images (``"segments"``); a category's cell is the same average over its images only.
+
+    Args:
+        cells: per (row label, column), one :class:`Pair` per system and image.
+        rows: the row labels in the table's order.
+        o: ``average``, ``bootstrap`` and ``seed`` (a percentile interval per cell from resampled
+            images, ``Cell.ci``).
+        notes: the caller's notes, after :data:`SKIP_NOTE`.
+        countries: the countries that get a table (default: those of the pairs).
+    """
+    pooled = o["average"] == "countries"
+    names = sorted(countries if countries is not None else {p.country for ps in cells.values() for p in ps})
+    cats = sorted({p.category for ps in cells.values() for p in ps})
+    got: dict[str, dict[tuple[Any, str], Cell]] = {c: {} for c in [*names, "all"]}
+    by_cat: dict[tuple[Any, str], Cell] = {}
+    sig = ""
+    for (row, col), pairs in cells.items():
+        for c in names:
+            got[c][(row, col)] = _tau([p for p in pairs if p.country == c], o, False)[0]
+        got["all"][(row, col)], s = _tau(pairs, o, pooled)
+        sig = s or sig
+        for cat in cats:
+            sub = [p for p in pairs if p.category == cat]
+            if sub:
+                by_cat[(_with(row, cat), col)] = _tau(sub, o, pooled)[0]
+    avg = "mean over countries of the per-country means" if pooled else "mean over all images"
+    all_notes = (SKIP_NOTE, *notes)
+    labels = tuple(rows)
+
+    def table(name: str, rows_: tuple[Any, ...], cells_: Mapping[tuple[Any, str], Cell]) -> Table:
+        return Table(name, COLUMNS, rows_, cells_, 2, "Kendall tau-b", all_notes)
+
+    tables = {
+        "table3": table(f"Khanuja et al. Table 3 ({avg})", labels, got["all"]),
+        **{f"table3_{c}": table(f"Khanuja et al. Table 3 ({c})", labels, got[c]) for c in names},
+        "table3_by_category": table(
+            f"Khanuja et al. Table 3 by category (footnote 5; {avg})",
+            tuple(_with(r, cat) for r in labels for cat in cats),
+            by_cat,
+        ),
+    }
+    return tables, sig
+
+
+def _with(row: Any, category: str) -> tuple[Any, ...]:
+    return (*row, category) if isinstance(row, tuple) else (row, category)
 
 
 def table3_result(
@@ -62,7 +170,7 @@ def table3_result(
     o: Mapping[str, Any],
     signs: Mapping[str, int],
 ) -> ProtocolResult:
-    """Records, Table 3 (per country and averaged) and Table 1.
+    """Records, Table 3 (averaged, per country and by category, by :func:`table3_tables`) and Table 1.
 
     Args:
         items, cats: the items and their categories (:func:`~transcreval.protocols.khanuja.inputs.check_items`).
@@ -74,32 +182,18 @@ def table3_result(
             visual-change signs (:func:`~transcreval.protocols.khanuja.check_options`).
     """
     countries = sorted({it.country for it in items})
-    vlm_cultural, average = o["vlm_cultural"], o["average"]
+    vlm_cultural = o["vlm_cultural"]
     names = {c: (o.get("country_names") or {}).get(c, c.capitalize()) for c in countries}
     records = []
     for i, it in enumerate(items):
-        key = parse_image_key(it.image)
-        meta = {
-            "country": it.country,
-            "image": it.image,
-            "source": key.source,
-            "category": cats[i],
-            "object": key.object,
-        }
+        meta = item_meta(it.country, it.image, cats[i])
         for m, (vals, st) in scores.items():
             records.append(ItemRecord(it.item_id, it.system, m, vals[i], st[i], it.item_id, meta))
         for col in COLUMNS:
             h = human[col][i]
+            status = "ok" if h == h else "missing"
             records.append(
-                ItemRecord(
-                    it.item_id,
-                    it.system,
-                    f"human_{RATING_FILES[col]}",
-                    h,
-                    "ok" if h == h else "missing",
-                    it.item_id,
-                    meta,
-                )
+                ItemRecord(it.item_id, it.system, f"human_{RATING_COLUMNS[col]}", h, status, it.item_id, meta)
             )
 
     def metric_values(kind: str, col: str, m: str) -> list[float]:
@@ -109,31 +203,23 @@ def table3_result(
         sign = signs[kind] if col == "vis-sim" else 1
         return [sign * v for v in vals]
 
-    cells: dict[str, dict[tuple[Any, str], Cell]] = {c: {} for c in [*countries, "all"]}
-    for row, kind, cols in table_rows:
-        for col, m in cols.items():
-            vals = metric_values(kind, col, m)
-            rows = [(v, h, it.item_id, it.country) for v, h, it in zip(vals, human[col], items) if h == h]
-            for c in countries:
-                cells[c][(row, col)] = _tau([r for r in rows if r[3] == c], o, False)[0]
-            cells["all"][(row, col)], sig = _tau(rows, o, average == "countries")
-            signatures.update({"segment_kendall_tau": sig} if sig else {})
+    cells = {
+        (row, col): [
+            Pair(it.country, it.image, cats[i], v, h)
+            for i, (it, v, h) in enumerate(zip(items, metric_values(kind, col, m), human[col]))
+        ]
+        for row, kind, cols in table_rows
+        for col, m in cols.items()
+    }
     labels = tuple(r for r, _, _ in table_rows)
     notes = (
-        "segment-level Kendall tau-b per image across systems; images with a missing metric value, one metric "
-        "value for all systems or one human rating for all systems are skipped (n = images used, missing = skipped)",
         "vis-sim: human visual-change ratings (5 = high change) against each metric oriented as change "
         f"(signs {dict(signs)}: S_v-s negated by default)",
         f"cult-rel of VLM rows: the {'output minus source' if vlm_cultural == 'delta' else 'output'} cultural score",
     )
-    avg = "mean over countries of the per-country means" if average == "countries" else "mean over all images"
-    tables = {
-        "table3": Table(f"Khanuja et al. Table 3 ({avg})", COLUMNS, labels, cells["all"], 2, "Kendall tau-b", notes),
-        **{
-            f"table3_{c}": Table(f"Khanuja et al. Table 3 ({c})", COLUMNS, labels, cells[c], 2, "Kendall tau-b", notes)
-            for c in countries
-        },
-    }
+    tables, sig = table3_tables(cells, labels, o, notes, countries)
+    if sig:
+        signatures["segment_kendall_tau"] = sig
     counts = {c: len({it.image for it in items if it.country == c}) for c in countries}
     t1 = {(c, "Images"): Cell(float(n), n) for c, n in counts.items()}
     t1[("Total", "Images")] = Cell(float(sum(counts.values())), sum(counts.values()))
