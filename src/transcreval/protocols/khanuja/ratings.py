@@ -25,8 +25,8 @@ import os
 import re
 from collections.abc import Sequence
 
-from transcreval.csv_rows import read_csv_rows
 from transcreval.errors import InputError
+from transcreval.protocols.khanuja.csv_rows import read_csv_rows
 from transcreval.protocols.khanuja.inputs import COLUMNS, RATING_COLUMNS, RatingSheet, parse_image_key
 
 __all__ = [

@@ -18,9 +18,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from transcreval.csv_rows import read_csv_rows
 from transcreval.errors import InputError
 from transcreval.jsonl import read_jsonl_lines
+from transcreval.protocols.khanuja.csv_rows import read_csv_rows
 from transcreval.protocols.khanuja.inputs import COLUMNS
 
 __all__ = ["SCORE_FIELDS", "ScoreRow", "read_scores"]
