@@ -125,8 +125,10 @@ def test_the_record_format_still_works_and_a_mixed_file_is_refused(tmp_path):
     assert evaluate([rec]).tables["table1"].cell("S", "Logo OCR AC").value == 1.0
     with pytest.raises(InputError, match=r"mixes PosterIQ's items .*item 2 differs from item 1"):
         evaluate(_bench(tmp_path, [RIGHT[0], rec]))
-    with pytest.raises(InputError, match=r"item 1 \(logo ocr, logo_ocr/ACANA.jpg\): 'response' must be"):
-        evaluate(_bench(tmp_path, [{**RIGHT[0], "response": 5}]))
+    odd = evaluate(_bench(tmp_path, [{**RIGHT[0], "response": 5}]))  # not text: unanswered, noted
+    assert odd.select(metric="logo_ocr_ac")[0].meta["no_answer"] == "a int response, not text"
+    with pytest.raises(InputError, match=r"Model-X_bench.json, item 1 \(task logo_ocr, item 'logo_ocr/ACANA.jpg'\)"):
+        evaluate(_bench(tmp_path, [{**RIGHT[0], "gt": ""}]))
     with pytest.raises(InputError, match="unknown task 'poster qa'"):
         evaluate(_bench(tmp_path, [{**RIGHT[0], "task": "poster qa"}]))
 
@@ -141,7 +143,11 @@ def test_an_item_without_a_response_is_unanswered_counted_and_named(tmp_path):
     cell = res.tables["table1"].cell("Model-X", "Logo OCR AC")
     assert (cell.value, cell.n, cell.n_missing) == (pytest.approx(1 / 3), 3, 0)  # unanswered: 0 by default
     notes = res.tables["table1"].notes
-    assert any("2 item(s) without a response (the runner's error, first: 'Error code: 429" in n for n in notes)
+    assert (
+        "Model-X, logo_ocr: 2 item(s) without an answer (no response: 2; the runner's error, first: 'Error code: "
+        "429 - rate limited'), scored 0 as unreadable"
+    ) in notes
+    assert not any("unreadable answer" in n for n in notes)  # counted once, as unanswered
     b = res.select(metric="logo_ocr_ac")[1]
     assert b.meta["unanswered"] and b.meta["error"].startswith("Error code: 429") and b.meta["unreadable"]
     dropped = evaluate(_bench(tmp_path, items), on_unreadable="drop").tables["table1"].cell("Model-X", "Logo OCR AC")
@@ -178,8 +184,8 @@ def test_ground_truth_defects_are_named_notes_not_the_end_of_the_run(tmp_path):
     assert res.notes == (
         "ground truth of font_effect_2 item 'font_effect2/0097.jpg': effect 'lightning' is not among the task's "
         "48 options (closest option: 'lighting'); scored as given",
-        "ground truth of font_effect_2 item 'font_effect2/0012.jpg': effect 'outline' is listed 2 times; the "
-        "paper's share counts it once",
+        "ground truth of font_effect_2 item 'font_effect2/0012.jpg': effect 'outline' is listed 2 times; paper "
+        "mode scores the share of distinct effects, code mode (as the script) the share of the list",
         "ground truth of composition_understanding item 'composition_understanding/027.jpg': key point 3 is empty "
         "(of 3); judged like any other",
     )

@@ -24,8 +24,8 @@ pytestmark = pytest.mark.realdata
 DEFECT_NOTES = (
     "ground truth of composition_understanding item 'composition_understanding/027.jpg': key point 3 is empty "
     "(of 3); judged like any other",
-    "ground truth of font_effect_2 item 'font_effect2/0012.jpg': effect 'outline' is listed 2 times; the "
-    "paper's share counts it once",
+    "ground truth of font_effect_2 item 'font_effect2/0012.jpg': effect 'outline' is listed 2 times; paper mode "
+    "scores the share of distinct effects, code mode (as the script) the share of the list",
     "ground truth of font_effect_2 item 'font_effect2/0097.jpg': effect 'lightning' is not among the task's 48 "
     "options (closest option: 'lighting'); scored as given",
 )

@@ -83,7 +83,8 @@ def overall_rating_similarity_stats(
 
 
 def rating_cosine(hs: Sequence[float], ms: Sequence[float], mode: Mode = "paper") -> tuple[float, bool]:
-    """Cosine of the zero-mean vectors, and whether a vector had zero spread.
+    """Cosine of the zero-mean vectors, and whether a vector had zero spread (NaN where a vector
+    is all zeros: in code mode a flat vector of zeros, which the script divides by, printing nan).
 
     The cosine does not change when a vector is scaled, so vectors whose squares would overflow
     or underflow (scores near 1e308 or 1e-308) are scaled by their largest magnitude first.
@@ -98,7 +99,7 @@ def rating_cosine(hs: Sequence[float], ms: Sequence[float], mode: Mode = "paper"
         cm = cm if any(cm) else list(ms)
     nh, nm = math.sqrt(sum(v * v for v in ch)), math.sqrt(sum(v * v for v in cm))
     if nh == 0 or nm == 0:
-        return 0.0, True
+        return math.nan, True
     return sum(a * b for a, b in zip(ch, cm)) / (nh * nm), flat
 
 
@@ -124,6 +125,11 @@ def overall_rating_similarity_from_stats(stats: dict[str, Any], options: RatingS
     if flat and options.mode == "paper":
         raise UndefinedValueError(
             "overall rating similarity is undefined: the human or the model scores have zero spread (all equal)"
+        )
+    if math.isnan(value):  # code mode: the flat vector is used uncentred, and it is all zeros
+        raise UndefinedValueError(
+            "overall rating similarity is undefined: the human or the model scores are all 0, and PosterIQ's "
+            "script divides by their zero norm (it prints nan)"
         )
     return MetricResult(value, len(hs), signature, extras={"n_unparsable": bad, "zero_spread": flat})
 

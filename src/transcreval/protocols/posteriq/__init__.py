@@ -20,9 +20,9 @@ from transcreval.common import Mode, OnUnreadable, check_mode, check_on_unreadab
 from transcreval.errors import InputError
 from transcreval.functional.choice.k_option import k_option_normalise
 from transcreval.functional.layout.box_reading import Coords, check_box_options
-from transcreval.protocols.posteriq.inputs import TARGET_FORMS, TASKS, TaskItem, parse_records
+from transcreval.protocols.posteriq.inputs import TARGET_FORMS, TASKS, TaskItem, complete_systems, parse_records
 from transcreval.protocols.posteriq.scoring import CODE_TASK_K, TASK_K, ProtocolOptions, TaskOutput, ocr_output
-from transcreval.protocols.posteriq.sources import Source, load_records
+from transcreval.protocols.posteriq.sources import Source, load_records, load_sources
 from transcreval.protocols.posteriq.summary import (
     GROUP_ORDER,
     POSTERIQ_EXCLUDED,
@@ -104,15 +104,22 @@ def _defect_notes(items: list[TaskItem]) -> dict[str, list[str]]:
     return {k: list(dict.fromkeys(v)) for k, v in out.items()}
 
 
-def _unanswered_note(system: str, task: str, items: list[TaskItem], on_unreadable: str) -> str | None:
-    """PosterIQ's runner leaves ``response`` out (and writes ``error``) after failed calls."""
+def _unanswered_note(system: str, task: str, items: list[TaskItem], on_unreadable: str) -> tuple[int, str | None]:
+    """How many items have no answer to score, and the note saying why: no ``response`` (PosterIQ's
+    runner's calls failed; it writes ``error``), a null one, one that is not text, or the item
+    missing from the system's input."""
     gone = [it for it in items if it.meta.get("unanswered")]
     if not gone:
-        return None
+        return 0, None
+    why: dict[str, int] = {}
+    for it in gone:
+        reason = str(it.meta.get("no_answer", "no answer"))
+        why[reason] = why.get(reason, 0) + 1
     errors = [str(it.meta["error"]) for it in gone if "error" in it.meta]
-    why = f" (the runner's error, first: {errors[0][:120]!r})" if errors else ""
+    first = f"; the runner's error, first: {errors[0][:120]!r}" if errors else ""
+    reasons = ", ".join(f"{k}: {v}" for k, v in why.items())
     rule = "scored 0 as unreadable" if on_unreadable == "zero" else "left out"
-    return f"{system}, {task}: {len(gone)} item(s) without a response{why}, {rule}"
+    return len(gone), f"{system}, {task}: {len(gone)} item(s) without an answer ({reasons}{first}), {rule}"
 
 
 def _printed_style(cells: dict[str, Cell], layout: list[ItemRecord]) -> None:
@@ -174,7 +181,8 @@ def evaluate(
         "table5" and "table7" (those the input has tasks for).
     """
     opts = _options(mode, on_unreadable, refusal_filter, coords, target_coords, mean_iou_top_n, ddof)
-    items = parse_records(load_records(records, system), system)
+    located = load_sources(records, system)
+    items, lined_up = complete_systems(parse_records([r for _, r in located], system, [w for w, _ in located]))
     systems = list(dict.fromkeys(it.system for it in items))
     groups: dict[tuple[str, str], list[TaskItem]] = {}
     for it in items:
@@ -188,12 +196,12 @@ def evaluate(
         cells[sys_name].update(res.cells)
         table = _TABLE_OF.get(task, "table4")
         notes.setdefault(table, []).extend(res.notes)
-        if res.unreadable:
+        n_gone, gone = _unanswered_note(sys_name, task, its, opts.on_unreadable)
+        if res.unreadable > n_gone:  # an item without an answer is unreadable too: noted once, below
             rule = "scored 0" if opts.on_unreadable == "zero" else "left out"
-            notes[table].append(f"{sys_name}, {task}: {res.unreadable} unreadable answer(s), {rule}")
-        unanswered = _unanswered_note(sys_name, task, its, opts.on_unreadable)
-        if unanswered:
-            notes[table].append(unanswered)
+            notes[table].append(f"{sys_name}, {task}: {res.unreadable - n_gone} unreadable answer(s), {rule}")
+        if gone:
+            notes[table].append(gone)
     defects = _defect_notes(items)
     for table, lines in defects.items():
         notes.setdefault(table, []).extend(lines)
@@ -222,5 +230,5 @@ def evaluate(
         build_tables(systems, cells, unique_notes),
         signatures,
         opts.as_dict(),
-        tuple(line for lines in defects.values() for line in lines),
+        (*lined_up, *(line for lines in defects.values() for line in lines)),
     )

@@ -13,7 +13,9 @@ items.
 
 * ``item_id``: the item's ``path`` (unique within a task);
 * the answer: ``response`` (a list of strings is joined, as the scorer joins it); an item
-  without one is unanswered: ``answer`` null, ``meta["unanswered"]`` and ``meta["error"]``;
+  without one (the runner's calls failed), with a null one (the model returned no text) or with
+  one that is not text is unanswered: ``answer`` null, ``meta["unanswered"]``,
+  ``meta["no_answer"]`` (why) and ``meta["error"]`` (the runner's, where it wrote one);
 * the target: ``texts`` for poster OCR, ``text_bbox`` divided by ``size`` for the box tasks
   (pixels in the files; the scorer divides them the same way), ``alignment`` and ``rotation``
   for those tasks, ``gt`` otherwise (a list of lines for the OCR tasks, ``[colour, effect, ...]``
@@ -55,15 +57,17 @@ def system_of(path: str | Path) -> str:
     return stem[: -len(BENCH_SUFFIX)] if stem.endswith(BENCH_SUFFIX) and len(stem) > len(BENCH_SUFFIX) else stem
 
 
-def _answer(item: Mapping[str, Any], where: str) -> str | None:
+def _answer(item: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """The answer, or None and why there is none: no ``response`` (the runner's calls failed),
+    a null one (the model returned no text), or one that is not text."""
     if "response" not in item:
-        return None
+        return None, "no response"
     got = item["response"]
+    if isinstance(got, str):
+        return got, None
     if isinstance(got, list) and all(isinstance(x, str) for x in got):
-        return "".join(got)
-    if got is not None and not isinstance(got, str):
-        raise InputError(f"{where}: 'response' must be the model's answer (a string), got {type(got).__name__}")
-    return got
+        return "".join(got), None
+    return None, ("null response" if got is None else f"a {type(got).__name__} response, not text")
 
 
 def _pixel_boxes(item: Mapping[str, Any], where: str) -> list[list[float]]:
@@ -91,10 +95,10 @@ def _target(task: str, item: Mapping[str, Any], where: str) -> Any:
     return item.get("gt")
 
 
-def bench_records(rows: list[Any], system: str, source: str) -> list[dict[str, Any]]:
-    """The protocol's records (one per item) from the items of one PosterIQ result file;
-    ``source`` names the file in messages."""
-    out: list[dict[str, Any]] = []
+def bench_records(rows: list[Any], system: str, source: str) -> list[tuple[str, dict[str, Any]]]:
+    """The protocol's records (one per item) from the items of one PosterIQ result file, each
+    with where it comes from (``"<source>, item 12"``) for messages."""
+    out: list[tuple[str, dict[str, Any]]] = []
     for n, item in enumerate(rows, start=1):
         where = f"{source}, item {n}"
         if not isinstance(item, Mapping):
@@ -104,11 +108,11 @@ def bench_records(rows: list[Any], system: str, source: str) -> list[dict[str, A
         if not isinstance(item_id, str) or not item_id:
             raise InputError(f"{where} ({task}): no 'path' or 'name' to identify the item")
         where = f"{source}, item {n} ({item.get('task')}, {item_id})"
-        meta: dict[str, Any] = {"name": item.get("name"), "path": item.get("path")}
+        meta: dict[str, Any] = {"name": item.get("name"), "path": item.get("path"), "file": source}
         rec: dict[str, Any] = {"system": system, "task": item["task"], "item_id": item_id}
-        rec["answer"] = _answer(item, where)
-        if "response" not in item:
-            meta["unanswered"] = True
+        rec["answer"], why = _answer(item)
+        if why is not None:
+            meta |= {"unanswered": True, "no_answer": why}
             if "error" in item:
                 meta["error"] = str(item["error"])
         rec["target"] = _target(task, item, where)
@@ -122,5 +126,5 @@ def bench_records(rows: list[Any], system: str, source: str) -> list[dict[str, A
         if task in _POINT_TASKS and isinstance(item.get("judge"), list):
             rec["verdicts"] = item["judge"]
         rec["meta"] = meta
-        out.append(rec)
+        out.append((f"{source}, item {n}", rec))
     return out

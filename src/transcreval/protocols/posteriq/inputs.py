@@ -34,7 +34,7 @@ from transcreval.errors import InputError
 from transcreval.functional.choice.labels import ALIGNMENT_LABELS, ROTATION_LABELS
 from transcreval.functional.choice.style_score import POSTERIQ_STYLES
 
-__all__ = ["TARGET_FORMS", "TASKS", "TaskItem", "parse_records", "task_key"]
+__all__ = ["TARGET_FORMS", "TASKS", "TaskItem", "complete_systems", "parse_records", "task_key"]
 
 #: the target each task takes
 TARGET_FORMS: dict[str, str] = {
@@ -76,9 +76,10 @@ _LETTERS = {"font_matching": "ABCDEFGHI", "font_attributes": "AB", "font_effect_
 
 @dataclass(frozen=True)
 class TaskItem:
-    """One checked record: ``row`` is its 1-based position in the input; ``defects`` says what is
-    wrong with its ground truth (a label outside the task's options, an empty key point), each
-    kept and scored as given."""
+    """One checked record: ``row`` is its 1-based position in the input, ``where`` names it in
+    messages (``"X_bench.json, item 12"``, ``"row 3"``); ``defects`` says what is wrong with its
+    ground truth (a label outside the task's options, an empty key point), each kept and scored
+    as given."""
 
     row: int
     system: str
@@ -89,6 +90,7 @@ class TaskItem:
     extra: Mapping[str, Any] = field(default_factory=dict)
     meta: Mapping[str, Any] = field(default_factory=dict)
     defects: tuple[str, ...] = ()
+    where: str = ""
 
 
 def task_key(name: Any, where: str) -> tuple[str, str | None]:
@@ -178,7 +180,10 @@ def _target(task: str, v: Any, what: str, defects: list[str]) -> Any:
             for i, e in enumerate(v["effects"])
         ]
         for e in dict.fromkeys(e for e in effects if effects.count(e) > 1):
-            defects.append(f"effect {e!r} is listed {effects.count(e)} times; the paper's share counts it once")
+            defects.append(
+                f"effect {e!r} is listed {effects.count(e)} times; paper mode scores the share of distinct effects, "
+                "code mode (as the script) the share of the list"
+            )
         return {
             "color": _vocabulary_label(v["color"], font_colors(), f"{what}.color", "colour", defects),
             "effects": effects,
@@ -234,12 +239,16 @@ def _extra(task: str, rec: Mapping[str, Any], target: Any, where: str) -> dict[s
     return out
 
 
-def parse_records(records: Iterable[Mapping[str, Any]], system: str | None = None) -> list[TaskItem]:
-    """Check every record and return them as :class:`TaskItem` (errors name the row)."""
+def parse_records(
+    records: Iterable[Mapping[str, Any]], system: str | None = None, wheres: Sequence[str] | None = None
+) -> list[TaskItem]:
+    """Check every record and return them as :class:`TaskItem` (errors name the record: its
+    ``wheres`` label, such as ``"X_bench.json, item 12"``, else ``"row N"``)."""
     items: list[TaskItem] = []
-    seen: dict[tuple[str, str, str], int] = {}
+    seen: dict[tuple[str, str, str], str] = {}
     for row, rec in enumerate(records, start=1):
-        where = f"row {row}"
+        at = wheres[row - 1] if wheres is not None else f"row {row}"
+        where = at
         if not isinstance(rec, Mapping):
             raise InputError(f"{where}: a record is a JSON object, got {type(rec).__name__}")
         task, subset = task_key(rec.get("task"), where)
@@ -254,7 +263,7 @@ def parse_records(records: Iterable[Mapping[str, Any]], system: str | None = Non
         item_id = rec["item_id"]
         if isinstance(item_id, bool) or not isinstance(item_id, (str, int)) or str(item_id) == "":
             raise InputError(f"{where} ({task}): item_id must be a non-empty string or an integer, got {item_id!r}")
-        where = f"row {row} (task {task}, item {item_id!r})"
+        where = f"{at} (task {task}, item {item_id!r})"
         name = rec.get("system", system)
         if not isinstance(name, str) or not name.strip():
             raise InputError(f"{where}: no system name: give each record 'system' or pass system='...'")
@@ -271,9 +280,56 @@ def parse_records(records: Iterable[Mapping[str, Any]], system: str | None = Non
             extra.setdefault("subset", subset)
         ident = (name, task, str(item_id))
         if ident in seen:
-            raise InputError(f"{where}: the same system, task and item_id as row {seen[ident]}")
-        seen[ident] = row
-        items.append(TaskItem(row, name, task, str(item_id), answer, target, extra, dict(meta), tuple(defects)))
+            raise InputError(f"{where}: the same system, task and item_id as {seen[ident]}")
+        seen[ident] = at
+        items.append(TaskItem(row, name, task, str(item_id), answer, target, extra, dict(meta), tuple(defects), at))
     if not items:
         raise InputError("no records: pass at least one system x task item")
     return items
+
+
+def _ground_truth(it: TaskItem) -> tuple[Any, ...]:
+    return it.target, it.extra.get("size"), it.extra.get("font_size")
+
+
+def complete_systems(items: list[TaskItem]) -> tuple[list[TaskItem], list[str]]:
+    """Line the systems up on the same items, and say where they differ.
+
+    Two systems giving one (task, item_id) different ground truth is an InputError naming both.
+    A system read from PosterIQ's result files (``meta["file"]``) that lacks an item another
+    system has gets it as unanswered (``meta["no_answer"] = "missing from its file"``, the other
+    system's ground truth), as ``transcreval evaluate`` counts a missing output; a system given as
+    records keeps its own items, with a note saying how many it lacks."""
+    first: dict[tuple[str, str], TaskItem] = {}
+    have: dict[str, set[tuple[str, str]]] = {}
+    from_files: dict[str, bool] = {}
+    for it in items:
+        key = (it.task, it.item_id)
+        ref = first.setdefault(key, it)
+        if _ground_truth(ref) != _ground_truth(it):
+            raise InputError(
+                f"{it.where}: the ground truth of {it.task} item {it.item_id!r} differs from {ref.where}'s; score "
+                "systems of one benchmark version together"
+            )
+        have.setdefault(it.system, set()).add(key)
+        from_files[it.system] = from_files.get(it.system, True) and "file" in it.meta
+    out, notes = list(items), []
+    row = max((it.row for it in items), default=0)
+    for system, keys in have.items():
+        lacking = [ref for key, ref in first.items() if key not in keys]
+        if not lacking:
+            continue
+        named = ", ".join(f"{r.task} {r.item_id!r}" for r in lacking[:3])
+        if not from_files[system]:
+            notes.append(f"{system}: no record for {len(lacking)} item(s) other systems have (first: {named})")
+            continue
+        notes.append(f"{system}: its file lacks {len(lacking)} item(s) other files have (first: {named})")
+        for ref in lacking:
+            row += 1
+            meta = {k: v for k, v in ref.meta.items() if k not in ("unanswered", "no_answer", "error", "file")}
+            meta |= {"unanswered": True, "no_answer": "missing from its file"}
+            extra = {k: v for k, v in ref.extra.items() if k != "verdicts"}
+            out.append(
+                TaskItem(row, system, ref.task, ref.item_id, None, ref.target, extra, meta, ref.defects, f"{system}: -")
+            )
+    return out, notes

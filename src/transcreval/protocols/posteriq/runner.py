@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 from transcreval.errors import InputError
 from transcreval.protocols.posteriq import TASKS, evaluate
 from transcreval.protocols.posteriq.inputs import TaskItem, parse_records
-from transcreval.protocols.posteriq.sources import load_records
+from transcreval.protocols.posteriq.sources import load_sources
 from transcreval.protocols.records import ItemRecord, ProtocolResult
 from transcreval.runs.manifest import content_digest
 from transcreval.runs.spec import Item, Outcome, Output, Prepared, ProtocolAdapter, RunData, Unit, UnitContext, Work
@@ -138,7 +138,7 @@ def _regroup(r: ItemRecord, item: Item) -> ItemRecord:
     return ItemRecord(r.item_id, r.system, r.metric, r.value, r.status, item.group, r.meta)
 
 
-_OUTPUT_META = ("unanswered", "error")  # a system's, not the item's
+_OUTPUT_META = ("unanswered", "no_answer", "error", "file")  # a system's, not the item's
 
 
 def _own_item(it: TaskItem, where: str) -> Item:
@@ -153,8 +153,9 @@ def _own_item(it: TaskItem, where: str) -> Item:
 def _own_output(it: TaskItem, system: str, item_id: str, where: str) -> Output:
     if it.meta.get("unanswered"):
         why = f" (PosterIQ's runner's error: {it.meta['error']})" if "error" in it.meta else ""
-        digest = content_digest({"missing": True, "error": it.meta.get("error")})
-        return Output(system, item_id, digest=digest, status="missing_output", detail=f"no response{why}", where=where)
+        detail = f"{it.meta.get('no_answer', 'no answer')}{why}"
+        digest = content_digest({"missing": True, "why": detail})
+        return Output(system, item_id, digest=digest, status="missing_output", detail=detail, where=where)
     meta = {"verdicts": list(it.extra["verdicts"])} if "verdicts" in it.extra else {}
     return Output(
         system, item_id, None, it.answer, meta, content_digest({"text": it.answer, "meta": meta}), where=where
@@ -204,13 +205,23 @@ class PosterIQAdapter(ProtocolAdapter):
             raise InputError("name each system's PosterIQ result file: -s NAME=X_bench.json (no manifest needed)")
         items: dict[str, Item] = {}
         found: dict[str, dict[str, Output]] = {}
+        defects: list[str] = []
         for name, spec in systems.items():
             path = Path(spec) if root is None or os.path.isabs(spec) else Path(root) / spec
             if path.is_dir():
                 raise InputError(f"-s {name}={spec}: a folder; name one result file per system (NAME=X_bench.json)")
             found[name] = {}
-            for it in parse_records(load_records(path, name)):
-                where = f"{path}, item {it.row}"
+            located = load_sources(path, name)
+            parsed = parse_records([r for _, r in located], name, [w for w, _ in located])
+            named = sorted({it.system for it in parsed})
+            if len(named) > 1:
+                raise InputError(
+                    f"-s {name}={spec}: its records name {len(named)} systems ({', '.join(named[:5])}); give each "
+                    "system a file of its own (-s NAME=FILE)"
+                )
+            for it in parsed:
+                where = it.where
+                defects += [f"ground truth of {it.task} item {it.item_id!r}: {d}" for d in it.defects]
                 item = _own_item(it, where)
                 first = items.setdefault(item.id, item)
                 if first.digest != item.digest:
@@ -221,7 +232,7 @@ class PosterIQAdapter(ProtocolAdapter):
                 found[name][item.id] = _own_output(it, name, item.id, where)
         order = list(items.values())
         outputs: dict[str, dict[str, Output]] = {}
-        notes: list[str] = []
+        notes: list[str] = list(dict.fromkeys(defects))
         for name, got in found.items():
             missing = [it.id for it in order if it.id not in got]
             if missing:

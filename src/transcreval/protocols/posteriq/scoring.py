@@ -94,7 +94,7 @@ class TaskOutput:
 
 
 def item_where(it: TaskItem) -> str:
-    return f"row {it.row} (system {it.system!r}, task {it.task}, item {it.item_id!r})"
+    return f"{it.where or f'row {it.row}'} (system {it.system!r}, task {it.task}, item {it.item_id!r})"
 
 
 def merged_stats(items: Sequence[TaskItem], stats_of: Callable[[TaskItem], dict[str, Any]]) -> dict[str, Any]:

@@ -6,7 +6,7 @@
 * a records file: ``.jsonl`` (one record per line) or ``.json`` (a list of records);
 * PosterIQ's own result file, ``{model}_bench.json`` (:mod:`~transcreval.protocols.posteriq.bench`),
   recognised by its items; the system is named after the file unless ``system`` is given;
-* a folder: every ``*_bench.json`` in it, one system each (sorted by file name);
+* a folder: every ``*_bench.json`` in it (any case), one system each (sorted by file name);
 * several of these (a list of paths), or ``{system name: path}``;
 * the records themselves (an iterable of mappings; PosterIQ's items are read too).
 """
@@ -22,23 +22,26 @@ from typing import Any
 from transcreval.errors import InputError
 from transcreval.protocols.posteriq.bench import BENCH_SUFFIX, bench_records, is_bench_item, system_of
 
-__all__ = ["Source", "bench_files", "load_records"]
+__all__ = ["Located", "Source", "bench_files", "load_records", "load_sources"]
 
 Source = str | os.PathLike[str] | Mapping[str, Any] | Iterable[Any]
 
 
 def bench_files(folder: Path) -> list[Path]:
-    """The PosterIQ result files (``*_bench.json``) of a folder, sorted by name."""
-    found = sorted(p for p in folder.iterdir() if p.is_file() and p.name.endswith(f"{BENCH_SUFFIX}.json"))
+    """The PosterIQ result files (``*_bench.json``, any case) of a folder, sorted by name."""
+    suffix = f"{BENCH_SUFFIX}.json"
+    found = sorted(p for p in folder.iterdir() if p.is_file() and p.name.lower().endswith(suffix))
     if not found:
         raise InputError(
-            f"{folder}: no PosterIQ result file (*{BENCH_SUFFIX}.json) in this folder; pass a file, or name each "
-            "system's file"
+            f"{folder}: no PosterIQ result file (*{suffix}) in this folder; pass a file, or name each system's file"
         )
     return found
 
 
-def _read_file(path: Path) -> list[Any]:
+Located = list[tuple[str, Any]]  # (where it comes from, record)
+
+
+def _read_file(path: Path) -> Located:
     if not path.is_file():
         raise InputError(f"no such records file: {path}")
     try:
@@ -52,21 +55,21 @@ def _read_file(path: Path) -> list[Any]:
             raise InputError(f"{path}: not valid JSON ({e})") from None
         if not isinstance(data, list):
             raise InputError(f"{path}: a .json records file holds a list of objects (or use .jsonl)")
-        return data
+        return [(f"{path}, item {n}", r) for n, r in enumerate(data, start=1)]
     rows = []
     for n, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             try:
-                rows.append(json.loads(line))
+                rows.append((f"{path}, line {n}", json.loads(line)))
             except json.JSONDecodeError as e:
                 raise InputError(f"{path}, line {n}: not valid JSON ({e.msg})") from None
     return rows
 
 
-def _rows(rows: list[Any], system: str | None, source: str, default_system: str | None) -> list[Any]:
+def _rows(rows: Located, system: str | None, source: str, default_system: str | None) -> Located:
     """Records of one source: PosterIQ's items converted (named ``system``, else
     ``default_system``, the file's name), records as they are (``system`` filled in where given)."""
-    bench = [is_bench_item(r) for r in rows]
+    bench = [is_bench_item(r) for _, r in rows]
     if any(bench) and not all(bench):
         first = bench.index(not bench[0]) + 1
         raise InputError(
@@ -77,13 +80,13 @@ def _rows(rows: list[Any], system: str | None, source: str, default_system: str 
         name = system or default_system
         if not name:
             raise InputError(f"{source}: PosterIQ's items carry no system name: pass system='...'")
-        return bench_records(rows, name, source)
+        return bench_records([r for _, r in rows], name, source)
     if system is None:
         return rows
-    return [{"system": system, **r} if isinstance(r, Mapping) and "system" not in r else r for r in rows]
+    return [(w, {"system": system, **r} if isinstance(r, Mapping) and "system" not in r else r) for w, r in rows]
 
 
-def _path_rows(path: Path, system: str | None) -> list[Any]:
+def _path_rows(path: Path, system: str | None) -> Located:
     if path.is_dir():
         if system is not None:
             raise InputError(f"{path}: a folder holds one system per file; name them with {{system: path}} instead")
@@ -91,9 +94,10 @@ def _path_rows(path: Path, system: str | None) -> list[Any]:
     return _rows(_read_file(path), system, str(path), system_of(path))
 
 
-def load_records(source: Source, system: str | None = None) -> list[Any]:
-    """The records of ``source`` (see the module docstring); ``system`` names the system of a
-    single file or of records without one."""
+def load_sources(source: Source, system: str | None = None) -> Located:
+    """The records of ``source`` (see the module docstring), each with where it comes from
+    (``"X_bench.json, item 12"``, ``"answers.jsonl, line 3"``, ``"row 3"``); ``system`` names
+    the system of a single file or of records without one."""
     if isinstance(source, (str, os.PathLike)):
         return _path_rows(Path(source), system)
     if isinstance(source, Mapping):
@@ -109,4 +113,9 @@ def load_records(source: Source, system: str | None = None) -> list[Any]:
         if system is not None and len(rows) > 1:
             raise InputError("system= names one file's system; with several files pass {system name: path}")
         return [r for p in rows for r in _path_rows(Path(p), system)]
-    return _rows(rows, system, "records", None)
+    return _rows([(f"row {n}", r) for n, r in enumerate(rows, start=1)], system, "records", None)
+
+
+def load_records(source: Source, system: str | None = None) -> list[Any]:
+    """The records of ``source``: :func:`load_sources` without the labels."""
+    return [r for _, r in load_sources(source, system)]
