@@ -125,6 +125,8 @@ def test_the_record_format_still_works_and_a_mixed_file_is_refused(tmp_path):
     assert evaluate([rec]).tables["table1"].cell("S", "Logo OCR AC").value == 1.0
     with pytest.raises(InputError, match=r"mixes PosterIQ's items .*item 2 differs from item 1"):
         evaluate(_bench(tmp_path, [RIGHT[0], rec]))
+    with pytest.raises(InputError, match=r"item 1 \(composition understanding, .*'judge' must be a list"):
+        evaluate(_bench(tmp_path, [{**RIGHT[-4], "judge": "Yes"}]))
     odd = evaluate(_bench(tmp_path, [{**RIGHT[0], "response": 5}]))  # not text: unanswered, noted
     assert odd.select(metric="logo_ocr_ac")[0].meta["no_answer"] == "a int response, not text"
     with pytest.raises(InputError, match=r"Model-X_bench.json, item 1 \(task logo_ocr, item 'logo_ocr/ACANA.jpg'\)"):

@@ -123,7 +123,9 @@ def bench_records(rows: list[Any], system: str, source: str) -> list[tuple[str, 
             meta["subtask"] = subtask
         if task in _BOX_TASKS:
             rec["size"] = item.get("size")
-        if task in _POINT_TASKS and isinstance(item.get("judge"), list):
+        if task in _POINT_TASKS and "judge" in item:
+            if not isinstance(item["judge"], list):
+                raise InputError(f"{where}: 'judge' must be a list, one reply per key point, got {item['judge']!r}")
             rec["verdicts"] = item["judge"]
         rec["meta"] = meta
         out.append((f"{source}, item {n}", rec))
