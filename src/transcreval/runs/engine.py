@@ -27,7 +27,7 @@ from transcreval.runs.ranks import Ranks
 from transcreval.runs.spec import Item, Outcome, Output, Prepared, Unit, UnitContext, Work, failed_records
 from transcreval.runs.store import RunDir
 
-__all__ = ["TRANSIENT", "EngineReport", "reference_output", "run_units", "work_key"]
+__all__ = ["TRANSIENT", "EngineReport", "reference_output", "run_units", "signature_digest", "work_key"]
 
 #: record statuses redone on the next run (the answer may come back next time)
 TRANSIENT = ("api_error", "timeout")
@@ -44,10 +44,27 @@ class EngineReport:
     skipped: dict[str, str] = field(default_factory=dict)
 
 
-def work_key(protocol: str, version: str, unit: str, signature: str, work: Work) -> str:
+def signature_digest(signature: Any) -> str:
+    """sha256 of a unit signature's canonical JSON (a printed signature is its own JSON string)."""
+    canonical = getattr(signature, "canonical_json", None)
+    text = canonical() if callable(canonical) else json.dumps(str(signature), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def work_key(protocol: str, version: str, unit: str, digest: str, work: Work) -> str:
     """sha256 of what defines a unit's result for one item: the protocol and its version, the
-    unit's signature, the item's and the output's content (images by sha256)."""
-    payload = [protocol, str(version), unit, signature, work.item.digest, work.output.digest, work.output.status]
+    unit, the system, the unit's signature (its :func:`signature_digest`), the item's and the
+    output's content (images by sha256)."""
+    payload = [
+        protocol,
+        str(version),
+        unit,
+        work.system,
+        digest,
+        work.item.digest,
+        work.output.digest,
+        work.output.status,
+    ]
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()
 
 
@@ -153,7 +170,7 @@ def run_units(
     ranks: Ranks,
     progress: Progress,
     dry_run: bool = False,
-    on_signature: Callable[[str, str], None] | None = None,
+    on_signature: Callable[[str, Any], None] | None = None,
 ) -> EngineReport:
     """Score every unit over every system (see the module docstring)."""
     report = EngineReport()
@@ -165,8 +182,9 @@ def run_units(
         if sig is None and (not dry_run or unit.uses_judge):  # a dry run builds no model
             prepared = unit.prepare(ctx)
             sig = prepared.signature
+        digest = signature_digest(sig) if sig is not None else ""
         if sig is not None:
-            report.signatures[unit.name] = sig
+            report.signatures[unit.name] = str(sig)
             if on_signature is not None:
                 on_signature(unit.name, sig)
         plans = []
@@ -180,7 +198,7 @@ def run_units(
             todo: list[tuple[Work, str]] = []
             n_done = 0
             for w in works:
-                k = work_key(protocol, version, unit.name, sig, w) if sig is not None else ""
+                k = work_key(protocol, version, unit.name, digest, w) if sig is not None else ""
                 if sig is not None and _done(stored.get(w.item.id), k):
                     n_done += 1
                 else:

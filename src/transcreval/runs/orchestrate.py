@@ -11,6 +11,7 @@ from typing import Any, TextIO
 from transcreval._version import __version__
 from transcreval.errors import InputError
 from transcreval.runs.adapters import adapter_ref, remove_run, select_units
+from transcreval.runs.names import check_system_names
 from transcreval.runs.run import Run
 from transcreval.runs.spec import Output, ProtocolAdapter, UnitContext
 
@@ -106,22 +107,25 @@ def run_evaluate(
     stream: TextIO,
 ) -> Run | DryRun:
     from transcreval.runs.aggregate import aggregate
-    from transcreval.runs.engine import run_units
+    from transcreval.runs.engine import run_units, signature_digest
     from transcreval.runs.judging import MeteredJudge, build_judge, read_judge_config
     from transcreval.runs.progress import Progress
     from transcreval.runs.ranks import current
-    from transcreval.runs.store import RunDir
+    from transcreval.runs.store import RUN_FORMAT, RunDir
 
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise InputError(f"--batch-size must be a positive integer, got {batch_size!r}")
     bar = Progress(progress, stream)
     opts = protocol.check_options(options)
+    check_system_names(systems, protocol.reserved_systems(opts))
     ranks = current(device)
     if fresh and ranks.main and not dry_run:
         remove_run(out)
     ranks.barrier()
-    store = RunDir(out, ranks.rank, ranks.world)
-    prev = store.check_resumable(protocol.name, protocol.version) or {}
+    prev = RunDir(out).check_resumable(protocol.name, protocol.version) or {}
+    # each evaluate is one generation of lines: the newest generation's line of an item wins
+    generation = int(prev.get("generation", 0)) + 1
+    store = RunDir(out, ranks.rank, ranks.world, generation=generation)
     # every rank reads the directory before rank 0 writes into it: a slow rank must not find
     # rank 0's half-written run (a lock file, no run.json yet) and refuse it as a foreign folder
     ranks.barrier()
@@ -151,9 +155,17 @@ def run_evaluate(
             "judge": metered.describe() if raw_judge is not None else None,
             "limit": limit,
             "seeds": {"significance": 12345},
-            "units": dict(prev.get("units", {})),
+            "generation": generation,
+            "units": dict(prev.get("units", {})) if prev.get("format") == RUN_FORMAT else {},
         }
         if not dry_run and ranks.main:
+            aside = store.set_old_lines_aside() if prev else None
+            if aside is not None:
+                bar.note(
+                    f"note: {out} was written by an older transcreval (run format {prev.get('format')}); its "
+                    f"stored lines are keyed differently and were moved to {aside.name}/: every item is scored "
+                    "again (judge answers come from the cache: no call is paid twice)"
+                )
             store.root.mkdir(parents=True, exist_ok=True)
             store.cache_dir.mkdir(exist_ok=True)
             from transcreval.runs.manifest import lock_line
@@ -163,10 +175,11 @@ def run_evaluate(
         ranks.barrier()
         by_name = {u.name: u for u in units}
 
-        def remember(name: str, signature: str) -> None:
+        def remember(name: str, signature: Any) -> None:
             u = by_name[name]
             info["units"][name] = {
-                "signature": signature,
+                "signature": str(signature),
+                "signature_digest": signature_digest(signature),
                 "metrics": list(u.metrics),
                 "reference_system": u.reference_system,
                 "uses_judge": u.uses_judge,

@@ -251,7 +251,6 @@ class ProtocolAdapter:
         meta_fields: documented ``meta`` keys of items (``"item:genre"``) and outputs
             (``"output:plan"``) -> meaning; ``validate`` reports unknown ones.
         option_defaults: every protocol option with its default (``--option key=value``).
-        reference_label: the system name of the reference row, if the protocol has one.
     """
 
     name: ClassVar[str] = ""
@@ -272,6 +271,11 @@ class ProtocolAdapter:
 
     def units(self, options: Mapping[str, Any]) -> list[Unit]:
         raise NotImplementedError
+
+    def reserved_systems(self, options: Mapping[str, Any]) -> tuple[str, ...]:
+        """System names the protocol keeps for itself (its units' reference rows, MPTc's
+        ``"GT"``): a system of the user's may not take them, nor differ from them only in case."""
+        return tuple(dict.fromkeys(u.reference_system for u in self.units(options) if u.reference_system))
 
     def tables(self, data: RunData) -> ProtocolResult:
         raise NotImplementedError

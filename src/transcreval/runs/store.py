@@ -10,6 +10,9 @@
     DIR/comparisons.json       every system against the baseline (transcreval compare)
     DIR/report.md, report.html, figures/   (transcreval report)
 
+``<system>`` is the system's name encoded injectively (:func:`~transcreval.runs.names.folder_name`:
+``a/b`` -> ``a%2Fb``), so two systems never share a folder.
+
 A unit line is ``{"item": id, "key": ..., "records": [...], "payload": {...}}``; a line
 ``{"usage": {...}}`` after a batch holds the judge calls and tokens it spent. The last line
 for an item wins. A line cut short by a crash is cut off before the next append. Under
@@ -29,10 +32,14 @@ from typing import Any, overload
 
 from transcreval.errors import InputError
 from transcreval.protocols.records import ItemRecord
+from transcreval.runs.names import folder_name
 
 __all__ = ["RUN_FORMAT", "RunDir", "record_from_dict", "write_json"]
 
-RUN_FORMAT = 1
+#: the run directory's format: 2 names folders injectively and keys lines by system (format 1
+#: directories are brought up to date by ``evaluate``: their lines are set aside and redone)
+RUN_FORMAT = 2
+OLD_FORMATS = (1,)
 _RANK_FILE = re.compile(r"^(?P<unit>.+)\.rank(?P<rank>\d+)\.jsonl$")
 
 
@@ -69,14 +76,6 @@ def record_from_dict(d: Mapping[str, Any]) -> ItemRecord:
     )
 
 
-def _safe(name: str) -> str:
-    """A system or unit name as a directory/file name (``/`` and other odd characters replaced)."""
-    out = re.sub(r"[^\w.+\- ]", "_", name).strip()
-    if not out or out in (".", ".."):
-        raise InputError(f"{name!r} cannot name a folder of the run directory")
-    return out
-
-
 class _InRun:
     """A file or folder of the run directory by its fixed name: ``run.lock`` is
     ``run.root / "manifest.lock.jsonl"`` (read-only)."""
@@ -98,9 +97,10 @@ class _InRun:
 class RunDir:
     """A run directory (see the module docstring); ``rank`` / ``world`` for torchrun."""
 
-    def __init__(self, root: str | os.PathLike[str], rank: int = 0, world: int = 1) -> None:
+    def __init__(self, root: str | os.PathLike[str], rank: int = 0, world: int = 1, generation: int = 0) -> None:
         self.root = Path(root)
         self.rank, self.world = rank, world
+        self.generation = generation
 
     # ------------------------------------------------------------------ names
     run_json = _InRun("run.json")
@@ -111,8 +111,9 @@ class RunDir:
     comparisons = _InRun("comparisons.json")
 
     def unit_path(self, system: str, unit: str, rank: int | None = None) -> Path:
-        d = self.items_dir / _safe(system)
-        return d / (f"{_safe(unit)}.jsonl" if rank is None else f"{_safe(unit)}.rank{rank}.jsonl")
+        d = self.items_dir / folder_name(system)
+        stem = folder_name(unit)
+        return d / (f"{stem}.jsonl" if rank is None else f"{stem}.rank{rank}.jsonl")
 
     # ------------------------------------------------------------------ run.json
     def exists(self) -> bool:
@@ -140,7 +141,7 @@ class RunDir:
             return None
         info = self.read_run()
         fresh = f"start fresh with another --out, or delete {self.root} (or pass --fresh)"
-        if info.get("format") != RUN_FORMAT:
+        if info.get("format") not in (RUN_FORMAT, *OLD_FORMATS):
             raise InputError(
                 f"{self.root}: run format {info.get('format')!r}, this transcreval writes {RUN_FORMAT}; {fresh}"
             )
@@ -152,6 +153,29 @@ class RunDir:
                 f"version {version!r}, whose stored records may mean something else, so it will not resume: {fresh}"
             )
         return info
+
+    def check_current(self, info: Mapping[str, Any]) -> None:
+        """InputError unless run.json is of this transcreval's format (rescore cannot re-key older lines)."""
+        if info.get("format") != RUN_FORMAT:
+            raise InputError(
+                f"{self.root} was written by an older transcreval (run format {info.get('format')!r}); its "
+                "results.json still holds its results, but its stored lines are keyed differently: run the same "
+                "`transcreval evaluate` command to bring it up to date (judge answers come from its cache)"
+            )
+
+    def set_old_lines_aside(self) -> Path | None:
+        """Move ``items/`` of an older-format run to ``items.format<N>/`` (its lines are keyed
+        differently and will be redone; judge answers stay in ``cache/``); returns where, or None."""
+        info = self.read_run()
+        if info.get("format") == RUN_FORMAT or not self.items_dir.exists():
+            return None
+        target = self.root / f"items.format{info.get('format')}"
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.root / f"items.format{info.get('format')}.{n}"
+        os.replace(self.items_dir, target)
+        return target
 
     def _only_judge_cache(self) -> bool:
         """The folder holds only what ``evaluate`` opens before run.json (``cache/judge.sqlite*``):
@@ -196,10 +220,11 @@ class RunDir:
 
     def read_unit(self, system: str, unit: str) -> list[dict[str, Any]]:
         """Every stored line of (system, unit): the merged file, then any rank files."""
-        d = self.items_dir / _safe(system)
+        d = self.items_dir / folder_name(system)
         paths = [self.unit_path(system, unit)]
         if d.is_dir():
-            paths += sorted(p for p in d.iterdir() if (m := _RANK_FILE.match(p.name)) and m["unit"] == _safe(unit))
+            stem = folder_name(unit)
+            paths += sorted(p for p in d.iterdir() if (m := _RANK_FILE.match(p.name)) and m["unit"] == stem)
         out: list[dict[str, Any]] = []
         for p in paths:
             out += _read_lines(p)

@@ -17,6 +17,7 @@ from typing import Any
 
 from transcreval.errors import ImageDecodeError, InputError
 from transcreval.runs.manifest import lossy_outputs, parse_item, read_jsonl, read_outputs
+from transcreval.runs.names import check_system_names
 from transcreval.runs.spec import Item, ProtocolAdapter
 
 __all__ = ["validate"]
@@ -80,6 +81,10 @@ def validate(
     if not items and not errors:
         errors.append(f"{manifest}: the manifest has no items")
     report_systems: dict[str, dict[str, Any]] = {}
+    try:
+        check_system_names(systems or {}, adapter.reserved_systems(adapter.check_options(None)))
+    except InputError as e:
+        errors.append(str(e))
     out_keys = _meta_keys(adapter, "output")
     for name, spec in (systems or {}).items():
         try:
