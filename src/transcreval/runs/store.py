@@ -14,10 +14,13 @@
 ``a/b`` -> ``a%2Fb``), so two systems never share a folder.
 
 A unit line is ``{"item": id, "key": ..., "records": [...], "payload": {...}}``; a line
-``{"usage": {...}}`` after a batch holds the judge calls and tokens it spent. The last line
-for an item wins. A line cut short by a crash is cut off before the next append. Under
-``torchrun`` each rank appends to ``<unit>.rank<r>.jsonl``; rank 0 merges them at the end (and
-a later run reads unmerged rank files too).
+``{"usage": {...}}`` after a batch holds the judge calls and tokens it spent. Every line has a
+sequence number ``"seq": [generation, rank, n]`` (``generation`` counts the ``evaluate`` runs of
+the directory, run.json's ``generation``; ``n`` the lines of one process): the newest line of an
+item wins by it, whichever file holds it, and a line found twice counts once. A line cut short
+by a crash is cut off before the next append. Under ``torchrun`` each rank appends to
+``<unit>.rank<r>.jsonl``; rank 0 merges them at the end, idempotently (and a later run reads
+unmerged rank files too).
 """
 
 from __future__ import annotations
@@ -101,6 +104,7 @@ class RunDir:
         self.root = Path(root)
         self.rank, self.world = rank, world
         self.generation = generation
+        self._n = 0  # lines appended by this process (the last part of their sequence numbers)
 
     # ------------------------------------------------------------------ names
     run_json = _InRun("run.json")
@@ -206,32 +210,50 @@ class RunDir:
 
     # ------------------------------------------------------------------ unit lines
     def append(self, system: str, unit: str, lines: Sequence[Mapping[str, Any]]) -> None:
-        """Append lines to this rank's file of (system, unit), then flush and fsync."""
+        """Append lines to this rank's file of (system, unit), each with its sequence number
+        ``[generation, rank, n]``, then flush and fsync."""
         if not lines:
             return
         path = self.unit_path(system, unit, self.rank if self.world > 1 else None)
         path.parent.mkdir(parents=True, exist_ok=True)
         _cut_torn_tail(path)
-        data = "".join(json.dumps(_clean(x), ensure_ascii=False, allow_nan=False) + "\n" for x in lines)
+        out = []
+        for x in lines:
+            self._n += 1
+            line = _clean({**x, "seq": [self.generation, self.rank, self._n]})
+            out.append(json.dumps(line, ensure_ascii=False, allow_nan=False))
+        data = "".join(line + "\n" for line in out)
         with open(path, "a", encoding="utf-8") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
 
-    def read_unit(self, system: str, unit: str) -> list[dict[str, Any]]:
-        """Every stored line of (system, unit): the merged file, then any rank files."""
+    def _unit_files(self, system: str, unit: str) -> list[Path]:
         d = self.items_dir / folder_name(system)
         paths = [self.unit_path(system, unit)]
         if d.is_dir():
             stem = folder_name(unit)
             paths += sorted(p for p in d.iterdir() if (m := _RANK_FILE.match(p.name)) and m["unit"] == stem)
-        out: list[dict[str, Any]] = []
-        for p in paths:
-            out += _read_lines(p)
-        return out
+        return paths
+
+    def read_unit(self, system: str, unit: str) -> list[dict[str, Any]]:
+        """Every stored line of (system, unit), the merged file's and any rank file's, oldest
+        first by sequence number; a line found twice (a merge cut short) counts once."""
+        by_seq: dict[tuple[int, ...], dict[str, Any]] = {}
+        unsequenced = 0
+        for p in self._unit_files(system, unit):
+            for line in _read_lines(p):
+                seq = line.get("seq")
+                if seq is None:  # a line written before sequence numbers: older than any, in file order
+                    unsequenced += 1
+                    key: tuple[int, ...] = (-1, 0, unsequenced)
+                else:
+                    key = tuple(seq)
+                by_seq.setdefault(key, line)
+        return [by_seq[k] for k in sorted(by_seq)]
 
     def latest(self, system: str, unit: str) -> dict[str, dict[str, Any]]:
-        """The last stored line per item id."""
+        """The newest stored line per item id (by sequence number)."""
         return {line["item"]: line for line in self.read_unit(system, unit) if "item" in line}
 
     def usage(self, system: str, unit: str) -> dict[str, float]:
@@ -242,25 +264,11 @@ class RunDir:
                 total[k] = total.get(k, 0) + (v or 0)
         return total
 
-    def stored_units(self) -> dict[str, list[str]]:
-        """``{system folder: [unit, ...]}`` of every unit file on disk."""
-        out: dict[str, list[str]] = {}
-        if not self.items_dir.is_dir():
-            return out
-        for d in sorted(p for p in self.items_dir.iterdir() if p.is_dir()):
-            names = set()
-            for p in d.iterdir():
-                m = _RANK_FILE.match(p.name)
-                if m:
-                    names.add(m["unit"])
-                elif p.suffix == ".jsonl":
-                    names.add(p.stem)
-            out[d.name] = sorted(names)
-        return out
-
     def merge_ranks(self) -> int:
-        """Append every ``<unit>.rank<r>.jsonl`` to ``<unit>.jsonl`` (rank order) and remove it;
-        returns the number of files merged. Call on one process after the others finished."""
+        """Append every line of the ``<unit>.rank<r>.jsonl`` files that ``<unit>.jsonl`` does not
+        hold yet (by sequence number), then remove them; returns the number of files merged.
+        Idempotent: a merge cut short between the append and the removal is finished by the next
+        one without a line twice. Call on one process after the others finished."""
         merged = 0
         if not self.items_dir.is_dir():
             return 0
@@ -273,9 +281,12 @@ class RunDir:
             for unit, files in ranked.items():
                 target = d / f"{unit}.jsonl"
                 _cut_torn_tail(target)
+                held = {tuple(x["seq"]) for x in _read_lines(target) if x.get("seq") is not None}
                 with open(target, "a", encoding="utf-8") as out:
                     for _, p in sorted(files):
                         for line in _read_lines(p):
+                            if line.get("seq") is not None and tuple(line["seq"]) in held:
+                                continue
                             out.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
                     out.flush()
                     os.fsync(out.fileno())
