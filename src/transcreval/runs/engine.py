@@ -6,7 +6,8 @@ skips those whose stored line has that key, writes a failure line at once for an
 cannot be scored (missing, missing file, undecodable, lacking what the unit needs), and scores
 the rest ``batch_size`` at a time, appending each batch's lines (fsynced) before the next
 starts. A stored line whose records hold a transient judge failure (``api_error``,
-``timeout``) is redone. A judge budget stop (:class:`~transcreval.runs.judging.BudgetExceeded`)
+``timeout``, or a status derived from one such as ``gt_title_api_error``; or whose payload's
+``status`` is one) is redone. A judge budget stop (:class:`~transcreval.runs.judging.BudgetExceeded`)
 ends the loop cleanly: the batch it stopped did not write, the judge answers it got are
 cached, and a rerun goes on from there.
 """
@@ -27,10 +28,16 @@ from transcreval.runs.ranks import Ranks
 from transcreval.runs.spec import Item, Outcome, Output, Prepared, Unit, UnitContext, Work, failed_records
 from transcreval.runs.store import RunDir
 
-__all__ = ["TRANSIENT", "EngineReport", "reference_output", "run_units", "signature_digest", "work_key"]
+__all__ = ["TRANSIENT", "EngineReport", "is_transient", "reference_output", "run_units", "signature_digest", "work_key"]
 
 #: record statuses redone on the next run (the answer may come back next time)
 TRANSIENT = ("api_error", "timeout")
+
+
+def is_transient(status: Any) -> bool:
+    """A transient judge failure, or a status derived from one (MPTc's ``gt_title_api_error``:
+    the title could not be scored because the GT poster's title call failed): redone on resume."""
+    return isinstance(status, str) and (status in TRANSIENT or status.endswith(tuple(f"_{t}" for t in TRANSIENT)))
 
 
 @dataclass
@@ -149,9 +156,13 @@ def _line(key: str, work: Work, out: Outcome) -> dict[str, Any]:
 
 
 def _done(line: Mapping[str, Any] | None, key: str) -> bool:
+    """The stored line has this key and no transient failure in its records or its payload's
+    ``status`` (a unit whose payload holds a judge's verdicts says there when one failed)."""
     if line is None or line.get("key") != key:
         return False
-    return not any(r.get("status") in TRANSIENT for r in line.get("records", ()))
+    if is_transient((line.get("payload") or {}).get("status")):
+        return False
+    return not any(is_transient(r.get("status")) for r in line.get("records", ()))
 
 
 def _systems(unit: Unit, outputs: Mapping[str, Mapping[str, Output]]) -> list[str]:
