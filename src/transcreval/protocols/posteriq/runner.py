@@ -94,7 +94,7 @@ def _points_unit(options: Mapping[str, Any]) -> Unit:
 
         def score(works: Sequence[Work]) -> list[Outcome]:
             todo = [w for w in works if _needs_judge(w)]
-            asked = {}
+            asked: dict[str, dict[str, Any]] = {}
             if todo:
                 got = judge_point_verdicts(
                     [w.output.text for w in todo],
