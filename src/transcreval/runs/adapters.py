@@ -108,9 +108,18 @@ def parse_systems(systems: Mapping[str, Any] | Sequence[str], *, allow_empty: bo
 
 
 def remove_run(path: Path) -> None:
-    """Delete a run directory (only one holding a run.json: never an arbitrary folder)."""
+    """Empty a run directory (only one holding a run.json: never an arbitrary folder), keeping
+    the lock of the process that does it (``run.lock``)."""
+    from transcreval.runs.lock import LOCK_NAME
+
     if not path.exists():
         return
     if not (path / "run.json").is_file():
         raise InputError(f"--fresh: {path} holds no run.json; it is not a run directory, so it is left alone")
-    shutil.rmtree(path)
+    for entry in path.iterdir():
+        if entry.name == LOCK_NAME:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()

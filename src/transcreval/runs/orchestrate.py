@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import platform
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from typing import Any, TextIO
 from transcreval._version import __version__
 from transcreval.errors import InputError
 from transcreval.runs.adapters import adapter_ref, remove_run, select_units
+from transcreval.runs.lock import run_lock
 from transcreval.runs.names import check_system_names
 from transcreval.runs.run import Run
 from transcreval.runs.spec import Output, ProtocolAdapter, UnitContext
@@ -119,97 +121,109 @@ def run_evaluate(
     opts = protocol.check_options(options)
     check_system_names(systems, protocol.reserved_systems(opts))
     ranks = current(device)
-    if fresh and ranks.main and not dry_run:
-        remove_run(out)
-    ranks.barrier()
-    prev = RunDir(out).check_resumable(protocol.name, protocol.version) or {}
-    # each evaluate is one generation of lines: the newest generation's line of an item wins
-    generation = int(prev.get("generation", 0)) + 1
-    store = RunDir(out, ranks.rank, ranks.world, generation=generation)
-    # every rank reads the directory before rank 0 writes into it: a slow rank must not find
-    # rank 0's half-written run (a lock file, no run.json yet) and refuse it as a foreign folder
-    ranks.barrier()
-    items, outputs, notes = read_inputs(protocol, manifest, systems, root=root, limit=limit)
-    if ranks.main:
-        for n in notes:
-            bar.note(f"note: {n}")
-    cfg = None if judge is None or callable(getattr(judge, "complete", None)) else read_judge_config(judge)
-    raw_judge = build_judge(cfg, store.cache_dir, dry_run=dry_run) if cfg is not None else judge
-    metered = MeteredJudge(raw_judge, max_calls=max_judge_calls, max_tokens=max_tokens, dry_run=dry_run)
-    ctx = UnitContext(
-        metered if raw_judge is not None else None, device, batch_size, store.cache_dir, opts, tuple(items)
-    )
-    try:
-        units, skipped = select_units(protocol.units(opts), metrics, ctx)
-        if ranks.main:
-            for name, why in skipped.items():
-                bar.note(f"note: metric {name!r} skipped: {why}")
-        info: dict[str, Any] = {
-            "protocol": protocol.name,
-            "protocol_version": protocol.version,
-            "adapter": adapter_ref(protocol),
-            "versions": _versions(),
-            "manifest": {"path": str(Path(manifest).resolve()), "root": None if root is None else str(root)},
-            "systems": {k: str(v) for k, v in systems.items()},
-            "options": opts,
-            "judge": metered.describe() if raw_judge is not None else None,
-            "limit": limit,
-            "seeds": {"significance": 12345},
-            "generation": generation,
-            "units": dict(prev.get("units", {})) if prev.get("format") == RUN_FORMAT else {},
-        }
-        if not dry_run and ranks.main:
-            aside = store.set_old_lines_aside() if prev else None
-            if aside is not None:
-                bar.note(
-                    f"note: {out} was written by an older transcreval (run format {prev.get('format')}); its "
-                    f"stored lines are keyed differently and were moved to {aside.name}/: every item is scored "
-                    "again (judge answers come from the cache: no call is paid twice)"
-                )
-            store.root.mkdir(parents=True, exist_ok=True)
-            store.cache_dir.mkdir(exist_ok=True)
-            from transcreval.runs.manifest import lock_line
-
-            store.write_lock(lock_line(it, outputs) for it in items)
-            store.write_run(info)
+    with contextlib.ExitStack() as held:
+        failure: InputError | None = None
+        if ranks.main and not dry_run:
+            try:
+                held.enter_context(run_lock(out, "evaluate", note=bar.note))
+                if fresh:
+                    remove_run(out)
+            except InputError as e:
+                failure = e
+        told = ranks.agree(None if failure is None else str(failure))
+        if failure is not None:
+            raise failure
+        if told is not None:  # rank 0 could not take the directory
+            raise InputError(told)
         ranks.barrier()
-        by_name = {u.name: u for u in units}
-
-        def remember(name: str, signature: Any) -> None:
-            u = by_name[name]
-            info["units"][name] = {
-                "signature": str(signature),
-                "signature_digest": signature_digest(signature),
-                "metrics": list(u.metrics),
-                "reference_system": u.reference_system,
-                "uses_judge": u.uses_judge,
-            }
-            if ranks.main and not dry_run:
-                store.write_run(info)
-
-        report = run_units(
-            protocol=protocol.name,
-            version=protocol.version,
-            units=units,
-            items=items,
-            outputs=outputs,
-            ctx=ctx,
-            store=store,
-            ranks=ranks,
-            progress=bar,
-            dry_run=dry_run,
-            on_signature=remember,
+        prev = RunDir(out).check_resumable(protocol.name, protocol.version) or {}
+        # each evaluate is one generation of lines: the newest generation's line of an item wins
+        generation = int(prev.get("generation", 0)) + 1
+        store = RunDir(out, ranks.rank, ranks.world, generation=generation)
+        # every rank reads the directory before rank 0 writes into it: a slow rank must not find
+        # rank 0's half-written run (a lock file, no run.json yet) and refuse it as a foreign folder
+        ranks.barrier()
+        items, outputs, notes = read_inputs(protocol, manifest, systems, root=root, limit=limit)
+        if ranks.main:
+            for n in notes:
+                bar.note(f"note: {n}")
+        cfg = None if judge is None or callable(getattr(judge, "complete", None)) else read_judge_config(judge)
+        raw_judge = build_judge(cfg, store.cache_dir, dry_run=dry_run) if cfg is not None else judge
+        metered = MeteredJudge(raw_judge, max_calls=max_judge_calls, max_tokens=max_tokens, dry_run=dry_run)
+        ctx = UnitContext(
+            metered if raw_judge is not None else None, device, batch_size, store.cache_dir, opts, tuple(items)
         )
-    finally:
-        if cfg is not None:  # a judge built here from a config is closed here
-            metered.close()
-    if dry_run:
+        try:
+            units, skipped = select_units(protocol.units(opts), metrics, ctx)
+            if ranks.main:
+                for name, why in skipped.items():
+                    bar.note(f"note: metric {name!r} skipped: {why}")
+            info: dict[str, Any] = {
+                "protocol": protocol.name,
+                "protocol_version": protocol.version,
+                "adapter": adapter_ref(protocol),
+                "versions": _versions(),
+                "manifest": {"path": str(Path(manifest).resolve()), "root": None if root is None else str(root)},
+                "systems": {k: str(v) for k, v in systems.items()},
+                "options": opts,
+                "judge": metered.describe() if raw_judge is not None else None,
+                "limit": limit,
+                "seeds": {"significance": 12345},
+                "generation": generation,
+                "units": dict(prev.get("units", {})) if prev.get("format") == RUN_FORMAT else {},
+            }
+            if not dry_run and ranks.main:
+                aside = store.set_old_lines_aside() if prev else None
+                if aside is not None:
+                    bar.note(
+                        f"note: {out} was written by an older transcreval (run format {prev.get('format')}); its "
+                        f"stored lines are keyed differently and were moved to {aside.name}/: every item is scored "
+                        "again (judge answers come from the cache: no call is paid twice)"
+                    )
+                store.root.mkdir(parents=True, exist_ok=True)
+                store.cache_dir.mkdir(exist_ok=True)
+                from transcreval.runs.manifest import lock_line
+
+                store.write_lock(lock_line(it, outputs) for it in items)
+                store.write_run(info)
+            ranks.barrier()
+            by_name = {u.name: u for u in units}
+
+            def remember(name: str, signature: Any) -> None:
+                u = by_name[name]
+                info["units"][name] = {
+                    "signature": str(signature),
+                    "signature_digest": signature_digest(signature),
+                    "metrics": list(u.metrics),
+                    "reference_system": u.reference_system,
+                    "uses_judge": u.uses_judge,
+                }
+                if ranks.main and not dry_run:
+                    store.write_run(info)
+
+            report = run_units(
+                protocol=protocol.name,
+                version=protocol.version,
+                units=units,
+                items=items,
+                outputs=outputs,
+                ctx=ctx,
+                store=store,
+                ranks=ranks,
+                progress=bar,
+                dry_run=dry_run,
+                on_signature=remember,
+            )
+        finally:
+            if cfg is not None:  # a judge built here from a config is closed here
+                metered.close()
+        if dry_run:
+            ranks.finish()
+            return DryRun(report.rows, report.usage, skipped, report.signatures)
+        ranks.barrier()
+        if ranks.main:
+            store.merge_ranks()
+            aggregate(RunDir(out), protocol)
+        ranks.barrier()
         ranks.finish()
-        return DryRun(report.rows, report.usage, skipped, report.signatures)
-    ranks.barrier()
-    if ranks.main:
-        store.merge_ranks()
-        aggregate(RunDir(out), protocol)
-    ranks.barrier()
-    ranks.finish()
-    return Run(out, stopped=report.stopped, report=report, adapter=protocol, primary=ranks.main)
+        return Run(out, stopped=report.stopped, report=report, adapter=protocol, primary=ranks.main)

@@ -9,6 +9,7 @@
     DIR/results.json           the protocol result: records, paper tables, signatures, judge usage
     DIR/comparisons.json       every system against the baseline (transcreval compare)
     DIR/report.md, report.html, figures/   (transcreval report)
+    DIR/run.lock               while a process writes here (transcreval.runs.lock)
 
 ``<system>`` is the system's name encoded injectively (:func:`~transcreval.runs.names.folder_name`:
 ``a/b`` -> ``a%2Fb``), so two systems never share a folder.
@@ -35,6 +36,7 @@ from typing import Any, overload
 
 from transcreval.errors import InputError
 from transcreval.protocols.records import ItemRecord
+from transcreval.runs.lock import LOCK_NAME
 from transcreval.runs.names import folder_name
 
 __all__ = ["RUN_FORMAT", "RunDir", "record_from_dict", "write_json"]
@@ -137,7 +139,7 @@ class RunDir:
         """The stored run.json if the run can be resumed by ``protocol`` at ``version``; None for
         a new directory; an InputError saying how to start fresh otherwise."""
         if not self.exists():
-            if self.root.exists() and any(self.root.iterdir()) and not self._only_judge_cache():
+            if self.root.exists() and self._entries() and not self._only_judge_cache():
                 raise InputError(
                     f"{self.root} exists, is not empty and holds no run.json: choose another --out "
                     "(transcreval never writes into a folder it did not make)"
@@ -181,10 +183,14 @@ class RunDir:
         os.replace(self.items_dir, target)
         return target
 
+    def _entries(self) -> list[Path]:
+        """What the folder holds besides the lock of the process that runs here."""
+        return [e for e in self.root.iterdir() if e.name != LOCK_NAME]
+
     def _only_judge_cache(self) -> bool:
         """The folder holds only what ``evaluate`` opens before run.json (``cache/judge.sqlite*``):
         a run that stopped before it began (a metric that cannot run here) may start again."""
-        entries = list(self.root.iterdir())
+        entries = self._entries()
         if [e.name for e in entries] != ["cache"] or not entries[0].is_dir():
             return False
         return all(f.is_file() and f.name.startswith("judge.sqlite") for f in entries[0].iterdir())
