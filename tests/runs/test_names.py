@@ -164,3 +164,27 @@ def test_judge_usage_of_two_such_systems_is_counted_once(demo, tmp_path, capsys)
         data = json.loads(capsys.readouterr().out)
         assert data["judge_usage"]["total"]["calls"] == sent
         assert {c["n"] for c in data["counts"]["x/y"].values()} == {c["n"] for c in data["counts"]["x_y"].values()}
+
+
+@pytest.mark.parametrize("bad_id", ["../secret/x", "a/../../secret/x", "/abs/secret/x"])
+def test_an_id_that_would_lead_an_id_pattern_out_of_its_folder_is_refused(tmp_path, capsys, bad_id):
+    """Item 9: outputs named by a pattern with {id} stay under the pattern's folder."""
+    from PIL import Image
+
+    outs = tmp_path / "outs"
+    (outs / "sub").mkdir(parents=True)
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    Image.new("RGB", (4, 4)).save(secret / "x.png")
+    Image.new("RGB", (4, 4)).save(outs / "sub" / "ok.png")
+    rows = [{"id": "sub/ok", "reference_text": "r"}, {"id": bad_id, "reference_text": "r"}]
+    (tmp_path / "m.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    pattern = f"{outs}/{{id}}.png"
+    with pytest.raises(InputError, match="leave"):
+        evaluate(TOY, tmp_path / "m.jsonl", {"s": pattern}, tmp_path / "run", metrics=["pixels"])
+    assert main(["validate", "-p", TOY, "-m", str(tmp_path / "m.jsonl"), "-s", f"s={pattern}"]) == 2
+    assert "leave" in capsys.readouterr().out
+    rows = rows[:1]  # an id with a subfolder that stays inside is fine
+    (tmp_path / "m.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run = evaluate(TOY, tmp_path / "m.jsonl", {"s": pattern}, tmp_path / "run2", metrics=["pixels"])
+    assert [r.status for r in run.results.records] == ["ok"]
