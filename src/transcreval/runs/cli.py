@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from transcreval.errors import InputError, JudgeError, MissingDependencyError, TranscrevalError
+from transcreval.errors import InputError, JudgeCacheError, JudgeError, MissingDependencyError, TranscrevalError
 
 __all__ = ["EXIT_CODES", "add_parsers", "run"]
 
@@ -121,6 +121,26 @@ def summary_rows(result: Any) -> list[list[str]]:
             fails = ", ".join(f"{k} {v}" for k, v in sorted(cell["failures"].items())) or "-"
             rows.append([metric, system, _num(mean, 3), f"{cell['n']}/{cell['of']}", fails])
     return rows
+
+
+def failure_summary(result: Any) -> list[str]:
+    """Lines for stderr: per metric, the records with no value by status, over every system
+    (nothing when every record has a value)."""
+    from transcreval.runs.aggregate import counts
+
+    per: dict[str, dict[str, int]] = {}
+    of: dict[str, int] = {}
+    for cells in counts(result).values():
+        for metric, cell in cells.items():
+            of[metric] = of.get(metric, 0) + cell["of"]
+            for status, k in cell["failures"].items():
+                per.setdefault(metric, {})[status] = per.setdefault(metric, {}).get(status, 0) + k
+    if not per:
+        return []
+    lines = ["failures (records with no value; a judge's api_error and timeout are redone by a rerun):"]
+    for metric, by in per.items():
+        lines.append(f"  {metric}: " + ", ".join(f"{k} {v}" for k, v in sorted(by.items())) + f" (of {of[metric]})")
+    return lines
 
 
 def _print_result(run: Any, out: TextIO) -> None:
@@ -266,13 +286,19 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         todo = [[r["unit"], r["system"], r["items"], r["done"], r.get("to_compute", "?")] for r in got.rows]
         print("\n" + format_table(todo, ["metric", "system", "items", "done", "to compute"]), file=out)
         return 0
+    unusable = got.engine_report.judge_unusable if got.engine_report is not None else None
     if not got.primary:  # another rank of a torchrun run: rank 0 prints
-        return 3 if got.stopped else 0
+        return 4 if unusable else 3 if got.stopped else 0
     if args.format == "json":
         print(json.dumps(_result_json(got), indent=1, ensure_ascii=False), file=out)
     else:
         _print_result(got, out)
         print(f"\nrun directory: {got.path}", file=out)
+    for line in failure_summary(got.results):
+        print(line, file=sys.stderr)
+    if unusable:
+        print(f"transcreval evaluate: the judge cannot be used: {unusable}; rerun when it answers", file=sys.stderr)
+        return 4
     if got.stopped:
         print(f"stopped early: {got.stopped}; rerun the same command to go on", file=sys.stderr)
         return 3
@@ -357,6 +383,14 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted: everything scored so far is kept; rerun the same command to go on", file=sys.stderr)
         return 130
+    except JudgeCacheError as e:
+        print(
+            f"transcreval {args.command}: a local file problem, not the judge: {e}. Free disk space or make "
+            "the folder writable; if the file is damaged, move it aside (mv FILE FILE.bad) and rerun: the lines "
+            "already stored are kept, only the answers it held are asked again",
+            file=sys.stderr,
+        )
+        return 2
     except JudgeError as e:
         print(f"transcreval {args.command}: the judge cannot be used: {e}", file=sys.stderr)
         return 4

@@ -49,6 +49,8 @@ class EngineReport:
     signatures: dict[str, str] = field(default_factory=dict)
     stopped: str | None = None
     skipped: dict[str, str] = field(default_factory=dict)
+    #: why the judge cannot be used (a judge unit got no usable answer in this run), or None
+    judge_unusable: str | None = None
 
 
 def signature_digest(signature: Any) -> str:

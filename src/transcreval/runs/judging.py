@@ -110,7 +110,15 @@ def estimate_tokens(request: Any) -> int:
     return math.ceil(text) + sum(_image_tokens(*im.size) for im in request.images)
 
 
-_ZERO = {"calls": 0, "cached": 0, "prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "est_prompt_tokens": 0}
+_ZERO = {
+    "calls": 0,
+    "failed": 0,
+    "cached": 0,
+    "prompt_tokens": 0,
+    "completion_tokens": 0,
+    "total_tokens": 0,
+    "est_prompt_tokens": 0,
+}
 
 
 class MeteredJudge:
@@ -126,6 +134,10 @@ class MeteredJudge:
         self.max_calls, self.max_tokens, self.dry_run = max_calls, max_tokens, dry_run
         self.unit = ""
         self.usage: dict[str, dict[str, int]] = {}
+        #: per unit, the calls of this run that got no answer, by status, and a detail of each status
+        self.failures: dict[str, dict[str, int]] = {}
+        self.details: dict[str, dict[str, str]] = {}
+        self.answered: dict[str, int] = {}  # per unit: usable answers (sent or cached) of this run
         self.calls = 0
         self.tokens = 0
         self._seen: set[str] = set()  # dry run: distinct requests already counted
@@ -195,6 +207,8 @@ class MeteredJudge:
         replies = self.inner.complete(reqs)
         done: set[str] = set()
         for i, rep in enumerate(replies):
+            if rep.ok:
+                self.answered[self.unit] = self.answered.get(self.unit, 0) + 1
             if rep.cached:
                 b["cached"] += 1
                 continue
@@ -204,6 +218,11 @@ class MeteredJudge:
             done.add(k)
             b["calls"] += 1
             self.calls += 1
+            if not rep.ok:
+                b["failed"] += 1
+                by = self.failures.setdefault(self.unit, {})
+                by[rep.status] = by.get(rep.status, 0) + 1
+                self.details.setdefault(self.unit, {}).setdefault(rep.status, rep.detail)
             usage = dict(rep.usage or {})
             spent = int(usage.get("total_tokens") or 0) or estimate_tokens(reqs[i])
             for name in ("prompt_tokens", "completion_tokens"):
@@ -211,6 +230,17 @@ class MeteredJudge:
             b["total_tokens"] += spent
             self.tokens += spent
         return list(replies)
+
+    def unusable(self) -> str | None:
+        """Why the judge cannot be used, when a unit of this run sent calls and got not one
+        usable answer (every call failed and none came from the cache); else None."""
+        for unit, by in self.failures.items():
+            if sum(by.values()) and not self.answered.get(unit):
+                counts = ", ".join(f"{k} {v}" for k, v in sorted(by.items()))
+                first = "; ".join(f"{k}: {d}" for k, d in sorted(self.details.get(unit, {}).items()) if d)
+                why = f"metric {unit!r} got no usable answer: its calls failed ({counts})"
+                return f"{why}; {first}" if first else why
+        return None
 
     def take(self, unit: str) -> dict[str, int]:
         """The usage counted for ``unit`` since the last take (and reset it)."""

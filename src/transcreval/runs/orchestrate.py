@@ -214,6 +214,8 @@ def run_evaluate(
                 dry_run=dry_run,
                 on_signature=remember,
             )
+            if raw_judge is not None and not dry_run:
+                report.judge_unusable = metered.unusable()
         finally:
             if cfg is not None:  # a judge built here from a config is closed here
                 metered.close()
