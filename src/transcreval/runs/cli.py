@@ -276,6 +276,8 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
     from transcreval.runs.api import Run
 
     if not isinstance(got, Run):  # a dry run
+        if not got.primary:  # another rank of a torchrun run: rank 0 prints the totals
+            return 0
         if args.format == "json":
             print(json.dumps(got.to_dict(), indent=1), file=out)
             return 0
@@ -287,8 +289,10 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         print("\n" + format_table(todo, ["metric", "system", "items", "done", "to compute"]), file=out)
         return 0
     unusable = got.engine_report.judge_unusable if got.engine_report is not None else None
-    if not got.primary:  # another rank of a torchrun run: rank 0 prints
-        return 4 if unusable else 3 if got.stopped else 0
+    if not got.primary:
+        # another rank of a torchrun run: rank 0 prints and gives the exit code (a rank ending with
+        # a non-zero code first would make torchrun stop rank 0 while it prints)
+        return 0
     if args.format == "json":
         print(json.dumps(_result_json(got), indent=1, ensure_ascii=False), file=out)
     else:

@@ -7,9 +7,10 @@ cannot be scored (missing, missing file, undecodable, lacking what the unit need
 the rest ``batch_size`` at a time, appending each batch's lines (fsynced) before the next
 starts. A stored line whose records hold a transient judge failure (``api_error``,
 ``timeout``, or a status derived from one such as ``gt_title_api_error``; or whose payload's
-``status`` is one) is redone. A judge budget stop (:class:`~transcreval.runs.judging.BudgetExceeded`)
-ends the loop cleanly: the batch it stopped did not write, the judge answers it got are
-cached, and a rerun goes on from there.
+``status`` is one) is redone. A batch the judge budget cannot pay for
+(:class:`~transcreval.runs.judging.BudgetExceeded`) is tried again item by item, so what the
+budget allows is scored; the first item it cannot pay for ends the loop cleanly: that item did
+not write, the judge answers it got are cached, and a rerun goes on from there.
 """
 
 from __future__ import annotations
@@ -254,8 +255,9 @@ def run_units(
             if not dry_run:
                 store.append(system, unit.name, fails)
             progress.advance(len(fails))
-            for start in range(0, len(ready), max(1, ctx.batch_size)):
-                batch = ready[start : start + ctx.batch_size]
+            batches = [ready[i : i + ctx.batch_size] for i in range(0, len(ready), max(1, ctx.batch_size))]
+            while batches:
+                batch = batches.pop(0)
                 if prepared is None:
                     prepared = unit.prepare(ctx)
                 if judge is not None:
@@ -263,13 +265,16 @@ def run_units(
                 try:
                     outs = list(prepared.score([w for w, _ in batch]))
                 except BudgetExceeded as e:
-                    report.stopped = str(e)
-                    progress.close()
                     if judge is not None:  # calls of the stopped batch were spent (and their answers cached)
                         spent = judge.take(unit.name)
                         _add_usage(report, unit.name, spent)
                         if any(spent.values()) and not dry_run:
                             store.append(system, unit.name, [{"usage": spent}])
+                    if len(batch) > 1:  # what the budget still allows, item by item: a rerun goes on
+                        batches[:0] = [[x] for x in batch]
+                        continue
+                    report.stopped = str(e)
+                    progress.close()
                     return report
                 if len(outs) != len(batch):
                     raise InputError(f"unit {unit.name!r} returned {len(outs)} outcomes for {len(batch)} items")

@@ -26,7 +26,8 @@ class DryRun:
 
     Attributes:
         rows: per unit x system: ``items``, ``done`` (stored with a matching key), ``to_compute``
-            (None for a model unit whose signature needs its model to be built).
+            (None for a model unit whose signature needs its model to be built); totals over the
+            ranks under torchrun, as ``judge``.
         judge: per judge unit: ``calls`` (distinct requests not in the cache), ``cached``,
             ``est_prompt_tokens`` (:func:`~transcreval.runs.judging.estimate_tokens`).
         skipped: default units that cannot run here, with the reason.
@@ -36,6 +37,7 @@ class DryRun:
     judge: dict[str, dict[str, int]]
     skipped: dict[str, str]
     signatures: dict[str, str]
+    primary: bool = True  # False on the ranks > 0 of a torchrun run (the totals are the same; rank 0 prints)
 
     def to_dict(self) -> dict[str, Any]:
         return {"rows": self.rows, "judge": self.judge, "skipped": self.skipped, "signatures": self.signatures}
@@ -109,8 +111,9 @@ def run_evaluate(
     stream: TextIO,
 ) -> Run | DryRun:
     from transcreval.runs.aggregate import aggregate
+    from transcreval.runs.budget import BUDGET_FILE
     from transcreval.runs.engine import run_units, signature_digest
-    from transcreval.runs.judging import MeteredJudge, build_judge, read_judge_config
+    from transcreval.runs.judging import MeteredJudge, build_judge, planned_usage, read_judge_config
     from transcreval.runs.progress import Progress
     from transcreval.runs.ranks import current
     from transcreval.runs.store import RUN_FORMAT, RunDir
@@ -149,7 +152,10 @@ def run_evaluate(
                 bar.note(f"note: {n}")
         cfg = None if judge is None or callable(getattr(judge, "complete", None)) else read_judge_config(judge)
         raw_judge = build_judge(cfg, store.cache_dir, dry_run=dry_run) if cfg is not None else judge
-        metered = MeteredJudge(raw_judge, max_calls=max_judge_calls, max_tokens=max_tokens, dry_run=dry_run)
+        shared = store.cache_dir / BUDGET_FILE if ranks.world > 1 else None  # one budget for every rank
+        metered = MeteredJudge(
+            raw_judge, max_calls=max_judge_calls, max_tokens=max_tokens, dry_run=dry_run, shared=shared
+        )
         ctx = UnitContext(
             metered if raw_judge is not None else None, device, batch_size, store.cache_dir, opts, tuple(items)
         )
@@ -186,6 +192,7 @@ def run_evaluate(
 
                 store.write_lock(lock_line(it, outputs) for it in items)
                 store.write_run(info)
+                metered.budget.reset()
             ranks.barrier()
             by_name = {u.name: u for u in units}
 
@@ -214,14 +221,18 @@ def run_evaluate(
                 dry_run=dry_run,
                 on_signature=remember,
             )
-            if raw_judge is not None and not dry_run:
+            if ranks.world > 1:
+                _gather_ranks(report, metered, ranks)
+            if dry_run:
+                report.usage = planned_usage(metered.planned)
+            elif raw_judge is not None:
                 report.judge_unusable = metered.unusable()
         finally:
             if cfg is not None:  # a judge built here from a config is closed here
                 metered.close()
         if dry_run:
             ranks.finish()
-            return DryRun(report.rows, report.usage, skipped, report.signatures)
+            return DryRun(report.rows, report.usage, skipped, report.signatures, ranks.main)
         ranks.barrier()
         if ranks.main:
             store.merge_ranks()
@@ -229,3 +240,53 @@ def run_evaluate(
         ranks.barrier()
         ranks.finish()
         return Run(out, stopped=report.stopped, report=report, adapter=protocol, primary=ranks.main)
+
+
+def _gather_ranks(report: Any, metered: Any, ranks: Any) -> None:
+    """Every rank's counts into ``report`` and ``metered`` on every rank: the judge usage, why
+    the run stopped, the per-unit rows, the judge's failures and answers, a dry run's requests."""
+    mine = {
+        "usage": report.usage,
+        "stopped": report.stopped,
+        "rows": report.rows,
+        "failures": metered.failures,
+        "details": metered.details,
+        "answered": metered.answered,
+        "planned": metered.planned,
+    }
+    every = ranks.gather(mine)
+    report.stopped = next((g["stopped"] for g in every if g["stopped"]), None)
+    report.usage = _summed([g["usage"] for g in every])
+    metered.failures = _summed([g["failures"] for g in every])
+    metered.answered = _summed([{"": g["answered"]} for g in every]).get("", {})
+    metered.details = {}
+    for g in every:
+        for unit, by in g["details"].items():
+            for status, detail in by.items():
+                metered.details.setdefault(unit, {}).setdefault(status, detail)
+    metered.planned = {}
+    for g in every:
+        for unit, keys in g["planned"].items():
+            metered.planned.setdefault(unit, {}).update(keys)
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for g in every:
+        for r in g["rows"]:
+            key = (r["unit"], r["system"])
+            if key not in rows:
+                rows[key] = dict(r)
+                continue
+            have = rows[key]
+            for k, v in r.items():
+                if k not in ("unit", "system"):
+                    have[k] = None if v is None or have.get(k) is None else have[k] + v
+    report.rows = list(rows.values())
+
+
+def _summed(per_rank: list[dict[str, dict[str, int]]]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for d in per_rank:
+        for unit, counts in d.items():
+            tot = out.setdefault(unit, {})
+            for k, v in counts.items():
+                tot[k] = tot.get(k, 0) + v
+    return out

@@ -48,6 +48,16 @@ class Ranks:
         dist.broadcast_object_list(box, src=0)
         return box[0]
 
+    def gather(self, obj: Any) -> list[Any]:
+        """Every rank's ``obj``, in rank order, on every rank (picklable objects)."""
+        if self.world <= 1:
+            return [obj]
+        import torch.distributed as dist
+
+        out: list[Any] = [None] * self.world
+        dist.all_gather_object(out, obj)
+        return out
+
     def finish(self) -> None:
         if self.initialised_here:
             import torch.distributed as dist
