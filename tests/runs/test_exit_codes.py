@@ -76,7 +76,7 @@ def test_a_corrupt_judge_cache_is_a_local_problem_with_its_fix(demo, tmp_path, c
         rc = main(_args(demo, out, server))
     err = capsys.readouterr().err
     assert rc == 2, err
-    assert "judge.sqlite" in err and "move" in err and "not the judge" in err
+    assert "judge.sqlite" in err and "move the damaged file aside" in err and "not the judge" in err
     assert "the judge cannot be used" not in err
     assert len(err.strip().splitlines()) == 1
 

@@ -369,6 +369,23 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _cache_fix(message: str) -> str:
+    """The fix for a judge cache problem, by what SQLite said."""
+    low = message.lower()
+    if "full" in low:
+        return "; free disk space and rerun (the lines already stored are kept)"
+    if "read-only" in low or "readonly" in low or "permission" in low or "unable to open" in low:
+        return '; make the folder writable (or give --judge a writable "cache" file) and rerun'
+    if "locked" in low:
+        return ""
+    if "no judge cache at" in low:
+        return ""
+    return (
+        "; move the damaged file aside (mv FILE FILE.bad) and rerun: the lines already stored are kept, only "
+        "the answers it held are asked again"
+    )
+
+
 _HANDLERS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "ls": _ls,
     "validate": _validate,
@@ -389,9 +406,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 130
     except JudgeCacheError as e:
         print(
-            f"transcreval {args.command}: a local file problem, not the judge: {e}. Free disk space or make "
-            "the folder writable; if the file is damaged, move it aside (mv FILE FILE.bad) and rerun: the lines "
-            "already stored are kept, only the answers it held are asked again",
+            f"transcreval {args.command}: the local judge cache, not the judge: {e}{_cache_fix(str(e))}",
             file=sys.stderr,
         )
         return 2
