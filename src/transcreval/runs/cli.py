@@ -51,13 +51,17 @@ def add_parsers(sub: Any) -> None:
             help="a system's outputs: JSONL, a directory, or a pattern with {id} (repeat)",
         )
         p.add_argument("--root", help="resolve relative paths against this folder")
+        p.add_argument("--metrics", help="comma-separated metrics (units) to run; default: all that can run")
+        p.add_argument(
+            "--option", action="append", default=[], metavar="KEY=VALUE", help="a protocol option (JSON value)"
+        )
+        p.add_argument("--limit", type=int, help="only the first N manifest items")
+        p.add_argument(
+            "--judge", help='judge config: JSON such as {"model": "gpt-4o", "base_url": ...} or a .json file'
+        )
+        p.add_argument("--device", help="cpu, cuda, cuda:1, ...")
         _fmt(p)
     p.add_argument("-o", "--out", required=True, help="the run directory (resumed when it exists)")
-    p.add_argument("--metrics", help="comma-separated metrics (units) to run; default: all that can run")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a protocol option (JSON value)")
-    p.add_argument("--limit", type=int, help="only the first N manifest items")
-    p.add_argument("--judge", help='judge config: JSON such as {"model": "gpt-4o", "base_url": ...} or a .json file')
-    p.add_argument("--device", help="cpu, cuda, cuda:1, ...")
     p.add_argument("--batch-size", type=int, default=16, help="items per scoring batch (default 16)")
     p.add_argument("--progress", choices=("auto", "bar", "log", "none"), default="auto", help="progress on stderr")
     p.add_argument("--dry-run", action="store_true", help="count judge calls and estimate tokens; write nothing")
@@ -99,6 +103,10 @@ def _options(pairs: list[str]) -> dict[str, Any]:
             raise InputError(f"--option takes KEY=VALUE, got {p!r}")
         out[k.strip()] = _value(v)
     return out
+
+
+def _metrics(text: str | None) -> list[str] | None:
+    return [m for m in (text or "").split(",") if m.strip()] or None
 
 
 def _num(x: float, d: int = 2) -> str:
@@ -236,7 +244,17 @@ def _validate(args: argparse.Namespace, out: TextIO) -> int:
     from transcreval.runs.api import parse_systems
     from transcreval.runs.validation import validate
 
-    rep = validate(args.protocol, args.manifest, parse_systems(args.system, allow_empty=True), root=args.root)
+    rep = validate(
+        args.protocol,
+        args.manifest,
+        parse_systems(args.system, allow_empty=True),
+        root=args.root,
+        options=_options(args.option),
+        limit=args.limit,
+        metrics=_metrics(args.metrics),
+        judge=args.judge,
+        device=args.device,
+    )
     if args.format == "json":
         print(json.dumps(rep, indent=1), file=out)
     else:
@@ -254,7 +272,7 @@ def _validate(args: argparse.Namespace, out: TextIO) -> int:
 def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
     from transcreval.runs.api import evaluate, parse_systems
 
-    metrics = [m for m in (args.metrics or "").split(",") if m.strip()] or None
+    metrics = _metrics(args.metrics)
     got = evaluate(
         args.protocol,
         args.manifest,

@@ -11,7 +11,7 @@ from typing import Any, TextIO
 
 from transcreval._version import __version__
 from transcreval.errors import InputError
-from transcreval.runs.adapters import adapter_ref, remove_run, select_units
+from transcreval.runs.adapters import adapter_ref, check_device, check_units, remove_run, select_units
 from transcreval.runs.lock import run_lock
 from transcreval.runs.names import check_system_names
 from transcreval.runs.run import Run
@@ -123,6 +123,8 @@ def run_evaluate(
     bar = Progress(progress, stream)
     opts = protocol.check_options(options)
     check_system_names(systems, protocol.reserved_systems(opts))
+    check_device(device)
+    cfg = None if judge is None or callable(getattr(judge, "complete", None)) else read_judge_config(judge)
     ranks = current(device)
     with contextlib.ExitStack() as held:
         failure: InputError | None = None
@@ -150,7 +152,10 @@ def run_evaluate(
         if ranks.main:
             for n in notes:
                 bar.note(f"note: {n}")
-        cfg = None if judge is None or callable(getattr(judge, "complete", None)) else read_judge_config(judge)
+        # which units run, and their own checks of the items and options, before anything is written
+        planned = UnitContext(judge, device, batch_size, store.cache_dir, opts, tuple(items))
+        units, skipped = select_units(protocol.units(opts), metrics, planned)
+        check_units(units, planned)
         raw_judge = build_judge(cfg, store.cache_dir, dry_run=dry_run) if cfg is not None else judge
         shared = store.cache_dir / BUDGET_FILE if ranks.world > 1 else None  # one budget for every rank
         metered = MeteredJudge(
@@ -160,7 +165,6 @@ def run_evaluate(
             metered if raw_judge is not None else None, device, batch_size, store.cache_dir, opts, tuple(items)
         )
         try:
-            units, skipped = select_units(protocol.units(opts), metrics, ctx)
             if ranks.main:
                 for name, why in skipped.items():
                     bar.note(f"note: metric {name!r} skipped: {why}")

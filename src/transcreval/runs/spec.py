@@ -179,6 +179,9 @@ class Unit:
         default: run it when ``--metrics`` is not given (if available).
         available: ``fn(ctx) -> None`` or the reason it cannot run here (missing weights...).
         summary: one line for ``transcreval ls metrics --protocol P``.
+        check: ``fn(ctx)`` raising an InputError when the items or options cannot be scored by
+            this unit (a field its prompts need, too few labels for a quiz): ``validate`` and
+            ``evaluate`` call it before anything is written, so neither fails halfway.
     """
 
     name: str
@@ -191,6 +194,7 @@ class Unit:
     default: bool = True
     available: Callable[[UnitContext], str | None] | None = None
     summary: str = ""
+    check: Callable[[UnitContext], None] | None = None
 
     def unavailable(self, ctx: UnitContext) -> str | None:
         """Why this unit cannot run with ``ctx`` (None: it can)."""
@@ -238,6 +242,22 @@ def failed_records(work: Work, metrics: Sequence[str], status: str, meta: Mappin
     return Outcome(recs, {"status": status, "detail": work.output.detail})
 
 
+def _check_option_type(protocol: str, key: str, value: Any, default: Any) -> None:
+    """An option whose default is a number takes a number (``--option n_options=banana`` is
+    refused here, not deep inside the scoring); other options are the protocol's to check (a
+    flag may also take a mapping of settings)."""
+    if isinstance(default, bool):
+        return
+    if isinstance(default, int):
+        ok, kind = isinstance(value, int) and not isinstance(value, bool), "an integer"
+    elif isinstance(default, float):
+        ok, kind = isinstance(value, (int, float)) and not isinstance(value, bool), "a number"
+    else:
+        return
+    if not ok:
+        raise InputError(f"protocol {protocol!r}: option {key!r} must be {kind} (default {default!r}), got {value!r}")
+
+
 class ProtocolAdapter:
     """Base of the runner adapters: subclass, set the class attributes, implement :meth:`units`
     and :meth:`tables`.
@@ -267,6 +287,8 @@ class ProtocolAdapter:
         if unknown:
             known = ", ".join(sorted(self.option_defaults)) or "none"
             raise InputError(f"protocol {self.name!r}: unknown option(s) {unknown}; its options: {known}")
+        for key, value in given.items():
+            _check_option_type(self.name, key, value, self.option_defaults[key])
         return {**dict(self.option_defaults), **given}
 
     def units(self, options: Mapping[str, Any]) -> list[Unit]:
