@@ -434,6 +434,26 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except (InputError, MissingDependencyError, TranscrevalError, FileNotFoundError) as e:
         print(f"transcreval {args.command}: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        raise  # the reader went away (`| head`): transcreval.cli.main ends quietly
+    except OSError as e:  # the machine, not the inputs: a full disk, a read-only folder, a name too long
+        print(f"transcreval {args.command}: {_os_error(e)}", file=sys.stderr)
+        return 2
     except Exception:
         traceback.print_exc()
         return 1
+
+
+def _os_error(e: OSError) -> str:
+    """One line for an error of the file system, with what to do."""
+    import errno
+
+    where = f"{e.filename}: " if e.filename else ""
+    what = f"{where}{e.strerror or e}"
+    if e.errno == errno.ENOSPC:
+        return f"{what}; free disk space and rerun the same command (everything written so far is kept)"
+    if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"{what}; make the folder writable, or choose another --out"
+    if e.errno == errno.ENAMETOOLONG:
+        return f"{what}; use shorter names"
+    return what

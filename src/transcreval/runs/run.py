@@ -125,10 +125,22 @@ def compare_run(run: Run, baseline: str, **options: Any) -> Any:
 
 
 def _stored_comparisons(run: Run) -> tuple[str, dict[str, Any]] | None:
+    path = run.store.comparisons
     try:
-        data = json.loads(run.store.comparisons.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
+    except (ValueError, UnicodeDecodeError):
+        data = None
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("baseline"), str)
+        or not isinstance(data.get("settings", {}), dict)
+    ):
+        raise InputError(
+            f"{path} is damaged (not what `transcreval compare` writes): delete it, or run `transcreval compare "
+            f"{run.path} -b BASELINE` again"
+        )
     settings = {k: v for k, v in data.get("settings", {}).items() if k in _SETTINGS}
     return data["baseline"], settings
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from transcreval.errors import InputError
+from transcreval.files import replacing
 from transcreval.protocols.records import ItemRecord
 from transcreval.runs.lock import LOCK_NAME
 from transcreval.runs.names import folder_name
@@ -60,10 +61,11 @@ def _clean(obj: Any) -> Any:
 
 
 def write_json(path: Path, obj: Any) -> Path:
-    """Write ``obj`` as JSON (NaN -> null) whole, then rename into place."""
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(_clean(obj), indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    """Write ``obj`` as JSON (NaN -> null) whole, then rename into place (a write that fails, a
+    full disk, leaves the old file and no temporary one)."""
+    text = json.dumps(_clean(obj), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    with replacing(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
     return path
 
 
@@ -201,18 +203,34 @@ class RunDir:
 
     # ------------------------------------------------------------------ manifest lock
     def write_lock(self, lines: Iterable[Mapping[str, Any]]) -> None:
-        tmp = self.lock.with_name(self.lock.name + f".tmp{os.getpid()}")
-        with open(tmp, "w", encoding="utf-8") as f:
+        with replacing(self.lock) as tmp, open(tmp, "w", encoding="utf-8") as f:
             for line in lines:
                 f.write(json.dumps(_clean(line), ensure_ascii=False, allow_nan=False) + "\n")
-        os.replace(tmp, self.lock)
 
     def read_lock(self) -> list[dict[str, Any]]:
         try:
             text = self.lock.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise InputError(f"{self.root}: no manifest.lock.jsonl (the run never started)") from None
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+        except UnicodeDecodeError:
+            text = ""
+        out = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                row = None
+            if not isinstance(row, dict) or not isinstance(row.get("outputs"), dict) or "id" not in row:
+                raise InputError(
+                    f"{self.lock}, line {n}: damaged (not a line evaluate writes); rerun the same `transcreval "
+                    "evaluate` command to write it again (nothing is scored twice)"
+                )
+            out.append(row)
+        if not out:
+            raise InputError(f"{self.lock} is empty or damaged; rerun the same `transcreval evaluate` command")
+        return out
 
     # ------------------------------------------------------------------ unit lines
     def append(self, system: str, unit: str, lines: Sequence[Mapping[str, Any]]) -> None:
@@ -220,6 +238,7 @@ class RunDir:
         ``[generation, rank, n]``, then flush and fsync."""
         if not lines:
             return
+        self._unit_files(system, unit)  # the system's folder is a folder
         path = self.unit_path(system, unit, self.rank if self.world > 1 else None)
         path.parent.mkdir(parents=True, exist_ok=True)
         _cut_torn_tail(path)
@@ -236,6 +255,11 @@ class RunDir:
 
     def _unit_files(self, system: str, unit: str) -> list[Path]:
         d = self.items_dir / folder_name(system)
+        if d.exists() and not d.is_dir():
+            raise InputError(
+                f"{d} should be the folder of system {system!r}'s lines but is a file: move it aside, then rerun "
+                "`transcreval evaluate` (its items are scored again)"
+            )
         paths = [self.unit_path(system, unit)]
         if d.is_dir():
             stem = folder_name(unit)
@@ -304,23 +328,54 @@ class RunDir:
 
 def _read_lines(path: Path) -> list[dict[str, Any]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         return []
     out = []
-    lines = text.split("\n")
-    for n, line in enumerate(lines):
-        if not line.strip():
+    lines = data.split(b"\n")
+    for n, raw in enumerate(lines):
+        if not raw.strip():
             continue
+        damaged = (
+            f"{path}, line {n + 1}: {{}}; the run directory is damaged (delete that line: its item is scored again)"
+        )
         try:
-            out.append(json.loads(line))
+            line = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise InputError(damaged.format("not UTF-8 text")) from None
         except json.JSONDecodeError:
             if n == len(lines) - 1:  # the torn last line of a killed run: not done, redone
                 break
-            raise InputError(
-                f"{path}, line {n + 1}: not JSON; the run directory is damaged (delete that line)"
-            ) from None
+            raise InputError(damaged.format("not JSON")) from None
+        why = _shape_error(line)
+        if why:
+            raise InputError(damaged.format(why))
+        out.append(line)
     return out
+
+
+def _shape_error(line: Any) -> str:
+    """Why a parsed line is not one that ``append`` writes ('' when it is)."""
+    if not isinstance(line, dict):
+        return f"a JSON {type(line).__name__}, not an object"
+    seq = line.get("seq")
+    if seq is not None and not (
+        isinstance(seq, list) and len(seq) == 3 and all(isinstance(x, int) and not isinstance(x, bool) for x in seq)
+    ):
+        return "its 'seq' is not [generation, rank, n]"
+    if "usage" in line:
+        ok = isinstance(line["usage"], dict) and all(isinstance(v, (int, float)) for v in line["usage"].values())
+        return "" if ok else "its 'usage' is not a mapping of counts"
+    if not isinstance(line.get("item"), str) or not isinstance(line.get("key"), str):
+        return "no 'item' and 'key' strings"
+    records = line.get("records")
+    if not isinstance(records, list) or not all(
+        isinstance(r, dict) and all(isinstance(r.get(k), str) for k in ("item_id", "system", "metric")) for r in records
+    ):
+        return "its 'records' is not a list of records (item_id, system, metric, value, status)"
+    if not isinstance(line.get("payload", {}), dict):
+        return "its 'payload' is not an object"
+    return ""
 
 
 def _cut_torn_tail(path: Path) -> None:
