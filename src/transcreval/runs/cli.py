@@ -1,10 +1,11 @@
 """The run commands: ``ls``, ``validate``, ``evaluate``, ``rescore``, ``compare``, ``report``.
 
-Exit codes (docs/cli.md): 0 done; 1 an unexpected error (a traceback follows); 2 bad input or
-usage (one message saying what and how to fix it; ``validate``: a problem was found); 3 stopped
-early by ``--max-judge-calls`` / ``--max-tokens`` (everything done is kept: rerun to go on);
-4 the judge endpoint cannot be used (it rejects the key or model, or never answers);
-130 interrupted (Ctrl-C; everything done is kept).
+Exit codes (docs/cli.md, :mod:`transcreval.runs.exit_codes`): 0 done; 1 an unexpected error (a
+traceback follows); 2 bad input or usage, or a local file problem (one message saying what and
+how to fix it; ``validate``: a problem was found); 3 stopped early by ``--max-judge-calls`` /
+``--max-tokens`` (everything done is kept: rerun to go on); 4 the judge cannot be used (it
+rejects the key or model, never answers, or a judge metric got no usable answer); 130
+interrupted (Ctrl-C; everything done is kept).
 """
 
 from __future__ import annotations
@@ -13,15 +14,14 @@ import argparse
 import json
 import math
 import sys
-import traceback
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from transcreval.errors import InputError, JudgeCacheError, JudgeError, MissingDependencyError, TranscrevalError
+from transcreval.errors import InputError
+from transcreval.runs.exit_codes import EXIT_CODES, exit_code
 
 __all__ = ["EXIT_CODES", "add_parsers", "run"]
 
-EXIT_CODES = {"ok": 0, "error": 1, "input": 2, "budget": 3, "judge": 4, "interrupted": 130}
 COMMANDS = ("ls", "validate", "evaluate", "rescore", "compare", "report")
 
 
@@ -387,23 +387,6 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _cache_fix(message: str) -> str:
-    """The fix for a judge cache problem, by what SQLite said."""
-    low = message.lower()
-    if "full" in low:
-        return "; free disk space and rerun (the lines already stored are kept)"
-    if "read-only" in low or "readonly" in low or "permission" in low or "unable to open" in low:
-        return '; make the folder writable (or give --judge a writable "cache" file) and rerun'
-    if "locked" in low:
-        return ""
-    if "no judge cache at" in low:
-        return ""
-    return (
-        "; move the damaged file aside (mv FILE FILE.bad) and rerun: the lines already stored are kept, only "
-        "the answers it held are asked again"
-    )
-
-
 _HANDLERS: dict[str, Callable[[argparse.Namespace, TextIO], int]] = {
     "ls": _ls,
     "validate": _validate,
@@ -419,41 +402,5 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     stream = out if out is not None else sys.stdout
     try:
         return _HANDLERS[args.command](args, stream)
-    except KeyboardInterrupt:
-        print("interrupted: everything scored so far is kept; rerun the same command to go on", file=sys.stderr)
-        return 130
-    except JudgeCacheError as e:
-        print(
-            f"transcreval {args.command}: the local judge cache, not the judge: {e}{_cache_fix(str(e))}",
-            file=sys.stderr,
-        )
-        return 2
-    except JudgeError as e:
-        print(f"transcreval {args.command}: the judge cannot be used: {e}", file=sys.stderr)
-        return 4
-    except (InputError, MissingDependencyError, TranscrevalError, FileNotFoundError) as e:
-        print(f"transcreval {args.command}: {e}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        raise  # the reader went away (`| head`): transcreval.cli.main ends quietly
-    except OSError as e:  # the machine, not the inputs: a full disk, a read-only folder, a name too long
-        print(f"transcreval {args.command}: {_os_error(e)}", file=sys.stderr)
-        return 2
-    except Exception:
-        traceback.print_exc()
-        return 1
-
-
-def _os_error(e: OSError) -> str:
-    """One line for an error of the file system, with what to do."""
-    import errno
-
-    where = f"{e.filename}: " if e.filename else ""
-    what = f"{where}{e.strerror or e}"
-    if e.errno == errno.ENOSPC:
-        return f"{what}; free disk space and rerun the same command (everything written so far is kept)"
-    if e.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return f"{what}; make the folder writable, or choose another --out"
-    if e.errno == errno.ENAMETOOLONG:
-        return f"{what}; use shorter names"
-    return what
+    except (Exception, KeyboardInterrupt) as e:  # one line and the exit code (transcreval.runs.exit_codes)
+        return exit_code(args.command, e)
