@@ -157,6 +157,8 @@ class Metric(DistributedStates, PythonTotals):
 
     @property
     def update_count(self) -> int:
+        """This object's ``update``/``forward`` calls since construction or ``reset`` (held ones
+        included); ``merge_state`` and ``load_state_dict`` add none."""
         return self._update_count
 
     @property
@@ -208,7 +210,10 @@ class Metric(DistributedStates, PythonTotals):
 
     def merge_state(self, other: Metric | Mapping[str, Any]) -> None:
         """Fold another metric's states (or a ``state_dict``, whose keys must match exactly) into
-        this one; states made with other options are refused (StateMismatchError)."""
+        this one; states made with other options are refused (StateMismatchError).
+        ``update_count`` is unchanged either way: it counts this object's own ``update`` and
+        ``forward`` calls (a ``state_dict`` does not say how many calls made it; torchmetrics
+        counts the same way)."""
         self._refuse_if_synced("merge_state")
         if isinstance(other, Metric):
             if type(other) is not type(self) or other._specs != self._specs:
@@ -221,7 +226,6 @@ class Metric(DistributedStates, PythonTotals):
                 raise RuntimeError(f"cannot merge a synced {other.name}: call unsync() on it first")
             fresh = other._materialise(other._state)  # new objects: nothing to guard against
             self._merge(self._canonical(fresh), count=False)  # runs this metric's held calls first
-            self._update_count += other._update_count  # after: a failed merge counts nothing
         else:
             self._merge(self._foreign(other, "merge_state"), count=False)
 

@@ -6,6 +6,7 @@ set-level statistic from stored per-item features, with a file that counts every
   chrF, as sacrebleu's paired tests do); option ``delay`` sleeps per batch (kill tests);
 * unit ``pixels`` (not a default): the mean pixel value of the output image (decoding tests);
 * unit ``length``: ``length_scale`` x the number of characters (a config change touches only it);
+  its signature is a :class:`~transcreval.result.Signature` (work keys hash its canonical JSON);
 * unit ``feat``: an 8-d pseudo feature vector per item (seeded by its text) in the payload; the
   table's ``spread`` is the Frechet distance of each system's vectors to the references' ones,
   computed at aggregate time (a set-level statistic);
@@ -26,6 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
+from transcreval.result import Signature
 from transcreval.runs.features import frechet_from_rows, pack, unpack
 from transcreval.runs.spec import Outcome, Prepared, ProtocolAdapter, RunData, Unit, UnitContext, Work
 
@@ -63,8 +65,8 @@ def corpus_chrf(rows: np.ndarray) -> float:
     return chrf_from_statistics(np.asarray(rows).sum(0).tolist())
 
 
-def _length_sig(ctx: UnitContext) -> str:
-    return f"length|scale={float(ctx.options['length_scale'])}"
+def _length_sig(ctx: UnitContext) -> Signature:
+    return Signature.make("length", {"scale": float(ctx.options["length_scale"])})
 
 
 class ToyAdapter(ProtocolAdapter):

@@ -35,6 +35,7 @@ from transcreval.protocols.records import ItemRecord
 
 if TYPE_CHECKING:
     from transcreval.protocols.records import ProtocolResult
+    from transcreval.result import Signature
 
 __all__ = [
     "FAILED_OUTPUT_STATUSES",
@@ -157,9 +158,11 @@ class UnitContext:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A unit ready to score: its signature and ``score(works) -> outcomes`` (same order, same length)."""
+    """A unit ready to score: its signature and ``score(works) -> outcomes`` (same order, same
+    length). The signature is a printed one (a string) or a :class:`~transcreval.result.Signature`;
+    work keys hash its canonical JSON (:func:`~transcreval.runs.engine.signature_digest`)."""
 
-    signature: str
+    signature: str | Signature
     score: Callable[[Sequence[Work]], Sequence[Outcome]]
 
 
@@ -187,7 +190,7 @@ class Unit:
     name: str
     metrics: tuple[str, ...]
     prepare: Callable[[UnitContext], Prepared]
-    signature: Callable[[UnitContext], str] | None = None
+    signature: Callable[[UnitContext], str | Signature] | None = None
     needs: tuple[str, ...] = ("image",)
     uses_judge: bool = False
     reference_system: str | None = None
