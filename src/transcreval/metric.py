@@ -157,8 +157,7 @@ class Metric(DistributedStates, PythonTotals):
 
     @property
     def update_count(self) -> int:
-        """This object's ``update``/``forward`` calls since construction or ``reset`` (held ones
-        included); ``merge_state`` and ``load_state_dict`` add none."""
+        """This object's own ``update``/``forward`` calls since ``reset`` (merging adds none)."""
         return self._update_count
 
     @property
@@ -209,11 +208,8 @@ class Metric(DistributedStates, PythonTotals):
         self._computed = None
 
     def merge_state(self, other: Metric | Mapping[str, Any]) -> None:
-        """Fold another metric's states (or a ``state_dict``, whose keys must match exactly) into
-        this one; states made with other options are refused (StateMismatchError).
-        ``update_count`` is unchanged either way: it counts this object's own ``update`` and
-        ``forward`` calls (a ``state_dict`` does not say how many calls made it; torchmetrics
-        counts the same way)."""
+        """Fold another metric's states (or a ``state_dict``: keys must match exactly) into this
+        one, ``update_count`` unchanged; states made with other options: StateMismatchError."""
         self._refuse_if_synced("merge_state")
         if isinstance(other, Metric):
             if type(other) is not type(self) or other._specs != self._specs:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
 from transcreval.errors import InputError
 from transcreval.runs.exit_codes import EXIT_CODES, exit_code
+from transcreval.runs.summary import failure_summary, fmt_number, summary_rows
 
 __all__ = ["EXIT_CODES", "add_parsers", "run"]
 
@@ -107,48 +107,6 @@ def _options(pairs: list[str]) -> dict[str, Any]:
 
 def _metrics(text: str | None) -> list[str] | None:
     return [m for m in (text or "").split(",") if m.strip()] or None
-
-
-def _num(x: float, d: int = 2) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{d}f}"
-
-
-def summary_rows(result: Any) -> list[list[str]]:
-    """metric, system, mean of the ok values, n/of and the failures by status."""
-    from transcreval.runs.aggregate import counts
-
-    c = counts(result)
-    rows = []
-    for metric in dict.fromkeys(r.metric for r in result.records):
-        for system in dict.fromkeys(r.system for r in result.records):
-            cell = c.get(system, {}).get(metric)
-            if cell is None:
-                continue
-            vals = [r.value for r in result.records if r.system == system and r.metric == metric and r.ok]
-            mean = math.fsum(vals) / len(vals) if vals else math.nan
-            fails = ", ".join(f"{k} {v}" for k, v in sorted(cell["failures"].items())) or "-"
-            rows.append([metric, system, _num(mean, 3), f"{cell['n']}/{cell['of']}", fails])
-    return rows
-
-
-def failure_summary(result: Any) -> list[str]:
-    """Lines for stderr: per metric, the records with no value by status, over every system
-    (nothing when every record has a value)."""
-    from transcreval.runs.aggregate import counts
-
-    per: dict[str, dict[str, int]] = {}
-    of: dict[str, int] = {}
-    for cells in counts(result).values():
-        for metric, cell in cells.items():
-            of[metric] = of.get(metric, 0) + cell["of"]
-            for status, k in cell["failures"].items():
-                per.setdefault(metric, {})[status] = per.setdefault(metric, {}).get(status, 0) + k
-    if not per:
-        return []
-    lines = ["failures (records with no value; a judge's api_error and timeout are redone by a rerun):"]
-    for metric, by in per.items():
-        lines.append(f"  {metric}: " + ", ".join(f"{k} {v}" for k, v in sorted(by.items())) + f" (of {of[metric]})")
-    return lines
 
 
 def _print_result(run: Any, out: TextIO) -> None:
@@ -357,16 +315,16 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
         return 0
     rows = []
     for c in comp.rows:
-        ci = f"[{_num(c.ci[0], 3)}, {_num(c.ci[1], 3)}]" if c.ci else "-"
+        ci = f"[{fmt_number(c.ci[0], 3)}, {fmt_number(c.ci[1], 3)}]" if c.ci else "-"
         mark = "↑" if c.significant and c.delta > 0 else "↓" if c.significant else "·"
         rows.append(
             [
                 c.metric,
                 c.system,
-                _num(c.value, 3),
-                _num(c.delta, 3),
+                fmt_number(c.value, 3),
+                fmt_number(c.delta, 3),
                 ci,
-                _num(c.p_value, 4),
+                fmt_number(c.p_value, 4),
                 mark,
                 f"{c.n} ({c.n_missing} missing)",
             ]
