@@ -157,6 +157,7 @@ class Metric(DistributedStates, PythonTotals):
 
     @property
     def update_count(self) -> int:
+        """This object's own ``update``/``forward`` calls since ``reset`` (merging adds none)."""
         return self._update_count
 
     @property
@@ -207,8 +208,8 @@ class Metric(DistributedStates, PythonTotals):
         self._computed = None
 
     def merge_state(self, other: Metric | Mapping[str, Any]) -> None:
-        """Fold another metric's states (or a ``state_dict``, whose keys must match exactly) into
-        this one; states made with other options are refused (StateMismatchError)."""
+        """Fold another metric's states (or a ``state_dict``: keys must match exactly) into this
+        one, ``update_count`` unchanged; states made with other options: StateMismatchError."""
         self._refuse_if_synced("merge_state")
         if isinstance(other, Metric):
             if type(other) is not type(self) or other._specs != self._specs:
@@ -221,7 +222,6 @@ class Metric(DistributedStates, PythonTotals):
                 raise RuntimeError(f"cannot merge a synced {other.name}: call unsync() on it first")
             fresh = other._materialise(other._state)  # new objects: nothing to guard against
             self._merge(self._canonical(fresh), count=False)  # runs this metric's held calls first
-            self._update_count += other._update_count  # after: a failed merge counts nothing
         else:
             self._merge(self._foreign(other, "merge_state"), count=False)
 

@@ -4,7 +4,7 @@ A :class:`MetricResult` carries the value, how many items it summarises, optiona
 per-item values and a :class:`Signature` (metric name, options, the versions of the packages
 whose behaviour changes the numbers, and ours) that prints the way sacrebleu's signatures do::
 
-    TitleChrF|nc:6|nw:0|b:2|v:0.1.0 = 41.27
+    TitleChrF|nc:6|nw:0|b:2.0|case:mixed|eff:yes|space:no|v:0.1.0 = 41.27
     PHashDistance|hs:8|hf:4|surface:<=12|deep:>=30|pillow:13.0.0|scipy:1.17.1|v:0.1.0 = 7.5000
 
 Every class returns one, and so do the functional twins whose value comes with more than a
@@ -14,6 +14,7 @@ number (the agreement statistics: sample size, bootstrap interval, details).
 from __future__ import annotations
 
 import copy
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -26,11 +27,19 @@ from transcreval.packages import package_version
 
 
 def _fmt(value: Any) -> str:
+    """An option value as the signature prints it: floats exactly (``repr``), flags as yes/no."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:g}"
+        return repr(value)
     return str(value)
+
+
+def _escaped(text: str, key: bool = False) -> str:
+    """``\\`` and ``|`` (and ``:`` in a key) escaped with a backslash, so a signature splits
+    back into its parts one way only."""
+    out = text.replace("\\", "\\\\").replace("|", "\\|")
+    return out.replace(":", "\\:") if key else out
 
 
 @dataclass(frozen=True)
@@ -38,10 +47,13 @@ class Signature:
     """What produced a result: the metric's name, its options, package versions, our version.
 
     ``str(sig)`` gives ``Name|key:value|...|package:version|v:VERSION``; ``sig.as_dict()`` the
-    same as a dict. Options print in the order given; ``True``/``False`` print as ``yes``/``no``.
-    ``versions`` names the packages whose version can change the numbers (Pillow's resampling
-    for pHash, scipy's DCT, a model package), so two results are comparable when their
-    signatures are equal.
+    same as a dict. Options print in the order given; ``True``/``False`` print as ``yes``/``no``,
+    floats exactly (``repr``: 0.1234567 and 0.1234568 print apart), and a ``|`` or ``\\`` in a
+    name, key or value (and a ``:`` in a key) is escaped with a backslash, so two different
+    option sets never print the same signature. :meth:`canonical_json` is the signature as
+    canonical JSON: what run directories hash into their work keys. ``versions`` names the
+    packages whose version can change the numbers (Pillow's resampling for pHash, scipy's DCT, a
+    model package), so two results are comparable when their signatures are equal.
     """
 
     name: str
@@ -61,12 +73,37 @@ class Signature:
 
     def __str__(self) -> str:
         parts = [
-            self.name,
-            *(f"{k}:{_fmt(v)}" for k, v in self.options),
-            *(f"{k}:{v}" for k, v in self.versions),
-            f"v:{self.version}",
+            _escaped(self.name),
+            *(f"{_escaped(str(k), key=True)}:{_escaped(_fmt(v))}" for k, v in self.options),
+            *(f"{_escaped(str(k), key=True)}:{_escaped(str(v))}" for k, v in self.versions),
+            f"v:{_escaped(str(self.version))}",
         ]
         return "|".join(parts)
+
+    def canonical_json(self) -> str:
+        """The signature as canonical JSON (every part, in order; keys sorted, no spaces; floats
+        exact): equal for equal signatures and different otherwise, the text work keys hash."""
+        data = {
+            "name": self.name,
+            "options": [[str(k), _canonical(v)] for k, v in self.options],
+            "versions": [[str(k), str(v)] for k, v in self.versions],
+            "version": str(self.version),
+        }
+        return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
+
+
+def _canonical(x: Any) -> Any:
+    """An option value as plain JSON data for :meth:`Signature.canonical_json`: floats as they
+    are (NaN stays NaN, unlike :func:`_jsonable`), sets sorted, arrays as lists."""
+    if isinstance(x, (torch.Tensor,)) or (hasattr(x, "tolist") and type(x).__module__.startswith("numpy")):
+        return _canonical(x.tolist() if not isinstance(x, torch.Tensor) else x.detach().cpu().tolist())
+    if isinstance(x, Mapping):
+        return {str(k): _canonical(v) for k, v in x.items()}
+    if isinstance(x, (set, frozenset)):
+        return sorted((_canonical(v) for v in x), key=repr)
+    if isinstance(x, (list, tuple)):
+        return [_canonical(v) for v in x]
+    return x
 
 
 def _jsonable(x: Any) -> Any:

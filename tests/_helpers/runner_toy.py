@@ -6,10 +6,13 @@ set-level statistic from stored per-item features, with a file that counts every
   chrF, as sacrebleu's paired tests do); option ``delay`` sleeps per batch (kill tests);
 * unit ``pixels`` (not a default): the mean pixel value of the output image (decoding tests);
 * unit ``length``: ``length_scale`` x the number of characters (a config change touches only it);
+  its signature is a :class:`~transcreval.result.Signature` (work keys hash its canonical JSON);
 * unit ``feat``: an 8-d pseudo feature vector per item (seeded by its text) in the payload; the
   table's ``spread`` is the Frechet distance of each system's vectors to the references' ones,
   computed at aggregate time (a set-level statistic);
-* every scored item appends ``<unit> <system> <item>`` to the file named by option ``counter``.
+* every scored item appends ``<unit> <system> <item>`` to the file named by option ``counter``;
+* option ``gate``: a path; each chrF batch waits until that file exists (tests that must catch a
+  run in the middle, with no timing assumption).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
+from transcreval.result import Signature
 from transcreval.runs.features import frechet_from_rows, pack, unpack
 from transcreval.runs.spec import Outcome, Prepared, ProtocolAdapter, RunData, Unit, UnitContext, Work
 
@@ -45,14 +49,24 @@ def _count(ctx: UnitContext, unit: str, works: Sequence[Work]) -> None:
         os.fsync(f.fileno())
 
 
+def _wait_for(gate: str | None, limit: float = 600.0) -> None:
+    if not gate:
+        return
+    end = time.monotonic() + limit
+    while not os.path.exists(gate):
+        if time.monotonic() > end:
+            raise TimeoutError(f"the gate {gate} never opened")
+        time.sleep(0.05)
+
+
 def corpus_chrf(rows: np.ndarray) -> float:
     from transcreval.functional.text.chrf import chrf_from_statistics
 
     return chrf_from_statistics(np.asarray(rows).sum(0).tolist())
 
 
-def _length_sig(ctx: UnitContext) -> str:
-    return f"length|scale={float(ctx.options['length_scale'])}"
+def _length_sig(ctx: UnitContext) -> Signature:
+    return Signature.make("length", {"scale": float(ctx.options["length_scale"])})
 
 
 class ToyAdapter(ProtocolAdapter):
@@ -61,7 +75,7 @@ class ToyAdapter(ProtocolAdapter):
     item_fields = ("reference_text",)
     output_fields = ("text",)
     meta_fields: ClassVar[dict[str, str]] = {"item:topic": "a grouping key for reports"}
-    option_defaults: ClassVar[dict[str, Any]] = {"counter": "", "delay": 0.0, "length_scale": 1.0}
+    option_defaults: ClassVar[dict[str, Any]] = {"counter": "", "delay": 0.0, "length_scale": 1.0, "gate": ""}
 
     def units(self, options: Any) -> list[Unit]:
         def chrf(ctx: UnitContext) -> Prepared:
@@ -69,6 +83,7 @@ class ToyAdapter(ProtocolAdapter):
 
             def score(works: Sequence[Work]) -> list[Outcome]:
                 _count(ctx, "chrf", works)
+                _wait_for(ctx.options.get("gate"))
                 if ctx.options.get("delay"):
                     time.sleep(float(ctx.options["delay"]))
                 hyps = [w.output.text or "" for w in works]

@@ -160,7 +160,7 @@ def test_to_device_moves_states():
 
 def test_signature_and_result():
     sig = Signature.make("TitleChrF", {"nc": 6, "eff": True, "b": 2.0})
-    assert str(sig).startswith("TitleChrF|nc:6|eff:yes|b:2|v:")
+    assert str(sig).startswith("TitleChrF|nc:6|eff:yes|b:2.0|v:")  # floats print exactly (repr)
     res = MetricResult(41.27, 3, sig)
     assert float(res) == 41.27 and str(res).endswith("= 41.2700")
     assert res.to_dict()["n"] == 3

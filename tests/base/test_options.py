@@ -48,7 +48,7 @@ def test_signature_renames_and_leaves_out():
     o = ToyOptions(lowercase=True)
     assert o.signature_options() == {"order": 6, "b": 2.0, "lowercase": True}
     sig = o.signature("Toy", packages=("pytest",))
-    assert str(sig).startswith("Toy|order:6|b:2|lowercase:yes|pytest:")
+    assert str(sig).startswith("Toy|order:6|b:2.0|lowercase:yes|pytest:")
     assert o.as_kwargs() == {"order": 6, "beta": 2.0, "lowercase": True, "batch_size": 32}
 
 

@@ -113,7 +113,7 @@ def test_the_options_object_is_kept_and_checked_before_the_inputs():
 
     m = OCRMaskIoU(resample="lanczos", dilate_px=2)
     assert isinstance(m.options, OCRMaskIoUOptions) and m._signature_options() == m.options.signature_options()
-    assert m.options.dilate_px == 2.0 and m.resample == "lanczos" and "resize:lanczos|dil:2|" in str(m.signature)
+    assert m.options.dilate_px == 2.0 and m.resample == "lanczos" and "resize:lanczos|dil:2.0|" in str(m.signature)
     raw = ocr_mask_iou_stats([_txt("CAFE", 3)], [_txt("CAFE")], detector=m.detector, options=m.options)
     m.update([_txt("CAFE", 3)], [_txt("CAFE")])
     assert ocr_mask_iou_from_stats(raw, m.options).value == m.compute().value

@@ -216,8 +216,9 @@ def test_bad_options_fail_before_anything_runs(bench, tmp_path, capsys):
 
 
 def test_a_run_that_fails_before_it_begins_can_start_again_in_the_same_folder(server, tmp_path, capsys):
-    """evaluate opens the judge cache before it picks the metrics: a selection error left a
-    folder holding only cache/judge.sqlite that every rerun refused (any protocol; MPTc here)."""
+    """evaluate opened the judge cache before it picked the metrics: a selection error left a
+    folder holding only cache/judge.sqlite that every rerun refused (any protocol; MPTc here).
+    The metrics are now picked and checked before anything is written: nothing is left."""
     from transcreval.demo.run_set import write_demo_set
 
     manifest, systems = write_demo_set(tmp_path / "set")
@@ -225,7 +226,7 @@ def test_a_run_that_fails_before_it_begins_can_start_again_in_the_same_folder(se
     args = ["evaluate", "-p", "mptc", "-m", str(manifest), "-o", str(out), "--judge", _judge(server)]
     args += ["-s", f"text-edit={systems['text-edit']}", "--progress", "none"]
     assert main([*args, "--metrics", "nosuch"]) == 2
-    assert [p.name for p in out.iterdir()] == ["cache"]
+    assert not out.exists()
     capsys.readouterr()
     assert main([*args, "--metrics", "judge"]) == 0, capsys.readouterr().err
     assert (out / "run.json").is_file()

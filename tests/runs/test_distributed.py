@@ -69,7 +69,7 @@ def _worker(rank: int, world: int, init_file: str, args: dict, errors) -> None:
         raise
 
 
-def _spawn(world: int, args: dict) -> None:
+def _spawn(world: int, args: dict, expect_errors: bool = False) -> list[str]:
     ctx = mp.get_context("spawn")
     errors = ctx.Queue()
     init = Path(tempfile.mkdtemp(prefix="transcreval-gloo-")) / "init"
@@ -85,7 +85,11 @@ def _spawn(world: int, args: dict) -> None:
     problems = []
     while not errors.empty():
         problems.append(errors.get())
+    if expect_errors:
+        assert all(p.exitcode is not None for p in procs), "a rank hung"
+        return problems
     assert not problems and all(p.exitcode == 0 for p in procs), (problems, [p.exitcode for p in procs])
+    return problems
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +121,25 @@ def test_sharded_run_equals_one_process_exactly(single, world, slow_start):
     assert not list(out.glob("items/*/*.rank*.jsonl"))  # merged into <unit>.jsonl
     lines = (out / "items" / "base" / "chrf.jsonl").read_text().splitlines()
     assert len(lines) == 17 and len({json.loads(x)["item"] for x in lines}) == 17
+
+
+def test_every_rank_stops_when_rank_0_finds_the_directory_in_use(single):
+    """Only rank 0 takes the run directory's lock; when another process holds it, every rank
+    raises the same one-line error instead of waiting at a barrier forever."""
+    from transcreval.runs.lock import run_lock
+
+    d, root, _ = single
+    out = root / "held"
+    args = {
+        "manifest": str(d["manifest"]),
+        "systems": {k: str(v) for k, v in d["systems"].items()},
+        "out": str(out),
+        "counter": str(root / "held.txt"),
+    }
+    with run_lock(out, "test"):
+        problems = _spawn(2, args, expect_errors=True)
+    assert len(problems) == 2 and all("InputError" in p and f"pid {os.getpid()}" in p for p in problems), problems
+    assert not (root / "held.txt").exists()  # nothing was scored
 
 
 def test_torchrun_runs_the_cli_unchanged(single):

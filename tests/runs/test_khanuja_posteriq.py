@@ -144,6 +144,37 @@ def test_posteriq_points_unit_asks_the_judge_once_per_key_point_and_stores_the_v
     assert rec.status == "no_verdicts" and math.isnan(rec.value)
 
 
+def test_posteriq_points_whose_judge_call_failed_are_asked_again_on_resume(tmp_path):
+    asked = []
+    failing = {"on": True}
+
+    def reply(request):
+        asked.append(request.text)
+        if failing["on"] and "blue sea" in request.text:
+            raise ConnectionError("the endpoint dropped the call")  # an api_error reply
+        return '{"covered": false}' if "blue sea" in request.text else '{"covered": true}'
+
+    rec = {"system": "A", "task": "composition_understanding", "item_id": "c1", "answer": "a red sun"}
+    manifest, systems = _posteriq_files(tmp_path, [{**rec, "target": ["red sun", "blue sea"]}])
+    run_evaluate("posteriq", manifest, systems, tmp_path / "run", judge=FunctionJudge(reply))
+    failing["on"] = False
+    run = run_evaluate("posteriq", manifest, systems, tmp_path / "run", judge=FunctionJudge(reply))
+    assert sum("blue sea" in t for t in asked) == 2  # the failed verdict was asked again
+    assert run.store.latest("A", "points")["composition_understanding/c1"]["payload"] == {"verdicts": [True, False]}
+    col = "Composition Understanding Points Score"
+    want = posteriq.evaluate(
+        [
+            {
+                **rec,
+                "item_id": "composition_understanding/c1",
+                "target": ["red sun", "blue sea"],
+                "verdicts": [True, False],
+            }
+        ]
+    )
+    assert run.tables["table3"].cell("A", col) == want.tables["table3"].cell("A", col)
+
+
 def test_khanuja_refuses_to_start_without_human_ratings(tmp_path):
     from transcreval.errors import InputError
 

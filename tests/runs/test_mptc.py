@@ -95,6 +95,47 @@ def test_judge_tables_equal_the_protocols_own(written, tmp_path):
     assert Run(tmp_path / "run").rescore().tables == run.results.tables
 
 
+@pytest.mark.parametrize("fault", ["api_error", "timeout"])
+def test_a_failed_gt_title_is_asked_again_on_resume(written, tmp_path, fault):
+    """A transient failure of the GT poster's title call gives the systems' title records the
+    derived status ``gt_title_<status>``: those lines are redone on resume, as ``api_error`` is."""
+    from transcreval.engines.judge.replay import FunctionJudge
+    from transcreval.engines.judge.types import JudgeReply
+
+    root, _, _, who, systems = written
+    scripted = ScriptedJudge(who)
+    failing = {"on": True}
+
+    def flaky(request):
+        if failing["on"] and request.template_id == "mptc.title" and scripted._key(request.images[0])[1] == "GT":
+            return JudgeReply(fault, detail="the endpoint failed this call")
+        return scripted(request)
+
+    def run():
+        judge = FunctionJudge(flaky, model="scripted", params={"temperature": 0})
+        return evaluate(
+            "mptc", root / "manifest.jsonl", systems, tmp_path / "run", judge=judge, options={"split_by": "field"}
+        )
+
+    first = run()
+    derived = [r for r in first.results.records if r.status == f"gt_title_{fault}"]
+    assert derived  # the failure is on record, not a score
+    failing["on"] = False
+    asked = len(scripted.asked)
+    again = run()
+    assert len(scripted.asked) > asked  # the failed lines were redone
+    assert not [r for r in again.results.records if r.status == f"gt_title_{fault}"]
+    clean = evaluate(
+        "mptc",
+        root / "manifest.jsonl",
+        systems,
+        tmp_path / "clean",
+        judge=ScriptedJudge(who).judge(),
+        options={"split_by": "field"},
+    )
+    assert again.results.records == clean.results.records
+
+
 def test_system_names_map_to_planner_and_editor(written, tmp_path):
     root, _, _, who, systems = written
     one = {"Solo Editor": systems["Gemini 3 + GPT-4.1"]}

@@ -96,6 +96,16 @@ def test_a_config_change_reruns_only_the_affected_unit(toy):
     assert lengths == {i: 3.0 * len(t) for i, t in toy["texts"]["base"].items()}
 
 
+def test_a_change_in_the_seventh_digit_of_a_float_option_reruns_the_unit(toy):
+    """The toy's length unit is keyed by a Signature: 0.1234567 and 0.1234568 printed alike with
+    %g, so the second run reused the first one's records (issue 31 item 21)."""
+    _eval(toy, options={"length_scale": 0.1234567})
+    run = _eval(toy, options={"length_scale": 0.1234568})
+    lengths = {r.item_id: r.value for r in run.results.select(system="base", metric="length")}
+    assert lengths == {i: 0.1234568 * len(t) for i, t in toy["texts"]["base"].items()}
+    assert run.info["units"]["length"]["signature"].startswith("length|scale:0.1234568|")
+
+
 def test_a_changed_output_reruns_only_that_item(toy):
     _eval(toy)
     before = counted(toy["counter"])

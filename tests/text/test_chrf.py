@@ -195,7 +195,7 @@ def test_title_chrf_result_carries_corpus_and_signature():
     m.update(HYPS, REFS)
     res = m.compute()
     assert res.extras["corpus"] == pytest.approx(CHRF(word_order=2).corpus_score(HYPS, [REFS]).score, abs=1e-9)
-    assert str(res).startswith("TitleChrF|nc:6|nw:2|b:2|case:mixed|eff:yes|space:no|v:")
+    assert str(res).startswith("TitleChrF|nc:6|nw:2|b:2.0|case:mixed|eff:yes|space:no|v:")
     assert res.per_item.tolist() == pytest.approx(_sacre_sentences(HYPS, REFS, word_order=2), abs=1e-9)
 
 

@@ -69,7 +69,7 @@ def evaluate_demo(out_dir: Path, stream: TextIO, progress: str = "auto") -> Any:
     from transcreval.demo.judges import demo_judge
     from transcreval.demo.table import format_table
     from transcreval.runs.api import Run, evaluate
-    from transcreval.runs.cli import summary_rows
+    from transcreval.runs.summary import summary_rows
 
     posters = build_demo_set()
     manifest, systems = write_demo_set(out_dir / "data", posters)

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from transcreval.files import replacing
 from transcreval.report.build import build_report
 
 __all__ = ["render_html", "render_markdown", "write_report"]
@@ -45,7 +46,6 @@ def write_report(
 
 
 def _write(path: Path, data: bytes) -> Path:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    with replacing(path) as tmp:  # whole or not at all (a full disk leaves no temporary file)
+        tmp.write_bytes(data)
     return path

@@ -14,7 +14,15 @@ from typing import Any
 from transcreval.errors import InputError
 from transcreval.runs.spec import ProtocolAdapter, Unit, UnitContext
 
-__all__ = ["adapter_ref", "load_adapter", "parse_systems", "remove_run", "select_units"]
+__all__ = [
+    "adapter_ref",
+    "check_device",
+    "check_units",
+    "load_adapter",
+    "parse_systems",
+    "remove_run",
+    "select_units",
+]
 
 
 def load_adapter(protocol: str | ProtocolAdapter) -> ProtocolAdapter:
@@ -87,6 +95,41 @@ def select_units(units: Sequence[Unit], metrics: Sequence[str] | None, ctx: Unit
     return chosen, skipped
 
 
+def check_device(device: Any) -> None:
+    """InputError unless torch knows ``device`` and this machine has it (``--device banana``, or
+    ``cuda`` without a GPU, fail here at the start rather than inside a model or never)."""
+    if device is None:
+        return
+    import torch
+
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        raise InputError(f"--device {device!r}: not a device torch knows (cpu, cuda, cuda:1, mps)") from None
+    if dev.type == "cuda":
+        n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if n == 0:
+            raise InputError(f"--device {device!r}: no CUDA device here (torch.cuda.is_available() is False)")
+        if dev.index is not None and dev.index >= n:
+            raise InputError(f"--device {device!r}: this machine has {n} CUDA device(s), cuda:0 to cuda:{n - 1}")
+    elif dev.type == "mps":
+        if not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
+            raise InputError(f"--device {device!r}: no MPS device here")
+    elif dev.type != "cpu":
+        raise InputError(f"--device {device!r}: the runner uses cpu, cuda[:N] or mps")
+
+
+def check_units(units: Sequence[Unit], ctx: UnitContext) -> None:
+    """Every unit's own check of the items and options (:attr:`Unit.check`): an InputError naming
+    the unit before anything is scored."""
+    for u in units:
+        if u.check is not None:
+            try:
+                u.check(ctx)
+            except InputError as e:
+                raise InputError(f"metric {u.name!r}: {e}") from None
+
+
 def parse_systems(systems: Mapping[str, Any] | Sequence[str], *, allow_empty: bool = False) -> dict[str, str]:
     """``{name: outputs}`` from a mapping or ``["NAME=PATH", ...]`` (names unique)."""
     from transcreval.runs.manifest import parse_system_arg
@@ -108,9 +151,18 @@ def parse_systems(systems: Mapping[str, Any] | Sequence[str], *, allow_empty: bo
 
 
 def remove_run(path: Path) -> None:
-    """Delete a run directory (only one holding a run.json: never an arbitrary folder)."""
+    """Empty a run directory (only one holding a run.json: never an arbitrary folder), keeping
+    the lock of the process that does it (``run.lock``)."""
+    from transcreval.runs.lock import LOCK_NAME
+
     if not path.exists():
         return
     if not (path / "run.json").is_file():
         raise InputError(f"--fresh: {path} holds no run.json; it is not a run directory, so it is left alone")
-    shutil.rmtree(path)
+    for entry in path.iterdir():
+        if entry.name == LOCK_NAME:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()

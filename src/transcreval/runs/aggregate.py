@@ -32,15 +32,17 @@ def run_data(store: RunDir, info: Mapping[str, Any]) -> RunData:
     records: list[ItemRecord] = []
     payloads: dict[tuple[str, str, str], dict[str, Any]] = {}
     signatures: dict[str, str] = {}
+    store.check_current(info)
     for name, u in dict(info.get("units", {})).items():
         sig = u["signature"]
+        digest = u["signature_digest"]
         signatures[name] = sig
         ref = u.get("reference_system")
         for system in (*systems, *([ref] if ref else [])):
             stored = store.latest(system, name)
             for it in items:
                 out = reference_output(it, system) if system == ref else outputs[system][it.id]
-                key = work_key(info["protocol"], str(info["protocol_version"]), name, sig, Work(it, out, system))
+                key = work_key(info["protocol"], str(info["protocol_version"]), name, digest, Work(it, out, system))
                 line = stored.get(it.id)
                 if line is not None and line.get("key") == key:
                     records += [record_from_dict(r) for r in line.get("records", ())]

@@ -1,28 +1,28 @@
 """The run commands: ``ls``, ``validate``, ``evaluate``, ``rescore``, ``compare``, ``report``,
 and ``meta-evaluate`` (:mod:`transcreval.runs.meta_cli`).
 
-Exit codes (docs/cli.md): 0 done; 1 an unexpected error (a traceback follows); 2 bad input or
-usage (one message saying what and how to fix it; ``validate``: a problem was found); 3 stopped
-early by ``--max-judge-calls`` / ``--max-tokens`` (everything done is kept: rerun to go on);
-4 the judge endpoint cannot be used (it rejects the key or model, or never answers);
-130 interrupted (Ctrl-C; everything done is kept).
+Exit codes (docs/cli.md, :mod:`transcreval.runs.exit_codes`): 0 done; 1 an unexpected error (a
+traceback follows); 2 bad input or usage, or a local file problem (one message saying what and
+how to fix it; ``validate``: a problem was found); 3 stopped early by ``--max-judge-calls`` /
+``--max-tokens`` (everything done is kept: rerun to go on); 4 the judge cannot be used (it
+rejects the key or model, never answers, or a judge metric got no usable answer); 130
+interrupted (Ctrl-C; everything done is kept).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-import traceback
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from transcreval.errors import InputError, JudgeError, MissingDependencyError, TranscrevalError
+from transcreval.errors import InputError
+from transcreval.runs.exit_codes import EXIT_CODES, exit_code
+from transcreval.runs.summary import failure_summary, fmt_number, summary_rows
 
 __all__ = ["EXIT_CODES", "add_parsers", "run"]
 
-EXIT_CODES = {"ok": 0, "error": 1, "input": 2, "budget": 3, "judge": 4, "interrupted": 130}
 COMMANDS = ("ls", "validate", "evaluate", "rescore", "compare", "report", "meta-evaluate")
 
 
@@ -56,13 +56,17 @@ def add_parsers(sub: Any) -> None:
             help="a system's outputs: JSONL, a directory, or a pattern with {id} (repeat)",
         )
         p.add_argument("--root", help="resolve relative paths against this folder")
+        p.add_argument("--metrics", help="comma-separated metrics (units) to run; default: all that can run")
+        p.add_argument(
+            "--option", action="append", default=[], metavar="KEY=VALUE", help="a protocol option (JSON value)"
+        )
+        p.add_argument("--limit", type=int, help="only the first N manifest items")
+        p.add_argument(
+            "--judge", help='judge config: JSON such as {"model": "gpt-4o", "base_url": ...} or a .json file'
+        )
+        p.add_argument("--device", help="cpu, cuda, cuda:1, ...")
         _fmt(p)
     p.add_argument("-o", "--out", required=True, help="the run directory (resumed when it exists)")
-    p.add_argument("--metrics", help="comma-separated metrics (units) to run; default: all that can run")
-    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a protocol option (JSON value)")
-    p.add_argument("--limit", type=int, help="only the first N manifest items")
-    p.add_argument("--judge", help='judge config: JSON such as {"model": "gpt-4o", "base_url": ...} or a .json file')
-    p.add_argument("--device", help="cpu, cuda, cuda:1, ...")
     p.add_argument("--batch-size", type=int, default=16, help="items per scoring batch (default 16)")
     p.add_argument("--progress", choices=("auto", "bar", "log", "none"), default="auto", help="progress on stderr")
     p.add_argument("--dry-run", action="store_true", help="count judge calls and estimate tokens; write nothing")
@@ -109,26 +113,8 @@ def _options(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
-def _num(x: float, d: int = 2) -> str:
-    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{d}f}"
-
-
-def summary_rows(result: Any) -> list[list[str]]:
-    """metric, system, mean of the ok values, n/of and the failures by status."""
-    from transcreval.runs.aggregate import counts
-
-    c = counts(result)
-    rows = []
-    for metric in dict.fromkeys(r.metric for r in result.records):
-        for system in dict.fromkeys(r.system for r in result.records):
-            cell = c.get(system, {}).get(metric)
-            if cell is None:
-                continue
-            vals = [r.value for r in result.records if r.system == system and r.metric == metric and r.ok]
-            mean = math.fsum(vals) / len(vals) if vals else math.nan
-            fails = ", ".join(f"{k} {v}" for k, v in sorted(cell["failures"].items())) or "-"
-            rows.append([metric, system, _num(mean, 3), f"{cell['n']}/{cell['of']}", fails])
-    return rows
+def _metrics(text: str | None) -> list[str] | None:
+    return [m for m in (text or "").split(",") if m.strip()] or None
 
 
 def _print_result(run: Any, out: TextIO) -> None:
@@ -224,7 +210,17 @@ def _validate(args: argparse.Namespace, out: TextIO) -> int:
     from transcreval.runs.api import parse_systems
     from transcreval.runs.validation import validate
 
-    rep = validate(args.protocol, args.manifest, parse_systems(args.system, allow_empty=True), root=args.root)
+    rep = validate(
+        args.protocol,
+        args.manifest,
+        parse_systems(args.system, allow_empty=True),
+        root=args.root,
+        options=_options(args.option),
+        limit=args.limit,
+        metrics=_metrics(args.metrics),
+        judge=args.judge,
+        device=args.device,
+    )
     if args.format == "json":
         print(json.dumps(rep, indent=1), file=out)
     else:
@@ -242,7 +238,7 @@ def _validate(args: argparse.Namespace, out: TextIO) -> int:
 def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
     from transcreval.runs.api import evaluate, parse_systems
 
-    metrics = [m for m in (args.metrics or "").split(",") if m.strip()] or None
+    metrics = _metrics(args.metrics)
     got = evaluate(
         args.protocol,
         args.manifest,
@@ -264,6 +260,8 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
     from transcreval.runs.api import Run
 
     if not isinstance(got, Run):  # a dry run
+        if not got.primary:  # another rank of a torchrun run: rank 0 prints the totals
+            return 0
         if args.format == "json":
             print(json.dumps(got.to_dict(), indent=1), file=out)
             return 0
@@ -274,13 +272,21 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         todo = [[r["unit"], r["system"], r["items"], r["done"], r.get("to_compute", "?")] for r in got.rows]
         print("\n" + format_table(todo, ["metric", "system", "items", "done", "to compute"]), file=out)
         return 0
-    if not got.primary:  # another rank of a torchrun run: rank 0 prints
-        return 3 if got.stopped else 0
+    unusable = got.engine_report.judge_unusable if got.engine_report is not None else None
+    if not got.primary:
+        # another rank of a torchrun run: rank 0 prints and gives the exit code (a rank ending with
+        # a non-zero code first would make torchrun stop rank 0 while it prints)
+        return 0
     if args.format == "json":
         print(json.dumps(_result_json(got), indent=1, ensure_ascii=False), file=out)
     else:
         _print_result(got, out)
         print(f"\nrun directory: {got.path}", file=out)
+    for line in failure_summary(got.results):
+        print(line, file=sys.stderr)
+    if unusable:
+        print(f"transcreval evaluate: the judge cannot be used: {unusable}; rerun when it answers", file=sys.stderr)
+        return 4
     if got.stopped:
         print(f"stopped early: {got.stopped}; rerun the same command to go on", file=sys.stderr)
         return 3
@@ -317,16 +323,16 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
         return 0
     rows = []
     for c in comp.rows:
-        ci = f"[{_num(c.ci[0], 3)}, {_num(c.ci[1], 3)}]" if c.ci else "-"
+        ci = f"[{fmt_number(c.ci[0], 3)}, {fmt_number(c.ci[1], 3)}]" if c.ci else "-"
         mark = "↑" if c.significant and c.delta > 0 else "↓" if c.significant else "·"
         rows.append(
             [
                 c.metric,
                 c.system,
-                _num(c.value, 3),
-                _num(c.delta, 3),
+                fmt_number(c.value, 3),
+                fmt_number(c.delta, 3),
                 ci,
-                _num(c.p_value, 4),
+                fmt_number(c.p_value, 4),
                 mark,
                 f"{c.n} ({c.n_missing} missing)",
             ]
@@ -369,15 +375,5 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     stream = out if out is not None else sys.stdout
     try:
         return _HANDLERS[args.command](args, stream)
-    except KeyboardInterrupt:
-        print("interrupted: everything scored so far is kept; rerun the same command to go on", file=sys.stderr)
-        return 130
-    except JudgeError as e:
-        print(f"transcreval {args.command}: the judge cannot be used: {e}", file=sys.stderr)
-        return 4
-    except (InputError, MissingDependencyError, TranscrevalError, FileNotFoundError) as e:
-        print(f"transcreval {args.command}: {e}", file=sys.stderr)
-        return 2
-    except Exception:
-        traceback.print_exc()
-        return 1
+    except (Exception, KeyboardInterrupt) as e:  # one line and the exit code (transcreval.runs.exit_codes)
+        return exit_code(args.command, e)

@@ -6,9 +6,11 @@ skips those whose stored line has that key, writes a failure line at once for an
 cannot be scored (missing, missing file, undecodable, lacking what the unit needs), and scores
 the rest ``batch_size`` at a time, appending each batch's lines (fsynced) before the next
 starts. A stored line whose records hold a transient judge failure (``api_error``,
-``timeout``) is redone. A judge budget stop (:class:`~transcreval.runs.judging.BudgetExceeded`)
-ends the loop cleanly: the batch it stopped did not write, the judge answers it got are
-cached, and a rerun goes on from there.
+``timeout``, or a status derived from one such as ``gt_title_api_error``; or whose payload's
+``status`` is one) is redone. A batch the judge budget cannot pay for
+(:class:`~transcreval.runs.judging.BudgetExceeded`) is tried again item by item, so what the
+budget allows is scored; the first item it cannot pay for ends the loop cleanly: that item did
+not write, the judge answers it got are cached, and a rerun goes on from there.
 """
 
 from __future__ import annotations
@@ -27,10 +29,16 @@ from transcreval.runs.ranks import Ranks
 from transcreval.runs.spec import Item, Outcome, Output, Prepared, Unit, UnitContext, Work, failed_records
 from transcreval.runs.store import RunDir
 
-__all__ = ["TRANSIENT", "EngineReport", "reference_output", "run_units", "work_key"]
+__all__ = ["TRANSIENT", "EngineReport", "is_transient", "reference_output", "run_units", "signature_digest", "work_key"]
 
 #: record statuses redone on the next run (the answer may come back next time)
 TRANSIENT = ("api_error", "timeout")
+
+
+def is_transient(status: Any) -> bool:
+    """A transient judge failure, or a status derived from one (MPTc's ``gt_title_api_error``:
+    the title could not be scored because the GT poster's title call failed): redone on resume."""
+    return isinstance(status, str) and (status in TRANSIENT or status.endswith(tuple(f"_{t}" for t in TRANSIENT)))
 
 
 @dataclass
@@ -42,12 +50,31 @@ class EngineReport:
     signatures: dict[str, str] = field(default_factory=dict)
     stopped: str | None = None
     skipped: dict[str, str] = field(default_factory=dict)
+    #: why the judge cannot be used (a judge unit got no usable answer in this run), or None
+    judge_unusable: str | None = None
 
 
-def work_key(protocol: str, version: str, unit: str, signature: str, work: Work) -> str:
+def signature_digest(signature: Any) -> str:
+    """sha256 of a unit signature's canonical JSON (a printed signature is its own JSON string)."""
+    canonical = getattr(signature, "canonical_json", None)
+    text = canonical() if callable(canonical) else json.dumps(str(signature), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def work_key(protocol: str, version: str, unit: str, digest: str, work: Work) -> str:
     """sha256 of what defines a unit's result for one item: the protocol and its version, the
-    unit's signature, the item's and the output's content (images by sha256)."""
-    payload = [protocol, str(version), unit, signature, work.item.digest, work.output.digest, work.output.status]
+    unit, the system, the unit's signature (its :func:`signature_digest`), the item's and the
+    output's content (images by sha256)."""
+    payload = [
+        protocol,
+        str(version),
+        unit,
+        work.system,
+        digest,
+        work.item.digest,
+        work.output.digest,
+        work.output.status,
+    ]
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()
 
 
@@ -132,9 +159,13 @@ def _line(key: str, work: Work, out: Outcome) -> dict[str, Any]:
 
 
 def _done(line: Mapping[str, Any] | None, key: str) -> bool:
+    """The stored line has this key and no transient failure in its records or its payload's
+    ``status`` (a unit whose payload holds a judge's verdicts says there when one failed)."""
     if line is None or line.get("key") != key:
         return False
-    return not any(r.get("status") in TRANSIENT for r in line.get("records", ()))
+    if is_transient((line.get("payload") or {}).get("status")):
+        return False
+    return not any(is_transient(r.get("status")) for r in line.get("records", ()))
 
 
 def _systems(unit: Unit, outputs: Mapping[str, Mapping[str, Output]]) -> list[str]:
@@ -153,7 +184,7 @@ def run_units(
     ranks: Ranks,
     progress: Progress,
     dry_run: bool = False,
-    on_signature: Callable[[str, str], None] | None = None,
+    on_signature: Callable[[str, Any], None] | None = None,
 ) -> EngineReport:
     """Score every unit over every system (see the module docstring)."""
     report = EngineReport()
@@ -165,8 +196,9 @@ def run_units(
         if sig is None and (not dry_run or unit.uses_judge):  # a dry run builds no model
             prepared = unit.prepare(ctx)
             sig = prepared.signature
+        digest = signature_digest(sig) if sig is not None else ""
         if sig is not None:
-            report.signatures[unit.name] = sig
+            report.signatures[unit.name] = str(sig)
             if on_signature is not None:
                 on_signature(unit.name, sig)
         plans = []
@@ -180,7 +212,7 @@ def run_units(
             todo: list[tuple[Work, str]] = []
             n_done = 0
             for w in works:
-                k = work_key(protocol, version, unit.name, sig, w) if sig is not None else ""
+                k = work_key(protocol, version, unit.name, digest, w) if sig is not None else ""
                 if sig is not None and _done(stored.get(w.item.id), k):
                     n_done += 1
                 else:
@@ -223,8 +255,9 @@ def run_units(
             if not dry_run:
                 store.append(system, unit.name, fails)
             progress.advance(len(fails))
-            for start in range(0, len(ready), max(1, ctx.batch_size)):
-                batch = ready[start : start + ctx.batch_size]
+            batches = [ready[i : i + ctx.batch_size] for i in range(0, len(ready), max(1, ctx.batch_size))]
+            while batches:
+                batch = batches.pop(0)
                 if prepared is None:
                     prepared = unit.prepare(ctx)
                 if judge is not None:
@@ -232,13 +265,16 @@ def run_units(
                 try:
                     outs = list(prepared.score([w for w, _ in batch]))
                 except BudgetExceeded as e:
-                    report.stopped = str(e)
-                    progress.close()
                     if judge is not None:  # calls of the stopped batch were spent (and their answers cached)
                         spent = judge.take(unit.name)
                         _add_usage(report, unit.name, spent)
                         if any(spent.values()) and not dry_run:
                             store.append(system, unit.name, [{"usage": spent}])
+                    if len(batch) > 1:  # what the budget still allows, item by item: a rerun goes on
+                        batches[:0] = [[x] for x in batch]
+                        continue
+                    report.stopped = str(e)
+                    progress.close()
                     return report
                 if len(outs) != len(batch):
                     raise InputError(f"unit {unit.name!r} returned {len(outs)} outcomes for {len(batch)} items")

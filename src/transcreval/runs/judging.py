@@ -7,11 +7,13 @@ cache only). The API key comes from ``OPENAI_API_KEY``, never from the file. Ans
 in the run's ``cache/judge.sqlite`` unless ``"cache"`` names another file.
 
 :class:`MeteredJudge` wraps the judge for the runner: it counts per unit the calls made, the
-answers served from the cache and the tokens the endpoint reported (results.json), and stops
-cleanly before a batch that would pass ``--max-judge-calls`` or ``--max-tokens``
-(:class:`BudgetExceeded`; everything answered so far is cached and stored, so a rerun
-continues). With ``dry_run=True`` it sends nothing: it counts the distinct requests, how many
-the cache already holds, and estimates their prompt tokens (:func:`estimate_tokens`).
+HTTP requests they took (retries included), the calls that failed, the answers served from the
+cache and the tokens the endpoint reported (results.json), and stops cleanly before a batch
+that would pass ``--max-judge-calls`` or ``--max-tokens`` (:class:`BudgetExceeded`, from the
+run's :class:`~transcreval.runs.budget.JudgeBudget`, shared by the ranks under torchrun;
+everything answered so far is cached and stored, so a rerun continues). With ``dry_run=True``
+it sends nothing: it records the distinct requests, whether the cache holds them, and estimates
+their prompt tokens (:func:`estimate_tokens`, :func:`planned_usage`).
 """
 
 from __future__ import annotations
@@ -110,25 +112,49 @@ def estimate_tokens(request: Any) -> int:
     return math.ceil(text) + sum(_image_tokens(*im.size) for im in request.images)
 
 
-_ZERO = {"calls": 0, "cached": 0, "prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "est_prompt_tokens": 0}
+_ZERO = {
+    "calls": 0,
+    "http_requests": 0,
+    "failed": 0,
+    "cached": 0,
+    "prompt_tokens": 0,
+    "completion_tokens": 0,
+    "total_tokens": 0,
+    "est_prompt_tokens": 0,
+}
 
 
 class MeteredJudge:
     """Counts, estimates and budgets the run's judge (see the module docstring)."""
 
     def __init__(
-        self, judge: Any, *, max_calls: int | None = None, max_tokens: int | None = None, dry_run: bool = False
+        self,
+        judge: Any,
+        *,
+        max_calls: int | None = None,
+        max_tokens: int | None = None,
+        dry_run: bool = False,
+        shared: Path | None = None,
     ) -> None:
+        from transcreval.runs.budget import JudgeBudget
+
         for name, v in (("max_judge_calls", max_calls), ("max_tokens", max_tokens)):
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
                 raise InputError(f"--{name.replace('_', '-')} must be a non-negative integer, got {v!r}")
         self.inner = judge
         self.max_calls, self.max_tokens, self.dry_run = max_calls, max_tokens, dry_run
+        #: the budget, in a file shared by the ranks under torchrun (``shared``), else in memory
+        self.budget = JudgeBudget(max_calls, max_tokens, shared)
+        #: dry run: per unit, every distinct request seen: key -> (in the cache, estimated prompt tokens)
+        self.planned: dict[str, dict[str, tuple[bool, int]]] = {}
         self.unit = ""
         self.usage: dict[str, dict[str, int]] = {}
+        #: per unit, the calls of this run that got no answer, by status, and a detail of each status
+        self.failures: dict[str, dict[str, int]] = {}
+        self.details: dict[str, dict[str, str]] = {}
+        self.answered: dict[str, int] = {}  # per unit: usable answers (sent or cached) of this run
         self.calls = 0
         self.tokens = 0
-        self._seen: set[str] = set()  # dry run: distinct requests already counted
 
     # the Judge protocol, and what metrics read off a judge
     def describe(self) -> Mapping[str, Any]:
@@ -168,33 +194,32 @@ class MeteredJudge:
         if self.dry_run:
             hits = self._cached(keys or [])
             ids = keys if keys is not None else [str(id(r)) for r in reqs]
+            seen = self.planned.setdefault(self.unit, {})
             for k, r in zip(ids, reqs):
-                if k in self._seen:
+                if k in seen:
                     continue
-                self._seen.add(k)
+                seen[k] = (k in hits, 0 if k in hits else estimate_tokens(r))
                 if k in hits:
                     b["cached"] += 1
                 else:
                     b["calls"] += 1
-                    b["est_prompt_tokens"] += estimate_tokens(r)
+                    b["est_prompt_tokens"] += seen[k][1]
             return [JudgeReply("api_error", detail="dry run: not sent") for _ in reqs]
-        if (self.max_calls is not None or self.max_tokens is not None) and reqs:
+        booked_calls = booked_tokens = 0
+        if self.budget.active and reqs:
             hits = self._cached(keys or [])
             todo = {k: r for k, r in zip(keys or [str(i) for i in range(len(reqs))], reqs) if k not in hits}
-            if self.max_calls is not None and self.calls + len(todo) > self.max_calls:
-                raise BudgetExceeded(
-                    f"the next judge batch needs {len(todo)} call(s); {self.calls} of --max-judge-calls "
-                    f"{self.max_calls} are spent"
-                )
-            est = sum(estimate_tokens(r) for r in todo.values())
-            if self.max_tokens is not None and self.tokens + est > self.max_tokens:
-                raise BudgetExceeded(
-                    f"the next judge batch needs about {est} prompt tokens; {self.tokens} of --max-tokens "
-                    f"{self.max_tokens} are spent"
-                )
+            booked_calls = len(todo)
+            booked_tokens = sum(estimate_tokens(r) for r in todo.values()) if self.max_tokens is not None else 0
+            why = self.budget.reserve(booked_calls, booked_tokens)
+            if why is not None:
+                raise BudgetExceeded(why)
+        calls_before, tokens_before = self.calls, self.tokens
         replies = self.inner.complete(reqs)
         done: set[str] = set()
         for i, rep in enumerate(replies):
+            if rep.ok:
+                self.answered[self.unit] = self.answered.get(self.unit, 0) + 1
             if rep.cached:
                 b["cached"] += 1
                 continue
@@ -203,14 +228,33 @@ class MeteredJudge:
                 continue
             done.add(k)
             b["calls"] += 1
+            b["http_requests"] += int(getattr(rep, "attempts", 1) or 1)
             self.calls += 1
+            if not rep.ok:
+                b["failed"] += 1
+                by = self.failures.setdefault(self.unit, {})
+                by[rep.status] = by.get(rep.status, 0) + 1
+                self.details.setdefault(self.unit, {}).setdefault(rep.status, rep.detail)
             usage = dict(rep.usage or {})
             spent = int(usage.get("total_tokens") or 0) or estimate_tokens(reqs[i])
             for name in ("prompt_tokens", "completion_tokens"):
                 b[name] += int(usage.get(name) or 0)
             b["total_tokens"] += spent
             self.tokens += spent
+        tokens = self.tokens - tokens_before if self.max_tokens is not None else 0
+        self.budget.settle(booked_calls, self.calls - calls_before, booked_tokens, tokens)
         return list(replies)
+
+    def unusable(self) -> str | None:
+        """Why the judge cannot be used, when a unit of this run sent calls and got not one
+        usable answer (every call failed and none came from the cache); else None."""
+        for unit, by in self.failures.items():
+            if sum(by.values()) and not self.answered.get(unit):
+                counts = ", ".join(f"{k} {v}" for k, v in sorted(by.items()))
+                first = "; ".join(f"{k}: {d}" for k, d in sorted(self.details.get(unit, {}).items()) if d)
+                why = f"metric {unit!r} got no usable answer: its calls failed ({counts})"
+                return f"{why}; {first}" if first else why
+        return None
 
     def take(self, unit: str) -> dict[str, int]:
         """The usage counted for ``unit`` since the last take (and reset it)."""
@@ -220,6 +264,16 @@ class MeteredJudge:
         close = getattr(self.inner, "close", None)
         if callable(close):
             close()
+
+
+def planned_usage(planned: Mapping[str, Mapping[str, tuple[bool, int]]]) -> dict[str, dict[str, int]]:
+    """A dry run's count per unit from its distinct requests (:attr:`MeteredJudge.planned`):
+    ``calls`` (not in the cache), ``cached``, ``est_prompt_tokens`` of the calls."""
+    out = {}
+    for unit, keys in planned.items():
+        calls = [est for cached, est in keys.values() if not cached]
+        out[unit] = {"calls": len(calls), "cached": len(keys) - len(calls), "est_prompt_tokens": sum(calls)}
+    return out
 
 
 def judge_summary(usage: Mapping[str, Mapping[str, float]]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -228,6 +229,7 @@ def read_outputs(
     if "{id}" in spec_s:
         pattern = spec_s if root is None or os.path.isabs(spec_s) else os.path.join(os.fspath(root), spec_s)
         for i in ids:
+            _check_id_in_pattern(i, system, spec_s)
             p = pattern.replace("{id}", i)
             if os.path.isfile(p):
                 found[i] = _output(system, i, str(Path(p).resolve()), None, {}, p)
@@ -266,6 +268,17 @@ def read_outputs(
         )
     out = {i: found.get(i) or _missing(system, i, spec_s) for i in ids}
     return out, notes
+
+
+def _check_id_in_pattern(item_id: str, system: str, spec: str) -> None:
+    """An id put into an ``{id}`` pattern must not lead out of the pattern's folder (``..``, an
+    absolute path): ``outs/{id}.png`` with the id ``../secret/x`` would read ``secret/x.png``."""
+    parts = re.split(r"[\\/]", item_id)
+    if os.path.isabs(item_id) or item_id.startswith(("/", "\\")) or ".." in parts or re.match(r"^[A-Za-z]:", item_id):
+        raise InputError(
+            f"--system {system}={spec}: item id {item_id!r} would leave the outputs folder through the "
+            "{id} pattern; rename the item (ids may hold subfolders, never '..' or an absolute path)"
+        )
 
 
 def lossy_outputs(outputs: Mapping[str, Output]) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import platform
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -10,7 +11,9 @@ from typing import Any, TextIO
 
 from transcreval._version import __version__
 from transcreval.errors import InputError
-from transcreval.runs.adapters import adapter_ref, remove_run, select_units
+from transcreval.runs.adapters import adapter_ref, check_device, check_units, remove_run, select_units
+from transcreval.runs.lock import run_lock
+from transcreval.runs.names import check_system_names
 from transcreval.runs.run import Run
 from transcreval.runs.spec import Output, ProtocolAdapter, UnitContext
 
@@ -23,7 +26,8 @@ class DryRun:
 
     Attributes:
         rows: per unit x system: ``items``, ``done`` (stored with a matching key), ``to_compute``
-            (None for a model unit whose signature needs its model to be built).
+            (None for a model unit whose signature needs its model to be built); totals over the
+            ranks under torchrun, as ``judge``.
         judge: per judge unit: ``calls`` (distinct requests not in the cache), ``cached``,
             ``est_prompt_tokens`` (:func:`~transcreval.runs.judging.estimate_tokens`).
         skipped: default units that cannot run here, with the reason.
@@ -33,6 +37,7 @@ class DryRun:
     judge: dict[str, dict[str, int]]
     skipped: dict[str, str]
     signatures: dict[str, str]
+    primary: bool = True  # False on the ranks > 0 of a torchrun run (the totals are the same; rank 0 prints)
 
     def to_dict(self) -> dict[str, Any]:
         return {"rows": self.rows, "judge": self.judge, "skipped": self.skipped, "signatures": self.signatures}
@@ -129,101 +134,190 @@ def run_evaluate(
     stream: TextIO,
 ) -> Run | DryRun:
     from transcreval.runs.aggregate import aggregate
-    from transcreval.runs.engine import run_units
-    from transcreval.runs.judging import MeteredJudge, build_judge, read_judge_config
+    from transcreval.runs.budget import BUDGET_FILE
+    from transcreval.runs.engine import run_units, signature_digest
+    from transcreval.runs.judging import MeteredJudge, build_judge, planned_usage, read_judge_config
     from transcreval.runs.progress import Progress
     from transcreval.runs.ranks import current
-    from transcreval.runs.store import RunDir
+    from transcreval.runs.store import RUN_FORMAT, RunDir
 
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise InputError(f"--batch-size must be a positive integer, got {batch_size!r}")
     bar = Progress(progress, stream)
     opts = protocol.check_options(options)
-    ranks = current(device)
-    if fresh and ranks.main and not dry_run:
-        remove_run(out)
-    ranks.barrier()
-    store = RunDir(out, ranks.rank, ranks.world)
-    prev = store.check_resumable(protocol.name, protocol.version) or {}
-    # every rank reads the directory before rank 0 writes into it: a slow rank must not find
-    # rank 0's half-written run (a lock file, no run.json yet) and refuse it as a foreign folder
-    ranks.barrier()
-    items, outputs, notes = read_inputs(protocol, manifest, systems, root=root, limit=limit)
-    if ranks.main:
-        for n in notes:
-            bar.note(f"note: {n}")
+    check_system_names(systems, protocol.reserved_systems(opts))
+    check_device(device)
     cfg = None if judge is None or callable(getattr(judge, "complete", None)) else read_judge_config(judge)
-    raw_judge = build_judge(cfg, store.cache_dir, dry_run=dry_run) if cfg is not None else judge
-    metered = MeteredJudge(raw_judge, max_calls=max_judge_calls, max_tokens=max_tokens, dry_run=dry_run)
-    ctx = UnitContext(
-        metered if raw_judge is not None else None, device, batch_size, store.cache_dir, opts, tuple(items)
-    )
-    try:
-        units, skipped = select_units(protocol.units(opts), metrics, ctx)
-        if ranks.main:
-            for name, why in skipped.items():
-                bar.note(f"note: metric {name!r} skipped: {why}")
-        info: dict[str, Any] = {
-            "protocol": protocol.name,
-            "protocol_version": protocol.version,
-            "adapter": adapter_ref(protocol),
-            "versions": _versions(),
-            "manifest": {
-                "path": None if manifest is None else str(Path(manifest).resolve()),
-                "root": None if root is None else str(root),
-                **({"from": "the systems' own files"} if manifest is None else {}),
-            },
-            "systems": {k: str(v) for k, v in systems.items()},
-            "options": opts,
-            "judge": metered.describe() if raw_judge is not None else None,
-            "limit": limit,
-            "seeds": {"significance": 12345},
-            "units": dict(prev.get("units", {})),
-        }
-        if not dry_run and ranks.main:
-            store.root.mkdir(parents=True, exist_ok=True)
-            store.cache_dir.mkdir(exist_ok=True)
-            from transcreval.runs.manifest import lock_line
-
-            store.write_lock(lock_line(it, outputs) for it in items)
-            store.write_run(info)
+    ranks = current(device)
+    with contextlib.ExitStack() as held:
+        failure: InputError | None = None
+        if ranks.main and not dry_run:
+            try:
+                held.enter_context(run_lock(out, "evaluate", note=bar.note))
+                if fresh:
+                    remove_run(out)
+            except InputError as e:
+                failure = e
+        told = ranks.agree(None if failure is None else str(failure))
+        if failure is not None:
+            raise failure
+        if told is not None:  # rank 0 could not take the directory
+            raise InputError(told)
         ranks.barrier()
-        by_name = {u.name: u for u in units}
-
-        def remember(name: str, signature: str) -> None:
-            u = by_name[name]
-            info["units"][name] = {
-                "signature": signature,
-                "metrics": list(u.metrics),
-                "reference_system": u.reference_system,
-                "uses_judge": u.uses_judge,
-            }
-            if ranks.main and not dry_run:
-                store.write_run(info)
-
-        report = run_units(
-            protocol=protocol.name,
-            version=protocol.version,
-            units=units,
-            items=items,
-            outputs=outputs,
-            ctx=ctx,
-            store=store,
-            ranks=ranks,
-            progress=bar,
-            dry_run=dry_run,
-            on_signature=remember,
+        prev = RunDir(out).check_resumable(protocol.name, protocol.version) or {}
+        # each evaluate is one generation of lines: the newest generation's line of an item wins
+        generation = int(prev.get("generation", 0)) + 1
+        store = RunDir(out, ranks.rank, ranks.world, generation=generation)
+        # every rank reads the directory before rank 0 writes into it: a slow rank must not find
+        # rank 0's half-written run (a lock file, no run.json yet) and refuse it as a foreign folder
+        ranks.barrier()
+        items, outputs, notes = read_inputs(protocol, manifest, systems, root=root, limit=limit)
+        if ranks.main:
+            for n in notes:
+                bar.note(f"note: {n}")
+        # which units run, and their own checks of the items and options, before anything is written
+        planned = UnitContext(judge, device, batch_size, store.cache_dir, opts, tuple(items))
+        units, skipped = select_units(protocol.units(opts), metrics, planned)
+        check_units(units, planned)
+        raw_judge = build_judge(cfg, store.cache_dir, dry_run=dry_run) if cfg is not None else judge
+        shared = store.cache_dir / BUDGET_FILE if ranks.world > 1 else None  # one budget for every rank
+        metered = MeteredJudge(
+            raw_judge, max_calls=max_judge_calls, max_tokens=max_tokens, dry_run=dry_run, shared=shared
         )
-    finally:
-        if cfg is not None:  # a judge built here from a config is closed here
-            metered.close()
-    if dry_run:
+        ctx = UnitContext(
+            metered if raw_judge is not None else None, device, batch_size, store.cache_dir, opts, tuple(items)
+        )
+        try:
+            if ranks.main:
+                for name, why in skipped.items():
+                    bar.note(f"note: metric {name!r} skipped: {why}")
+            info: dict[str, Any] = {
+                "protocol": protocol.name,
+                "protocol_version": protocol.version,
+                "adapter": adapter_ref(protocol),
+                "versions": _versions(),
+                "manifest": {
+                    "path": None if manifest is None else str(Path(manifest).resolve()),
+                    "root": None if root is None else str(root),
+                    **({"from": "the systems' own files"} if manifest is None else {}),
+                },
+                "systems": {k: str(v) for k, v in systems.items()},
+                "options": opts,
+                "judge": metered.describe() if raw_judge is not None else None,
+                "limit": limit,
+                "seeds": {"significance": 12345},
+                "generation": generation,
+                "units": dict(prev.get("units", {})) if prev.get("format") == RUN_FORMAT else {},
+            }
+            if not dry_run and ranks.main:
+                aside = store.set_old_lines_aside() if prev else None
+                if aside is not None:
+                    bar.note(
+                        f"note: {out} was written by an older transcreval (run format {prev.get('format')}); its "
+                        f"stored lines are keyed differently and were moved to {aside.name}/: every item is scored "
+                        "again (judge answers come from the cache: no call is paid twice)"
+                    )
+                store.root.mkdir(parents=True, exist_ok=True)
+                store.cache_dir.mkdir(exist_ok=True)
+                from transcreval.runs.manifest import lock_line
+
+                store.write_lock(lock_line(it, outputs) for it in items)
+                store.write_run(info)
+                metered.budget.reset()
+            ranks.barrier()
+            by_name = {u.name: u for u in units}
+
+            def remember(name: str, signature: Any) -> None:
+                u = by_name[name]
+                info["units"][name] = {
+                    "signature": str(signature),
+                    "signature_digest": signature_digest(signature),
+                    "metrics": list(u.metrics),
+                    "reference_system": u.reference_system,
+                    "uses_judge": u.uses_judge,
+                }
+                if ranks.main and not dry_run:
+                    store.write_run(info)
+
+            report = run_units(
+                protocol=protocol.name,
+                version=protocol.version,
+                units=units,
+                items=items,
+                outputs=outputs,
+                ctx=ctx,
+                store=store,
+                ranks=ranks,
+                progress=bar,
+                dry_run=dry_run,
+                on_signature=remember,
+            )
+            if ranks.world > 1:
+                _gather_ranks(report, metered, ranks)
+            if dry_run:
+                report.usage = planned_usage(metered.planned)
+            elif raw_judge is not None:
+                report.judge_unusable = metered.unusable()
+        finally:
+            if cfg is not None:  # a judge built here from a config is closed here
+                metered.close()
+        if dry_run:
+            ranks.finish()
+            return DryRun(report.rows, report.usage, skipped, report.signatures, ranks.main)
+        ranks.barrier()
+        if ranks.main:
+            store.merge_ranks()
+            aggregate(RunDir(out), protocol)
+        ranks.barrier()
         ranks.finish()
-        return DryRun(report.rows, report.usage, skipped, report.signatures)
-    ranks.barrier()
-    if ranks.main:
-        store.merge_ranks()
-        aggregate(RunDir(out), protocol)
-    ranks.barrier()
-    ranks.finish()
-    return Run(out, stopped=report.stopped, report=report, adapter=protocol, primary=ranks.main)
+        return Run(out, stopped=report.stopped, report=report, adapter=protocol, primary=ranks.main)
+
+
+def _gather_ranks(report: Any, metered: Any, ranks: Any) -> None:
+    """Every rank's counts into ``report`` and ``metered`` on every rank: the judge usage, why
+    the run stopped, the per-unit rows, the judge's failures and answers, a dry run's requests."""
+    mine = {
+        "usage": report.usage,
+        "stopped": report.stopped,
+        "rows": report.rows,
+        "failures": metered.failures,
+        "details": metered.details,
+        "answered": metered.answered,
+        "planned": metered.planned,
+    }
+    every = ranks.gather(mine)
+    report.stopped = next((g["stopped"] for g in every if g["stopped"]), None)
+    report.usage = _summed([g["usage"] for g in every])
+    metered.failures = _summed([g["failures"] for g in every])
+    metered.answered = _summed([{"": g["answered"]} for g in every]).get("", {})
+    metered.details = {}
+    for g in every:
+        for unit, by in g["details"].items():
+            for status, detail in by.items():
+                metered.details.setdefault(unit, {}).setdefault(status, detail)
+    metered.planned = {}
+    for g in every:
+        for unit, keys in g["planned"].items():
+            metered.planned.setdefault(unit, {}).update(keys)
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for g in every:
+        for r in g["rows"]:
+            key = (r["unit"], r["system"])
+            if key not in rows:
+                rows[key] = dict(r)
+                continue
+            have = rows[key]
+            for k, v in r.items():
+                if k not in ("unit", "system"):
+                    have[k] = None if v is None or have.get(k) is None else have[k] + v
+    report.rows = list(rows.values())
+
+
+def _summed(per_rank: list[dict[str, dict[str, int]]]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for d in per_rank:
+        for unit, counts in d.items():
+            tot = out.setdefault(unit, {})
+            for k, v in counts.items():
+                tot[k] = tot.get(k, 0) + v
+    return out

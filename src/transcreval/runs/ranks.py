@@ -37,6 +37,27 @@ class Ranks:
 
             dist.barrier()
 
+    def agree(self, failure: str | None) -> str | None:
+        """Rank 0's ``failure`` (None: none) on every rank, so that all stop together when only
+        rank 0 could check something (the run directory's lock)."""
+        if self.world <= 1:
+            return failure
+        import torch.distributed as dist
+
+        box = [failure if self.main else None]
+        dist.broadcast_object_list(box, src=0)
+        return box[0]
+
+    def gather(self, obj: Any) -> list[Any]:
+        """Every rank's ``obj``, in rank order, on every rank (picklable objects)."""
+        if self.world <= 1:
+            return [obj]
+        import torch.distributed as dist
+
+        out: list[Any] = [None] * self.world
+        dist.all_gather_object(out, obj)
+        return out
+
     def finish(self) -> None:
         if self.initialised_here:
             import torch.distributed as dist

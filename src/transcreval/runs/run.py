@@ -4,6 +4,7 @@ and its ``compare`` and ``report``, built on :mod:`transcreval.significance` and
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 
 from transcreval.errors import InputError
 from transcreval.runs.adapters import load_adapter
+from transcreval.runs.lock import run_lock
 from transcreval.runs.spec import ProtocolAdapter
 from transcreval.runs.store import RunDir, write_json
 
@@ -78,17 +80,25 @@ class Run:
         """Aggregate again from the stored per-item lines (no model or judge call); rewrites results.json."""
         from transcreval.runs.aggregate import aggregate
 
-        self._results = aggregate(self.store, self.adapter)
+        with self._writing("rescore"):
+            self._results = aggregate(self.store, self.adapter)
         return self._results
 
     def compare(self, baseline: str, **options: Any) -> Any:
         """Every system against ``baseline`` (:func:`~transcreval.significance.compare_systems`
         with the protocol's set-level statistics); writes comparisons.json."""
-        return compare_run(self, baseline, **options)
+        with self._writing("compare"):
+            return compare_run(self, baseline, **options)
 
     def report(self, baseline: str | None = None, **options: Any) -> dict[str, Path]:
         """report.md, report.html and figures/ in the run directory."""
-        return report_run(self, baseline, **options)
+        with self._writing("report"):
+            return report_run(self, baseline, **options)
+
+    def _writing(self, command: str) -> contextlib.AbstractContextManager[None]:
+        """The run directory's lock (:mod:`transcreval.runs.lock`), once it is known to be a run."""
+        self.store.read_run()
+        return run_lock(self.path, command)
 
     def __repr__(self) -> str:
         return f"Run({str(self.path)!r})"
@@ -115,10 +125,22 @@ def compare_run(run: Run, baseline: str, **options: Any) -> Any:
 
 
 def _stored_comparisons(run: Run) -> tuple[str, dict[str, Any]] | None:
+    path = run.store.comparisons
     try:
-        data = json.loads(run.store.comparisons.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
+    except (ValueError, UnicodeDecodeError):
+        data = None
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("baseline"), str)
+        or not isinstance(data.get("settings", {}), dict)
+    ):
+        raise InputError(
+            f"{path} is damaged (not what `transcreval compare` writes): delete it, or run `transcreval compare "
+            f"{run.path} -b BASELINE` again"
+        )
     settings = {k: v for k, v in data.get("settings", {}).items() if k in _SETTINGS}
     return data["baseline"], settings
 

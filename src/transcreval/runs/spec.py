@@ -35,6 +35,7 @@ from transcreval.protocols.records import ItemRecord
 
 if TYPE_CHECKING:
     from transcreval.protocols.records import ProtocolResult
+    from transcreval.result import Signature
 
 __all__ = [
     "FAILED_OUTPUT_STATUSES",
@@ -157,9 +158,11 @@ class UnitContext:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A unit ready to score: its signature and ``score(works) -> outcomes`` (same order, same length)."""
+    """A unit ready to score: its signature and ``score(works) -> outcomes`` (same order, same
+    length). The signature is a printed one (a string) or a :class:`~transcreval.result.Signature`;
+    work keys hash its canonical JSON (:func:`~transcreval.runs.engine.signature_digest`)."""
 
-    signature: str
+    signature: str | Signature
     score: Callable[[Sequence[Work]], Sequence[Outcome]]
 
 
@@ -179,18 +182,22 @@ class Unit:
         default: run it when ``--metrics`` is not given (if available).
         available: ``fn(ctx) -> None`` or the reason it cannot run here (missing weights...).
         summary: one line for ``transcreval ls metrics --protocol P``.
+        check: ``fn(ctx)`` raising an InputError when the items or options cannot be scored by
+            this unit (a field its prompts need, too few labels for a quiz): ``validate`` and
+            ``evaluate`` call it before anything is written, so neither fails halfway.
     """
 
     name: str
     metrics: tuple[str, ...]
     prepare: Callable[[UnitContext], Prepared]
-    signature: Callable[[UnitContext], str] | None = None
+    signature: Callable[[UnitContext], str | Signature] | None = None
     needs: tuple[str, ...] = ("image",)
     uses_judge: bool = False
     reference_system: str | None = None
     default: bool = True
     available: Callable[[UnitContext], str | None] | None = None
     summary: str = ""
+    check: Callable[[UnitContext], None] | None = None
 
     def unavailable(self, ctx: UnitContext) -> str | None:
         """Why this unit cannot run with ``ctx`` (None: it can)."""
@@ -238,6 +245,22 @@ def failed_records(work: Work, metrics: Sequence[str], status: str, meta: Mappin
     return Outcome(recs, {"status": status, "detail": work.output.detail})
 
 
+def _check_option_type(protocol: str, key: str, value: Any, default: Any) -> None:
+    """An option whose default is a number takes a number (``--option n_options=banana`` is
+    refused here, not deep inside the scoring); other options are the protocol's to check (a
+    flag may also take a mapping of settings)."""
+    if isinstance(default, bool):
+        return
+    if isinstance(default, int):
+        ok, kind = isinstance(value, int) and not isinstance(value, bool), "an integer"
+    elif isinstance(default, float):
+        ok, kind = isinstance(value, (int, float)) and not isinstance(value, bool), "a number"
+    else:
+        return
+    if not ok:
+        raise InputError(f"protocol {protocol!r}: option {key!r} must be {kind} (default {default!r}), got {value!r}")
+
+
 class ProtocolAdapter:
     """Base of the runner adapters: subclass, set the class attributes, implement :meth:`units`
     and :meth:`tables`.
@@ -251,7 +274,6 @@ class ProtocolAdapter:
         meta_fields: documented ``meta`` keys of items (``"item:genre"``) and outputs
             (``"output:plan"``) -> meaning; ``validate`` reports unknown ones.
         option_defaults: every protocol option with its default (``--option key=value``).
-        reference_label: the system name of the reference row, if the protocol has one.
     """
 
     name: ClassVar[str] = ""
@@ -268,10 +290,17 @@ class ProtocolAdapter:
         if unknown:
             known = ", ".join(sorted(self.option_defaults)) or "none"
             raise InputError(f"protocol {self.name!r}: unknown option(s) {unknown}; its options: {known}")
+        for key, value in given.items():
+            _check_option_type(self.name, key, value, self.option_defaults[key])
         return {**dict(self.option_defaults), **given}
 
     def units(self, options: Mapping[str, Any]) -> list[Unit]:
         raise NotImplementedError
+
+    def reserved_systems(self, options: Mapping[str, Any]) -> tuple[str, ...]:
+        """System names the protocol keeps for itself (its units' reference rows, MPTc's
+        ``"GT"``): a system of the user's may not take them, nor differ from them only in case."""
+        return tuple(dict.fromkeys(u.reference_system for u in self.units(options) if u.reference_system))
 
     def tables(self, data: RunData) -> ProtocolResult:
         raise NotImplementedError

@@ -9,12 +9,19 @@
     DIR/results.json           the protocol result: records, paper tables, signatures, judge usage
     DIR/comparisons.json       every system against the baseline (transcreval compare)
     DIR/report.md, report.html, figures/   (transcreval report)
+    DIR/run.lock               while a process writes here (transcreval.runs.lock)
+
+``<system>`` is the system's name encoded injectively (:func:`~transcreval.runs.names.folder_name`:
+``a/b`` -> ``a%2Fb``), so two systems never share a folder.
 
 A unit line is ``{"item": id, "key": ..., "records": [...], "payload": {...}}``; a line
-``{"usage": {...}}`` after a batch holds the judge calls and tokens it spent. The last line
-for an item wins. A line cut short by a crash is cut off before the next append. Under
-``torchrun`` each rank appends to ``<unit>.rank<r>.jsonl``; rank 0 merges them at the end (and
-a later run reads unmerged rank files too).
+``{"usage": {...}}`` after a batch holds the judge calls and tokens it spent. Every line has a
+sequence number ``"seq": [generation, rank, n]`` (``generation`` counts the ``evaluate`` runs of
+the directory, run.json's ``generation``; ``n`` the lines of one process): the newest line of an
+item wins by it, whichever file holds it, and a line found twice counts once. A line cut short
+by a crash is cut off before the next append. Under ``torchrun`` each rank appends to
+``<unit>.rank<r>.jsonl``; rank 0 merges them at the end, idempotently (and a later run reads
+unmerged rank files too).
 """
 
 from __future__ import annotations
@@ -28,11 +35,17 @@ from pathlib import Path
 from typing import Any, overload
 
 from transcreval.errors import InputError
+from transcreval.files import replacing
 from transcreval.protocols.records import ItemRecord
+from transcreval.runs.lock import LOCK_NAME
+from transcreval.runs.names import folder_name
 
 __all__ = ["RUN_FORMAT", "RunDir", "record_from_dict", "write_json"]
 
-RUN_FORMAT = 1
+#: the run directory's format: 2 names folders injectively and keys lines by system (format 1
+#: directories are brought up to date by ``evaluate``: their lines are set aside and redone)
+RUN_FORMAT = 2
+OLD_FORMATS = (1,)
 _RANK_FILE = re.compile(r"^(?P<unit>.+)\.rank(?P<rank>\d+)\.jsonl$")
 
 
@@ -48,10 +61,11 @@ def _clean(obj: Any) -> Any:
 
 
 def write_json(path: Path, obj: Any) -> Path:
-    """Write ``obj`` as JSON (NaN -> null) whole, then rename into place."""
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(_clean(obj), indent=1, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    """Write ``obj`` as JSON (NaN -> null) whole, then rename into place (a write that fails, a
+    full disk, leaves the old file and no temporary one)."""
+    text = json.dumps(_clean(obj), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    with replacing(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
     return path
 
 
@@ -67,14 +81,6 @@ def record_from_dict(d: Mapping[str, Any]) -> ItemRecord:
         d.get("group"),
         dict(d.get("meta") or {}),
     )
-
-
-def _safe(name: str) -> str:
-    """A system or unit name as a directory/file name (``/`` and other odd characters replaced)."""
-    out = re.sub(r"[^\w.+\- ]", "_", name).strip()
-    if not out or out in (".", ".."):
-        raise InputError(f"{name!r} cannot name a folder of the run directory")
-    return out
 
 
 class _InRun:
@@ -98,9 +104,11 @@ class _InRun:
 class RunDir:
     """A run directory (see the module docstring); ``rank`` / ``world`` for torchrun."""
 
-    def __init__(self, root: str | os.PathLike[str], rank: int = 0, world: int = 1) -> None:
+    def __init__(self, root: str | os.PathLike[str], rank: int = 0, world: int = 1, generation: int = 0) -> None:
         self.root = Path(root)
         self.rank, self.world = rank, world
+        self.generation = generation
+        self._n = 0  # lines appended by this process (the last part of their sequence numbers)
 
     # ------------------------------------------------------------------ names
     run_json = _InRun("run.json")
@@ -111,8 +119,9 @@ class RunDir:
     comparisons = _InRun("comparisons.json")
 
     def unit_path(self, system: str, unit: str, rank: int | None = None) -> Path:
-        d = self.items_dir / _safe(system)
-        return d / (f"{_safe(unit)}.jsonl" if rank is None else f"{_safe(unit)}.rank{rank}.jsonl")
+        d = self.items_dir / folder_name(system)
+        stem = folder_name(unit)
+        return d / (f"{stem}.jsonl" if rank is None else f"{stem}.rank{rank}.jsonl")
 
     # ------------------------------------------------------------------ run.json
     def exists(self) -> bool:
@@ -132,7 +141,7 @@ class RunDir:
         """The stored run.json if the run can be resumed by ``protocol`` at ``version``; None for
         a new directory; an InputError saying how to start fresh otherwise."""
         if not self.exists():
-            if self.root.exists() and any(self.root.iterdir()) and not self._only_judge_cache():
+            if self.root.exists() and self._entries() and not self._only_judge_cache():
                 raise InputError(
                     f"{self.root} exists, is not empty and holds no run.json: choose another --out "
                     "(transcreval never writes into a folder it did not make)"
@@ -140,7 +149,7 @@ class RunDir:
             return None
         info = self.read_run()
         fresh = f"start fresh with another --out, or delete {self.root} (or pass --fresh)"
-        if info.get("format") != RUN_FORMAT:
+        if info.get("format") not in (RUN_FORMAT, *OLD_FORMATS):
             raise InputError(
                 f"{self.root}: run format {info.get('format')!r}, this transcreval writes {RUN_FORMAT}; {fresh}"
             )
@@ -153,10 +162,37 @@ class RunDir:
             )
         return info
 
+    def check_current(self, info: Mapping[str, Any]) -> None:
+        """InputError unless run.json is of this transcreval's format (rescore cannot re-key older lines)."""
+        if info.get("format") != RUN_FORMAT:
+            raise InputError(
+                f"{self.root} was written by an older transcreval (run format {info.get('format')!r}); its "
+                "results.json still holds its results, but its stored lines are keyed differently: run the same "
+                "`transcreval evaluate` command to bring it up to date (judge answers come from its cache)"
+            )
+
+    def set_old_lines_aside(self) -> Path | None:
+        """Move ``items/`` of an older-format run to ``items.format<N>/`` (its lines are keyed
+        differently and will be redone; judge answers stay in ``cache/``); returns where, or None."""
+        info = self.read_run()
+        if info.get("format") == RUN_FORMAT or not self.items_dir.exists():
+            return None
+        target = self.root / f"items.format{info.get('format')}"
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.root / f"items.format{info.get('format')}.{n}"
+        os.replace(self.items_dir, target)
+        return target
+
+    def _entries(self) -> list[Path]:
+        """What the folder holds besides the lock of the process that runs here."""
+        return [e for e in self.root.iterdir() if e.name != LOCK_NAME]
+
     def _only_judge_cache(self) -> bool:
         """The folder holds only what ``evaluate`` opens before run.json (``cache/judge.sqlite*``):
         a run that stopped before it began (a metric that cannot run here) may start again."""
-        entries = list(self.root.iterdir())
+        entries = self._entries()
         if [e.name for e in entries] != ["cache"] or not entries[0].is_dir():
             return False
         return all(f.is_file() and f.name.startswith("judge.sqlite") for f in entries[0].iterdir())
@@ -167,46 +203,87 @@ class RunDir:
 
     # ------------------------------------------------------------------ manifest lock
     def write_lock(self, lines: Iterable[Mapping[str, Any]]) -> None:
-        tmp = self.lock.with_name(self.lock.name + f".tmp{os.getpid()}")
-        with open(tmp, "w", encoding="utf-8") as f:
+        with replacing(self.lock) as tmp, open(tmp, "w", encoding="utf-8") as f:
             for line in lines:
                 f.write(json.dumps(_clean(line), ensure_ascii=False, allow_nan=False) + "\n")
-        os.replace(tmp, self.lock)
 
     def read_lock(self) -> list[dict[str, Any]]:
         try:
             text = self.lock.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise InputError(f"{self.root}: no manifest.lock.jsonl (the run never started)") from None
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+        except UnicodeDecodeError:
+            text = ""
+        out = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                row = None
+            if not isinstance(row, dict) or not isinstance(row.get("outputs"), dict) or "id" not in row:
+                raise InputError(
+                    f"{self.lock}, line {n}: damaged (not a line evaluate writes); rerun the same `transcreval "
+                    "evaluate` command to write it again (nothing is scored twice)"
+                )
+            out.append(row)
+        if not out:
+            raise InputError(f"{self.lock} is empty or damaged; rerun the same `transcreval evaluate` command")
+        return out
 
     # ------------------------------------------------------------------ unit lines
     def append(self, system: str, unit: str, lines: Sequence[Mapping[str, Any]]) -> None:
-        """Append lines to this rank's file of (system, unit), then flush and fsync."""
+        """Append lines to this rank's file of (system, unit), each with its sequence number
+        ``[generation, rank, n]``, then flush and fsync."""
         if not lines:
             return
+        self._unit_files(system, unit)  # the system's folder is a folder
         path = self.unit_path(system, unit, self.rank if self.world > 1 else None)
         path.parent.mkdir(parents=True, exist_ok=True)
         _cut_torn_tail(path)
-        data = "".join(json.dumps(_clean(x), ensure_ascii=False, allow_nan=False) + "\n" for x in lines)
+        out = []
+        for x in lines:
+            self._n += 1
+            line = _clean({**x, "seq": [self.generation, self.rank, self._n]})
+            out.append(json.dumps(line, ensure_ascii=False, allow_nan=False))
+        data = "".join(line + "\n" for line in out)
         with open(path, "a", encoding="utf-8") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
 
-    def read_unit(self, system: str, unit: str) -> list[dict[str, Any]]:
-        """Every stored line of (system, unit): the merged file, then any rank files."""
-        d = self.items_dir / _safe(system)
+    def _unit_files(self, system: str, unit: str) -> list[Path]:
+        d = self.items_dir / folder_name(system)
+        if d.exists() and not d.is_dir():
+            raise InputError(
+                f"{d} should be the folder of system {system!r}'s lines but is a file: move it aside, then rerun "
+                "`transcreval evaluate` (its items are scored again)"
+            )
         paths = [self.unit_path(system, unit)]
         if d.is_dir():
-            paths += sorted(p for p in d.iterdir() if (m := _RANK_FILE.match(p.name)) and m["unit"] == _safe(unit))
-        out: list[dict[str, Any]] = []
-        for p in paths:
-            out += _read_lines(p)
-        return out
+            stem = folder_name(unit)
+            paths += sorted(p for p in d.iterdir() if (m := _RANK_FILE.match(p.name)) and m["unit"] == stem)
+        return paths
+
+    def read_unit(self, system: str, unit: str) -> list[dict[str, Any]]:
+        """Every stored line of (system, unit), the merged file's and any rank file's, oldest
+        first by sequence number; a line found twice (a merge cut short) counts once."""
+        by_seq: dict[tuple[int, ...], dict[str, Any]] = {}
+        unsequenced = 0
+        for p in self._unit_files(system, unit):
+            for line in _read_lines(p):
+                seq = line.get("seq")
+                if seq is None:  # a line written before sequence numbers: older than any, in file order
+                    unsequenced += 1
+                    key: tuple[int, ...] = (-1, 0, unsequenced)
+                else:
+                    key = tuple(seq)
+                by_seq.setdefault(key, line)
+        return [by_seq[k] for k in sorted(by_seq)]
 
     def latest(self, system: str, unit: str) -> dict[str, dict[str, Any]]:
-        """The last stored line per item id."""
+        """The newest stored line per item id (by sequence number)."""
         return {line["item"]: line for line in self.read_unit(system, unit) if "item" in line}
 
     def usage(self, system: str, unit: str) -> dict[str, float]:
@@ -217,25 +294,11 @@ class RunDir:
                 total[k] = total.get(k, 0) + (v or 0)
         return total
 
-    def stored_units(self) -> dict[str, list[str]]:
-        """``{system folder: [unit, ...]}`` of every unit file on disk."""
-        out: dict[str, list[str]] = {}
-        if not self.items_dir.is_dir():
-            return out
-        for d in sorted(p for p in self.items_dir.iterdir() if p.is_dir()):
-            names = set()
-            for p in d.iterdir():
-                m = _RANK_FILE.match(p.name)
-                if m:
-                    names.add(m["unit"])
-                elif p.suffix == ".jsonl":
-                    names.add(p.stem)
-            out[d.name] = sorted(names)
-        return out
-
     def merge_ranks(self) -> int:
-        """Append every ``<unit>.rank<r>.jsonl`` to ``<unit>.jsonl`` (rank order) and remove it;
-        returns the number of files merged. Call on one process after the others finished."""
+        """Append every line of the ``<unit>.rank<r>.jsonl`` files that ``<unit>.jsonl`` does not
+        hold yet (by sequence number), then remove them; returns the number of files merged.
+        Idempotent: a merge cut short between the append and the removal is finished by the next
+        one without a line twice. Call on one process after the others finished."""
         merged = 0
         if not self.items_dir.is_dir():
             return 0
@@ -248,9 +311,12 @@ class RunDir:
             for unit, files in ranked.items():
                 target = d / f"{unit}.jsonl"
                 _cut_torn_tail(target)
+                held = {tuple(x["seq"]) for x in _read_lines(target) if x.get("seq") is not None}
                 with open(target, "a", encoding="utf-8") as out:
                     for _, p in sorted(files):
                         for line in _read_lines(p):
+                            if line.get("seq") is not None and tuple(line["seq"]) in held:
+                                continue
                             out.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
                     out.flush()
                     os.fsync(out.fileno())
@@ -262,23 +328,54 @@ class RunDir:
 
 def _read_lines(path: Path) -> list[dict[str, Any]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         return []
     out = []
-    lines = text.split("\n")
-    for n, line in enumerate(lines):
-        if not line.strip():
+    lines = data.split(b"\n")
+    for n, raw in enumerate(lines):
+        if not raw.strip():
             continue
+        damaged = (
+            f"{path}, line {n + 1}: {{}}; the run directory is damaged (delete that line: its item is scored again)"
+        )
         try:
-            out.append(json.loads(line))
+            line = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise InputError(damaged.format("not UTF-8 text")) from None
         except json.JSONDecodeError:
             if n == len(lines) - 1:  # the torn last line of a killed run: not done, redone
                 break
-            raise InputError(
-                f"{path}, line {n + 1}: not JSON; the run directory is damaged (delete that line)"
-            ) from None
+            raise InputError(damaged.format("not JSON")) from None
+        why = _shape_error(line)
+        if why:
+            raise InputError(damaged.format(why))
+        out.append(line)
     return out
+
+
+def _shape_error(line: Any) -> str:
+    """Why a parsed line is not one that ``append`` writes ('' when it is)."""
+    if not isinstance(line, dict):
+        return f"a JSON {type(line).__name__}, not an object"
+    seq = line.get("seq")
+    if seq is not None and not (
+        isinstance(seq, list) and len(seq) == 3 and all(isinstance(x, int) and not isinstance(x, bool) for x in seq)
+    ):
+        return "its 'seq' is not [generation, rank, n]"
+    if "usage" in line:
+        ok = isinstance(line["usage"], dict) and all(isinstance(v, (int, float)) for v in line["usage"].values())
+        return "" if ok else "its 'usage' is not a mapping of counts"
+    if not isinstance(line.get("item"), str) or not isinstance(line.get("key"), str):
+        return "no 'item' and 'key' strings"
+    records = line.get("records")
+    if not isinstance(records, list) or not all(
+        isinstance(r, dict) and all(isinstance(r.get(k), str) for k in ("item_id", "system", "metric")) for r in records
+    ):
+        return "its 'records' is not a list of records (item_id, system, metric, value, status)"
+    if not isinstance(line.get("payload", {}), dict):
+        return "its 'payload' is not an object"
+    return ""
 
 
 def _cut_torn_tail(path: Path) -> None:

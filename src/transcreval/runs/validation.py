@@ -4,20 +4,27 @@ Every problem is collected (not only the first): lines that are not JSON objects
 fields the protocol requires, duplicate ids, files that do not exist or do not decode (through
 :mod:`transcreval.io`), outputs missing or undecodable per system, ids the manifest lacks,
 lossy formats, ``meta`` keys the protocol does not document; and the counts per group and per
-target locale. Errors make ``ok`` False; warnings do not.
+target locale. With the arguments ``evaluate`` takes (options, ``limit``, ``metrics``, the
+judge config, the device) it runs every check ``evaluate`` makes before scoring: option values,
+the device, system names, and each unit's own check of the items (a field its prompts need, too
+few labels for a quiz). Errors make ``ok`` False; warnings do not (a check of a default unit
+that cannot run here, such as the judge without ``--judge``, is a warning).
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from transcreval.errors import ImageDecodeError, InputError
+from transcreval.runs.adapters import check_device, check_units, select_units
+from transcreval.runs.judging import read_judge_config
 from transcreval.runs.manifest import lossy_outputs, parse_item, read_jsonl, read_outputs
-from transcreval.runs.spec import Item, Output, ProtocolAdapter
+from transcreval.runs.names import check_system_names
+from transcreval.runs.spec import Item, Output, ProtocolAdapter, UnitContext
 
 __all__ = ["validate"]
 
@@ -40,13 +47,18 @@ def _meta_keys(adapter: ProtocolAdapter, kind: str) -> set[str] | None:
 
 
 def _own(
-    adapter: ProtocolAdapter, systems: Mapping[str, str], root: Any, errors: list[str], warnings: list[str]
+    adapter: ProtocolAdapter,
+    systems: Mapping[str, str],
+    root: Any,
+    limit: int | None,
+    errors: list[str],
+    warnings: list[str],
 ) -> tuple[list[Item], dict[str, dict[str, Output]]]:
     """Without a manifest: the items and outputs of the systems' own files (PosterIQ's)."""
     from transcreval.runs.orchestrate import own_inputs
 
     try:
-        items, outputs, notes = own_inputs(adapter, systems, root=root)
+        items, outputs, notes = own_inputs(adapter, systems, root=root, limit=limit)
     except InputError as e:
         errors.append(str(e))
         return [], {}
@@ -59,6 +71,49 @@ def _own(
     return items, outputs
 
 
+def _collect(errors: list[str], fn: Any, *args: Any) -> Any:
+    """``fn(*args)``, or None with its InputError's message added to ``errors``."""
+    try:
+        return fn(*args)
+    except InputError as e:
+        errors.append(str(e))
+        return None
+
+
+def _check_units(
+    adapter: ProtocolAdapter,
+    opts: Mapping[str, Any],
+    items: list[Item],
+    metrics: Sequence[str] | None,
+    judge: Any,
+    device: str | None,
+    errors: list[str],
+    warnings: list[str],
+) -> None:
+    """The units ``evaluate`` would run and their own checks (:attr:`Unit.check`): errors for
+    those it would run, warnings for default ones it would skip here (no judge, no weights)."""
+    ctx = UnitContext(judge, device, 16, None, opts, tuple(items))
+    units = adapter.units(opts)
+    try:
+        chosen, skipped = select_units(units, metrics, ctx)
+    except InputError as e:
+        if metrics:  # a metric asked for cannot run: evaluate refuses
+            errors.append(str(e))
+            return
+        warnings.append(f"with these arguments evaluate would run no metric: {e}")  # depends on this machine
+        chosen, skipped = [], {u.name: u.unavailable(ctx) or "not a default metric" for u in units}
+    for u in units:
+        if u.check is None or (u not in chosen and (not u.default or metrics)):
+            continue
+        try:
+            check_units([u], ctx)
+        except InputError as e:
+            if u in chosen:
+                errors.append(str(e))
+            else:
+                warnings.append(f"{e} (when it runs: it is skipped here, {skipped.get(u.name)})")
+
+
 def validate(
     protocol: str | ProtocolAdapter,
     manifest: str | os.PathLike[str] | None,
@@ -66,23 +121,38 @@ def validate(
     *,
     root: str | os.PathLike[str] | None = None,
     decode: bool = True,
+    options: Mapping[str, Any] | None = None,
+    limit: int | None = None,
+    metrics: Sequence[str] | None = None,
+    judge: Any = None,
+    device: str | None = None,
 ) -> dict[str, Any]:
-    """Check everything (see the module docstring); returns ``{"ok", "errors", "warnings",
-    "items", "groups", "locales", "systems"}``. ``manifest`` None: a protocol whose result files
-    carry the ground truth (PosterIQ's) reads the items from the systems' files."""
+    """Check everything ``evaluate`` would with the same arguments (see the module docstring);
+    returns ``{"ok", "errors", "warnings", "items", "groups", "locales", "systems"}``. ``manifest``
+    None: a protocol whose result files carry the ground truth (PosterIQ's) reads the items from
+    the systems' files."""
     from transcreval.runs.api import load_adapter
 
     adapter = load_adapter(protocol)
     errors: list[str] = []
     warnings: list[str] = []
+    opts = _collect(errors, adapter.check_options, options)
+    _collect(errors, check_device, device)
+    if judge is not None and not callable(getattr(judge, "complete", None)):
+        _collect(errors, read_judge_config, judge)
     items: list[Item] = []
     own: dict[str, dict[str, Output]] | None = None
     if manifest is None:
-        items, own = _own(adapter, systems or {}, root, errors, warnings)
+        items, own = _own(adapter, systems or {}, root, limit, errors, warnings)
     seen: dict[str, str] = {}
     item_keys = _meta_keys(adapter, "item")
     rows = read_jsonl(manifest, "manifest") if manifest is not None else []
     base = Path(root) if root is not None else Path(manifest or ".").resolve().parent
+    if limit is not None and manifest is not None:
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            errors.append(f"--limit must be a positive integer, got {limit!r}")
+        else:
+            rows = rows[:limit]
     for where, raw in rows:
         try:
             it = parse_item(where, raw, base, adapter.item_fields)
@@ -105,6 +175,9 @@ def validate(
     if not items and not errors:
         errors.append(f"{manifest}: the manifest has no items" if manifest is not None else "no items in the files")
     report_systems: dict[str, dict[str, Any]] = {}
+    _collect(errors, check_system_names, systems or {}, adapter.reserved_systems(opts or adapter.check_options(None)))
+    if opts is not None and items:
+        _check_units(adapter, opts, items, metrics, judge, device, errors, warnings)
     out_keys = _meta_keys(adapter, "output")
     for name, spec in (systems or {}).items():
         if own is not None:

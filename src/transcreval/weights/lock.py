@@ -7,6 +7,10 @@ still holds the lock, and a process that was waiting on the deleted file notices
 longer the one at the path) and locks the new one, so two processes never both hold the lock.
 Where ``fcntl`` does not exist (Windows) ``filelock`` is used; its Windows lock file is deleted
 on release.
+
+``content`` is written into the lock file while it is held (who holds it, for the message of a
+process that finds it taken); the lock yields what the file held before it was locked: a holder
+that died (``kill -9``) leaves its content behind, since nothing removed the file.
 """
 
 from __future__ import annotations
@@ -23,8 +27,9 @@ POLL = 0.05
 
 
 @contextlib.contextmanager
-def file_lock(path: str | os.PathLike[str], timeout: float) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` (created if needed, removed on release).
+def file_lock(path: str | os.PathLike[str], timeout: float, content: str | None = None) -> Iterator[str]:
+    """Hold an exclusive lock on ``path`` (created if needed, removed on release); yields what
+    the file held before (``""`` unless a holder died with it), and holds ``content`` meanwhile.
 
     Raises ``filelock.Timeout`` when another process holds it longer than ``timeout`` seconds,
     and ``OSError`` when the lock file cannot be created (a read-only directory).
@@ -35,7 +40,7 @@ def file_lock(path: str | os.PathLike[str], timeout: float) -> Iterator[None]:
         from filelock import FileLock
 
         with FileLock(str(path), timeout=timeout):
-            yield
+            yield ""
         return
     from filelock import Timeout
 
@@ -66,9 +71,24 @@ def file_lock(path: str | os.PathLike[str], timeout: float) -> Iterator[None]:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
     try:
-        yield
+        before = ""
+        if content is not None:
+            before = _swap(fd, content)
+        yield before
     finally:
         with contextlib.suppress(OSError):
             os.unlink(p)
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+def _swap(fd: int, content: str) -> str:
+    """The file's old text, replaced by ``content``."""
+    chunks = []
+    os.lseek(fd, 0, os.SEEK_SET)
+    while block := os.read(fd, 1 << 16):
+        chunks.append(block)
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.ftruncate(fd, 0)
+    os.write(fd, content.encode("utf-8"))
+    return b"".join(chunks).decode("utf-8", "replace")

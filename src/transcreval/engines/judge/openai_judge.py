@@ -24,7 +24,9 @@ import contextlib
 import json
 import logging
 import os
+import threading
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from transcreval.engines.judge.base import CachingJudge
@@ -34,8 +36,15 @@ from transcreval.engines.judge.types import ImagePart, JudgeReply, JudgeRequest,
 from transcreval.errors import InputError, JudgeConfigError, JudgeUnreachableError, MissingDependencyError
 
 log = logging.getLogger("transcreval.judge")
-
 __all__ = ["OpenAICompatibleJudge", "secret_header"]
+
+_SENT = threading.local()  # HTTP requests of the call running in this thread
+
+
+def _count_request(request: Any) -> None:
+    """The HTTP client's request hook: one more request of this thread's call."""
+    _SENT.n = getattr(_SENT, "n", 0) + 1
+
 
 _PLACEHOLDER_KEY = "EMPTY"  # what local servers (vLLM, SGLang, Ollama) accept when they check no key
 _FILTER_CODES = {"content_filter", "content_policy_violation", "responsibleaipolicyviolation"}
@@ -186,7 +195,7 @@ class OpenAICompatibleJudge(CachingJudge):
                 )
             if self._dropped_headers:
                 log.warning("OpenAICompatibleJudge%s", self._dropped_note())
-            from openai import OpenAI
+            from openai import DefaultHttpxClient, OpenAI
 
             self._client = OpenAI(
                 api_key=self._api_key,
@@ -194,6 +203,8 @@ class OpenAICompatibleJudge(CachingJudge):
                 timeout=self.timeout,
                 max_retries=self.max_retries,
                 default_headers=self._headers or None,
+                # the SDK's own HTTP client, counting each request it sends (its retries included)
+                http_client=DefaultHttpxClient(event_hooks={"request": [_count_request]}),
             )
         return self._client
 
@@ -218,6 +229,14 @@ class OpenAICompatibleJudge(CachingJudge):
         return out
 
     def _call(self, request: JudgeRequest, params: Mapping[str, Any]) -> JudgeReply:
+        """One call; the reply's ``attempts`` counts the HTTP requests it took (the SDK's retries
+        included), as this thread's client sent them."""
+        _SENT.n = 0
+        reply = self._send(request, params)
+        attempts = max(1, getattr(_SENT, "n", 1))
+        return reply if attempts == 1 else replace(reply, attempts=attempts)
+
+    def _send(self, request: JudgeRequest, params: Mapping[str, Any]) -> JudgeReply:
         import openai
 
         client = self._get_client()

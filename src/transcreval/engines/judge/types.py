@@ -146,7 +146,8 @@ class JudgeReply:
 
     ``status`` is "ok" or a transport failure ("api_error", "refused", "timeout",
     "truncated"); metrics turn an ok answer they cannot read into "unparsable". ``detail``
-    says what went wrong, in words; it never holds an API key.
+    says what went wrong, in words; it never holds an API key. ``attempts`` is how many HTTP
+    requests the answer took, the client's retries included (1 where there is no HTTP).
     """
 
     status: Status
@@ -158,6 +159,7 @@ class JudgeReply:
     finish_reason: str | None = None
     system_fingerprint: str | None = None
     usage: Mapping[str, Any] | None = None
+    attempts: int = 1
 
     @property
     def ok(self) -> bool:

@@ -27,6 +27,7 @@ from transcreval.protocols.mptc.schema import (
 __all__ = [
     "ERROR_TYPES",
     "SPLITS",
+    "UNDECODABLE",
     "MPTcItem",
     "MPTcOutput",
     "MPTcSet",
@@ -40,6 +41,10 @@ __all__ = [
 ]
 
 
+#: the split of an item whose SRC or GT does not decode under ``split_by="phash"`` (not scored)
+UNDECODABLE = "undecodable_input"
+
+
 @dataclass(frozen=True)
 class MPTcSet:
     """Checked inputs: the items with their split, the outputs, the planners and editors in order.
@@ -47,8 +52,10 @@ class MPTcSet:
     Attributes:
         items: the items, in input order.
         outputs: the outputs, in input order.
-        splits: item id -> ``"surface"``, ``"deep"`` or ``"intermediate"`` (not scored).
-        phash: item id -> the pHash distance of SRC and GT (``None`` with ``split_by="field"``).
+        splits: item id -> ``"surface"``, ``"deep"`` or ``"intermediate"`` (not scored), or
+            ``"undecodable_input"`` (SRC or GT does not decode; not scored).
+        phash: item id -> the pHash distance of SRC and GT (``None`` with ``split_by="field"``,
+            or where an image does not decode).
         planners, editors: in the order given, else in order of first appearance.
         options: how the split was made (``split_by``, thresholds, mismatching items).
     """
@@ -108,14 +115,24 @@ def _order(given: Sequence[str] | None, seen: list[str], what: str) -> tuple[str
     return tuple(x for x in order if x in found)
 
 
-def _phash_distances(items: Sequence[MPTcItem], chunk: int = 64) -> list[int]:
+def _phash_distances(items: Sequence[MPTcItem], chunk: int = 64) -> list[int | None]:
+    """The pHash distance of each item's SRC and GT; None where one of them does not decode
+    (the item is counted ``undecodable_input``, never a reason to stop)."""
+    from transcreval.errors import ImageDecodeError
     from transcreval.functional.image.phash import phash_distances
 
-    out: list[int] = []
+    out: list[int | None] = []
     for i in range(0, len(items), chunk):
         part = items[i : i + chunk]
-        d = phash_distances([x.source for x in part], [x.gt for x in part])
-        out += [int(v) for v in d.tolist()]
+        try:
+            d = phash_distances([x.source for x in part], [x.gt for x in part])
+            out += [int(v) for v in d.tolist()]
+        except ImageDecodeError:  # find which: one item at a time
+            for x in part:
+                try:
+                    out.append(int(phash_distances([x.source], [x.gt]).tolist()[0]))
+                except ImageDecodeError:
+                    out.append(None)
     return out
 
 
@@ -171,12 +188,17 @@ def load(
     else:
         dist = dict(zip((i.item_id for i in its), _phash_distances(its)))
         splits = {
-            k: "surface" if d <= surface_max else "deep" if d >= deep_min else "intermediate"
+            k: UNDECODABLE
+            if d is None
+            else "surface"
+            if d <= surface_max
+            else "deep"
+            if d >= deep_min
+            else "intermediate"
             for k, d in dist.items()
-            if d is not None
         }
         options.update(surface_max=surface_max, deep_min=deep_min)
-        mismatch = [i.item_id for i in its if i.split is not None and i.split != splits[i.item_id]]
+        mismatch = [i.item_id for i in its if i.split is not None and splits[i.item_id] not in (i.split, UNDECODABLE)]
         options["split_mismatch"] = mismatch
         if mismatch:
             warn_user(

@@ -30,7 +30,7 @@ from transcreval.errors import InputError
 from transcreval.protocols.mptc.inputs import MPTcItem, MPTcOutput, MPTcSet, decade_of, plan_title, system_name
 from transcreval.protocols.records import ItemRecord
 
-__all__ = ["DECADES", "JUDGE_METRICS", "TEMPLATE_KEYS", "judge_records", "judge_templates"]
+__all__ = ["DECADES", "JUDGE_METRICS", "TEMPLATE_KEYS", "check_judge_settings", "judge_records", "judge_templates"]
 
 #: the default pool of decade options (our choice: the paper does not list its options)
 DECADES = tuple(f"{d}s" for d in range(1900, 2030, 10))
@@ -123,6 +123,58 @@ def _both_scores(text: str) -> Any:
     return Read((read_judge_score("aesthetic")(text), read_judge_score("adaptation")(text)))
 
 
+def _quizzes(
+    item: MPTcItem, seed: int, n_options: int, genre_labels: Sequence[str], decade_labels: Sequence[str]
+) -> list[tuple[str, str, str, list[str]]]:
+    """(kind, metric, correct answer, options in the order shown) of the item's two quizzes."""
+    from transcreval.functional.judge.quiz_hit_rate import quiz_options
+
+    out = []
+    for kind, metric, target, options, labels in (
+        ("genre", "genre_hit", item.genre, item.genre_options, genre_labels),
+        ("decade", "year_hit", decade_of(item.year) if item.year else None, item.decade_options, decade_labels),
+    ):
+        if target is None:
+            continue
+        try:
+            out.append((kind, metric, target, quiz_options(target, options, labels, n_options, seed, item.item_id)))
+        except InputError as e:
+            raise InputError(f"{item.where}: the {kind} quiz: {e}") from None
+    return out
+
+
+def check_judge_settings(
+    data: MPTcSet,
+    *,
+    judge_call: str = "joint",
+    templates: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    n_options: int = 4,
+    genre_labels: Sequence[str] | None = None,
+    decade_labels: Sequence[str] = DECADES,
+) -> list[str]:
+    """Every check :func:`judge_records` makes before it asks the judge (the options, the fields
+    the prompts need, each item's quiz options); returns the genre labels. No judge is needed,
+    so ``transcreval validate`` runs it too."""
+    from transcreval.functional.judge.quiz_hit_rate import LETTERS
+
+    if judge_call not in ("joint", "separate"):
+        raise InputError(f"judge_call must be 'joint' (one call for both scores) or 'separate', got {judge_call!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise InputError(f"seed must be an integer, got {seed!r}")
+    if not isinstance(n_options, int) or isinstance(n_options, bool) or not 2 <= n_options <= len(LETTERS):
+        raise InputError(f"n_options must be an integer from 2 to {len(LETTERS)}, got {n_options!r}")
+    judge_templates(templates)
+    items = [i for i in data.items if data.splits[i.item_id] in ("surface", "deep")]
+    lacking = [i.where for i in items if i.genre is None]
+    if lacking:
+        raise InputError(f"the judge prompts need each item's 'genre'; missing at {', '.join(lacking[:5])}")
+    genres = sorted({str(i.genre) for i in items}) if genre_labels is None else list(genre_labels)
+    for it in items:
+        _quizzes(it, seed, n_options, genres, decade_labels)
+    return genres
+
+
 def _quiz_rows(
     asker: _Asker,
     tpl: Any,
@@ -136,18 +188,9 @@ def _quiz_rows(
 ) -> None:
     from transcreval.engines.judge.catalog import QUIZ_QUESTIONS
     from transcreval.engines.judge.templates import format_options
-    from transcreval.functional.judge.quiz_hit_rate import LETTERS, quiz_options, read_quiz_answer
+    from transcreval.functional.judge.quiz_hit_rate import LETTERS, read_quiz_answer
 
-    for kind, metric, target, options, labels in (
-        ("genre", "genre_hit", item.genre, item.genre_options, genre_labels),
-        ("decade", "year_hit", decade_of(item.year) if item.year else None, item.decade_options, decade_labels),
-    ):
-        if target is None:
-            continue
-        try:
-            shown = quiz_options(target, options, labels, n_options, seed, item.item_id)
-        except InputError as e:
-            raise InputError(f"{item.where}: the {kind} quiz: {e}") from None
+    for kind, metric, target, shown in _quizzes(item, seed, n_options, genre_labels, decade_labels):
         q, h = QUIZ_QUESTIONS[kind]
         fields = {
             "question": q,
@@ -183,18 +226,19 @@ def judge_records(
     from transcreval.functional.judge.win_rate import pairwise_orders, read_preference
 
     check_judge(judge, "the MPTc judge tables")
-    if judge_call not in ("joint", "separate"):
-        raise InputError(f"judge_call must be 'joint' (one call for both scores) or 'separate', got {judge_call!r}")
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise InputError(f"seed must be an integer, got {seed!r}")
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
+    genres = check_judge_settings(
+        data,
+        judge_call=judge_call,
+        templates=templates,
+        seed=seed,
+        n_options=n_options,
+        genre_labels=genre_labels,
+        decade_labels=decade_labels,
+    )
     tpls = judge_templates(templates)
     items = [i for i in data.items if data.splits[i.item_id] in ("surface", "deep")]
-    lacking = [i.where for i in items if i.genre is None]
-    if lacking:
-        raise InputError(f"the judge prompts need each item's 'genre'; missing at {', '.join(lacking[:5])}")
-    genres = sorted({str(i.genre) for i in items}) if genre_labels is None else list(genre_labels)
     posters = [_Poster(it, "GT", None, None, it.gt, None) for it in items]
     for split, planner, editor in data.runs():
         outs = data.run_outputs(split, planner, editor) or {}

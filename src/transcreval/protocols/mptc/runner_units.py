@@ -10,7 +10,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from transcreval.protocols.mptc.inputs import MPTcSet, read_outputs, system_name
-from transcreval.protocols.mptc.judged import DECADES, JUDGE_METRICS, judge_records, judge_templates
+from transcreval.protocols.mptc.judged import (
+    DECADES,
+    JUDGE_METRICS,
+    check_judge_settings,
+    judge_records,
+    judge_templates,
+)
 from transcreval.protocols.mptc.runner_inputs import (
     mptc_set,
     nan_records,
@@ -54,11 +60,28 @@ def _judge_settings(ctx: UnitContext, memo: dict[int, Any]) -> tuple[MPTcSet, di
     return memo[key]
 
 
+def _check_set(ctx: UnitContext) -> None:
+    """The whole set splits as the options say (what every table needs)."""
+    mptc_set(ctx.items, {}, ctx.options)
+
+
 def judge_unit(options: Mapping[str, Any]) -> Unit:
     memo: dict[int, Any] = {}
 
     def signature(ctx: UnitContext) -> str:
         return "mptc.judge|" + signature_json(_judge_settings(ctx, memo)[1])
+
+    def check(ctx: UnitContext) -> None:
+        whole, s = _judge_settings(ctx, {})  # not memoised: the context checked may lack the real judge
+        check_judge_settings(
+            whole,
+            judge_call=s["judge_call"],
+            templates=ctx.options["templates"],
+            seed=s["seed"],
+            n_options=s["n_options"],
+            genre_labels=s["genre_labels"],
+            decade_labels=s["decade_labels"],
+        )
 
     def prepare(ctx: UnitContext) -> Prepared:
         whole, s = _judge_settings(ctx, memo)
@@ -107,6 +130,7 @@ def judge_unit(options: Mapping[str, Any]) -> Unit:
         uses_judge=True,
         reference_system=GT,
         summary="Tables 3-4, Fig. 6-7: titles, quizzes, scores, win vs GT (judge; GT row too)",
+        check=check,
     )
 
 
@@ -155,6 +179,7 @@ def clip_unit(options: Mapping[str, Any]) -> Unit:
         needs=("image", "reference_image"),
         available=available,
         summary="Table 5 CLIP: 100 x cosine of GT and MTc",
+        check=_check_set,
     )
 
 
@@ -200,6 +225,7 @@ def fid_unit(options: Mapping[str, Any]) -> Unit:
         needs=("image", "source_image", "reference_image"),
         available=available,
         summary="Table 5 FID_GT / FID_SRC: Inception features per item (set-level at aggregate time)",
+        check=_check_set,
     )
 
 
@@ -249,6 +275,7 @@ def ocr_unit(options: Mapping[str, Any]) -> Unit:
         needs=("image", "source_image", "reference_image"),
         default=False,
         summary="Table 10: OCR text-mask IoU(SRC, MTc) and IoU(SRC, GT) (offline rapidocr by default)",
+        check=_check_set,
     )
 
 

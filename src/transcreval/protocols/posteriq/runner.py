@@ -102,7 +102,7 @@ def _points_unit(options: Mapping[str, Any]) -> Unit:
 
         def score(works: Sequence[Work]) -> list[Outcome]:
             todo = [w for w in works if _needs_judge(w)]
-            asked = {}
+            asked: dict[str, dict[str, Any]] = {}
             if todo:
                 got = judge_point_verdicts(
                     [w.output.text for w in todo],
@@ -110,8 +110,12 @@ def _points_unit(options: Mapping[str, Any]) -> Unit:
                     judge=ctx.judge,
                     template=ctx.options["judge_template"],
                 )
-                asked = {w.item.id: [bool(v.value) if v.ok else None for v in vs] for w, vs in zip(todo, got)}
-            return [Outcome((), {"verdicts": asked[w.item.id]} if w.item.id in asked else {}) for w in works]
+                for w, vs in zip(todo, got):
+                    asked[w.item.id] = {"verdicts": [bool(v.value) if v.ok else None for v in vs]}
+                    failed = next((v.status for v in vs if not v.ok), None)
+                    if failed is not None:  # the runner redoes a line whose status is a transient failure
+                        asked[w.item.id]["status"] = failed
+            return [Outcome((), asked.get(w.item.id, {})) for w in works]
 
         return Prepared(signature(ctx), score)
 
