@@ -76,6 +76,8 @@ def _summary_table(
                 tip = f"paired over n={r.n} items ({r.n_missing} pairs missing), {r.n_groups} source items"
                 delta = TextCell(f"{r.delta:+.{decimals}f}{ci} {mark}", tone, tip)
                 p = TextCell(fmt_p(r.p_value))
+                if r.too_few_clusters:  # never significant: say why beside the p-value
+                    p = TextCell(f"{fmt_p(r.p_value)} (too few source items)", "missing", r.note)
             elif r is not None:
                 delta = TextCell("-", "", r.note)
         exact = "" if c.ci is None else f"interval [{fmt(c.ci[0], decimals)}, {fmt(c.ci[1], decimals)}]"

@@ -311,6 +311,8 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
     for c in comp.rows:
         ci = f"[{_num(c.ci[0], 3)}, {_num(c.ci[1], 3)}]" if c.ci else "-"
         mark = "↑" if c.significant and c.delta > 0 else "↓" if c.significant else "·"
+        if c.too_few_clusters:
+            mark += f" (only {c.n_groups} source item(s): never significant)"
         rows.append(
             [
                 c.metric,
