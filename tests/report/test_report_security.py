@@ -71,3 +71,14 @@ def test_html_policy_runs_only_the_pages_own_script():
         (body,) = re.findall(rf"<{tag}>(.*?)</{tag}>", page, flags=re.S)
         digest = base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode("ascii")
         assert f"{directive} 'sha256-{digest}'" in CSP
+
+
+def test_markdown_escapes_only_where_markup_could_start():
+    from transcreval.report.text import md_block, md_code, md_inline
+
+    assert md_inline("delta vs baseline [CI]") == "delta vs baseline [CI]"
+    assert md_inline("+0.50 [0.48, 0.52] ↑") == "+0.50 [0.48, 0.52] ↑" and md_inline("p < 0.05") == "p < 0.05"
+    assert md_inline("title_chrf") == "title_chrf" and md_inline("a<") == "a<"
+    assert md_inline("[x](javascript:y)") == "[x\\](javascript:y)" and md_inline("<b>") == "\\<b>"
+    assert md_block("# not a heading") == "\\# not a heading" and md_block("1. not a list") == "1\\. not a list"
+    assert md_code("a`b") == "``a`b``" and md_code("`x") == "`` `x ``"

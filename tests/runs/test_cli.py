@@ -16,7 +16,7 @@ import pytest
 from sacrebleu.metrics import CHRF
 from sacrebleu.significance import PairedTest
 
-from tests._helpers.runner_toy import write_set
+from tests._helpers.runner_toy import evaluate_args, write_set
 from transcreval.cli import main
 
 TOY = "tests._helpers.runner_toy:ADAPTER"
@@ -32,10 +32,7 @@ def toy(tmp_path):
 
 
 def _args(d, *extra):
-    out = ["evaluate", "-p", TOY, "-m", str(d["manifest"]), "-o", str(d["out"]), "--progress", "none"]
-    for name, path in d["systems"].items():
-        out += ["-s", f"{name}={path}"]
-    return [*out, "--option", f"counter={d['counter']}", *extra]
+    return evaluate_args(d, *extra)
 
 
 def test_evaluate_prints_the_tables_and_json_is_machine_readable(toy, capsys):

@@ -23,6 +23,7 @@ from transcreval.report.document import (
     fmt_p,
 )
 from transcreval.report.gallery import gallery_blocks
+from transcreval.report.provenance import provenance_blocks, status_table
 from transcreval.report.thumbs import ItemImages, figure_png
 from transcreval.significance.compare import CellSummary, Comparisons, summarize
 from transcreval.significance.paired import DEFAULT_SEED
@@ -167,6 +168,7 @@ def build_report(
     n_resamples: int = 1000,
     seed: int = DEFAULT_SEED,
     title: str = "transcreval report",
+    provenance: Mapping[str, Any] | None = None,
 ) -> Report:
     """The report's blocks: summaries with intervals and deltas, the paper tables, figures, galleries.
 
@@ -181,6 +183,8 @@ def build_report(
         gallery_metrics: metrics with galleries (default: each result's first metric); ``[]``: none.
         plots: draw the forest and distribution figures (needs matplotlib, the ``report`` extra).
         decimals, n_resamples, seed: rounding, and the bootstrap behind every cell's interval.
+        provenance: a run's provenance (results.json's ``provenance``, with its ``counts``): the
+            report then says how the run was made (command, dates, digests, versions, judge).
     """
     higher = dict(higher_is_better or {})
     thumbs: dict[tuple[str, str], Any] = {}  # a picture shown in several galleries is shrunk once
@@ -199,6 +203,7 @@ def build_report(
         order = {m: k for k, m in enumerate(dict.fromkeys(r.metric for r in result.records))}
         cells = sorted(summarize(result, n_resamples=n_resamples, seed=seed), key=lambda c: order[c.metric])
         blocks.append(_summary_table(result, cells, comp, higher, decimals))
+        blocks.append(status_table(result, provenance))
         if by is not None:
             blocks.append(
                 _group_table(result, summarize(result, by=by, n_resamples=n_resamples, seed=seed), by, decimals)
@@ -232,4 +237,5 @@ def build_report(
         blocks.append(Heading("Figures", 2))
     for i, (name, fig) in enumerate(figures):
         blocks.append(FigureBlock(slug(f"figure-{i + 1}-{name}"), name, figure_png(fig)))
+    blocks.extend(provenance_blocks(_as_list(results), provenance))
     return Report(title, tuple(blocks))

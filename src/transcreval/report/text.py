@@ -51,11 +51,11 @@ def md_inline(text: str) -> str:
         prev = s[i - 1] if i else ""
         if c in _ALWAYS:
             out.append("\\" + c)
-        elif c == "<" and (nxt.isalpha() or nxt in "/!?"):  # a tag, a comment or an autolink
+        elif c == "<" and nxt and (nxt.isalpha() or nxt in "/!?"):  # a tag, a comment or an autolink
             out.append("\\<")
         elif c == "&" and (nxt.isalnum() or nxt == "#"):  # an entity or character reference
             out.append("\\&")
-        elif c == "]" and nxt in "([":  # a link or image needs "](" or "][" (no reference is ever defined)
+        elif c == "]" and nxt and nxt in "([":  # a link or image needs "](" or "][" (no reference is ever defined)
             out.append("\\" + c)
         elif c == "_" and not (_WORD.match(prev) and _WORD.match(nxt)):  # snake_case stays as it is
             out.append("\\_")

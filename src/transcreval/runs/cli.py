@@ -252,6 +252,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         max_judge_calls=args.max_judge_calls,
         max_tokens=args.max_tokens,
         fresh=args.fresh,
+        command=["transcreval", *getattr(args, "argv", sys.argv[1:])],
     )
     from transcreval.runs.api import Run
 

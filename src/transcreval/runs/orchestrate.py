@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import platform
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from transcreval._version import __version__
 from transcreval.errors import InputError
 from transcreval.runs.adapters import adapter_ref, remove_run, select_units
 from transcreval.runs.run import Run
@@ -73,18 +71,6 @@ def read_inputs(
     return items, outputs, notes
 
 
-def _versions() -> dict[str, str]:
-    from importlib import metadata
-
-    out = {"transcreval": __version__, "python": platform.python_version()}
-    for pkg in ("numpy", "torch", "pillow", "sacrebleu"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            continue
-    return out
-
-
 def run_evaluate(
     *,
     protocol: ProtocolAdapter,
@@ -104,11 +90,14 @@ def run_evaluate(
     max_tokens: int | None,
     fresh: bool,
     stream: TextIO,
+    command: Sequence[str] | None = None,
 ) -> Run | DryRun:
     from transcreval.runs.aggregate import aggregate
     from transcreval.runs.engine import run_units
     from transcreval.runs.judging import MeteredJudge, build_judge, read_judge_config
+    from transcreval.runs.manifest import sha256_file
     from transcreval.runs.progress import Progress
+    from transcreval.runs.provenance import finish_pass, package_versions, start_pass
     from transcreval.runs.ranks import current
     from transcreval.runs.store import RunDir
 
@@ -144,8 +133,12 @@ def run_evaluate(
             "protocol": protocol.name,
             "protocol_version": protocol.version,
             "adapter": adapter_ref(protocol),
-            "versions": _versions(),
-            "manifest": {"path": str(Path(manifest).resolve()), "root": None if root is None else str(root)},
+            "versions": package_versions(),
+            "manifest": {
+                "path": str(Path(manifest).resolve()),
+                "root": None if root is None else str(root),
+                "sha256": sha256_file(manifest),
+            },
             "systems": {k: str(v) for k, v in systems.items()},
             "options": opts,
             "judge": metered.describe() if raw_judge is not None else None,
@@ -153,6 +146,7 @@ def run_evaluate(
             "seeds": {"significance": 12345},
             "units": dict(prev.get("units", {})),
         }
+        this_pass = start_pass(info, prev, command)
         if not dry_run and ranks.main:
             store.root.mkdir(parents=True, exist_ok=True)
             store.cache_dir.mkdir(exist_ok=True)
@@ -195,6 +189,8 @@ def run_evaluate(
         return DryRun(report.rows, report.usage, skipped, report.signatures)
     ranks.barrier()
     if ranks.main:
+        finish_pass(this_pass, report.stopped)
+        store.write_run(info)
         store.merge_ranks()
         aggregate(RunDir(out), protocol)
     ranks.barrier()

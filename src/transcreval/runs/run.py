@@ -141,6 +141,13 @@ def item_images(run: Run) -> Any:
     return ItemImages(source=source, reference=reference, outputs=outputs)
 
 
+def _provenance(run: Run) -> dict[str, Any]:
+    """results.json's provenance, with its counts (the report's status table flags answers from
+    another judge model with them)."""
+    data = json.loads(run.store.results.read_text(encoding="utf-8"))
+    return {**dict(data.get("provenance") or {}), "counts": data.get("counts") or {}}
+
+
 def report_run(run: Run, baseline: str | None = None, **options: Any) -> dict[str, Path]:
     """``report.md``, ``report.html`` and ``figures/`` in the run directory: the summaries with
     intervals, the paper tables, the protocol's figures and the galleries. Comparisons against
@@ -154,7 +161,11 @@ def report_run(run: Run, baseline: str | None = None, **options: Any) -> dict[st
         comp = compare_run(run, baseline, **(stored[1] if stored and stored[0] == baseline else {}))
     elif stored is not None:
         comp = compare_run(run, stored[0], **stored[1])
-    opts: dict[str, Any] = {"images": item_images(run), "title": f"transcreval report: {run.info['protocol']}"}
+    opts: dict[str, Any] = {
+        "images": item_images(run),
+        "title": f"transcreval report: {run.info['protocol']}",
+        "provenance": _provenance(run),
+    }
     opts.update(run.adapter.report_options(result))
     opts.update({k: v for k, v in options.items() if v is not None})
     try:

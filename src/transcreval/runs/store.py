@@ -10,8 +10,10 @@
     DIR/comparisons.json       every system against the baseline (transcreval compare)
     DIR/report.md, report.html, figures/   (transcreval report)
 
-A unit line is ``{"item": id, "key": ..., "records": [...], "payload": {...}}``; a line
-``{"usage": {...}}`` after a batch holds the judge calls and tokens it spent. The last line
+A unit line is ``{"item": id, "key": ..., "records": [...], "payload": {...}}`` (with
+``"served": {model: answers}`` where another model than the one asked answered:
+:mod:`transcreval.runs.served`); a line ``{"usage": {...}}`` after a batch holds the judge
+calls and tokens it spent (and ``"served"``: the model names that answered them). The last line
 for an item wins. A line cut short by a crash is cut off before the next append. Under
 ``torchrun`` each rank appends to ``<unit>.rank<r>.jsonl``; rank 0 merges them at the end (and
 a later run reads unmerged rank files too).
