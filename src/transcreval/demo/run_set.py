@@ -67,9 +67,9 @@ def evaluate_demo(out_dir: Path, stream: TextIO, progress: str = "auto") -> Any:
     """Write the set under ``out_dir/data``, evaluate it into ``out_dir/run``, print and report."""
     from transcreval.data.demo_set import build_demo_set
     from transcreval.demo.judges import demo_judge
-    from transcreval.demo.table import format_table
     from transcreval.runs.api import Run, evaluate
     from transcreval.runs.cli import summary_rows
+    from transcreval.text_table import format_table
 
     posters = build_demo_set()
     manifest, systems = write_demo_set(out_dir / "data", posters)

@@ -42,6 +42,7 @@ figcaption { font-size: .9rem; color: #555; }
 .placeholder { width: 120px; height: 90px; display: flex; align-items: center; justify-content: center;
                background: #f0f0f0; border: 1px dashed #aaa; font-size: .7rem; padding: .2rem; overflow: hidden; }
 .broken { outline: 3px solid #a8071a; }
+details.fold { margin: .5rem 0 1.5rem; } details.fold summary { cursor: pointer; font-weight: 600; }
 """
 
 _SCRIPT = """
@@ -91,10 +92,14 @@ def _table(block: TableBlock) -> str:
         body.append("<tr>" + "".join(cells) + "</tr>")
     notes = "".join(f"<li>{escape(n)}</li>" for n in block.notes)
     notes_html = f"<ul class='notes'>{notes}</ul>" if notes else ""
-    return (
+    table = (
         f"<table><caption>{escape(block.caption)}</caption><thead><tr>{head}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>{notes_html}"
     )
+    if not block.folded:
+        return table
+    summary = f"{escape(block.caption)} ({len(block.rows)} rows)"
+    return f'<details class="fold"><summary>{summary}</summary>{table}</details>'
 
 
 def _figure(block: FigureBlock) -> str:

@@ -7,10 +7,11 @@ fits in, and invisible or reordering characters are shown as ``⟨U+XXXX⟩`` ma
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 from transcreval.report.blocks import Block, FigureBlock, GalleryBlock, Heading, Paragraph, TableBlock
-from transcreval.report.text import md_block, md_code, md_inline
+from transcreval.report.text import md_block, md_code, md_inline, visible
 
 __all__ = ["render"]
 
@@ -22,6 +23,9 @@ def _table(block: TableBlock) -> list[str]:
     for row in block.rows:
         lines.append("| " + " | ".join(md_inline(c.text) for c in row) + " |")
     lines += [f"- {md_block(n)}" for n in block.notes]
+    if block.folded:  # an HTML block: its summary is HTML text, the table inside stays Markdown
+        summary = f"{html.escape(visible(block.caption))} ({len(block.rows)} rows)"
+        lines = [f"<details><summary>{summary}</summary>", "", *lines, "", "</details>"]
     return [*lines, ""]
 
 

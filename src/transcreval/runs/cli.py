@@ -81,6 +81,12 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("run_dir")
     p.add_argument("-b", "--baseline", help="compare against this system (default: the one of comparisons.json)")
     p.add_argument("--by", help="break every cell down by this record meta key (split, country, ...)")
+    p.add_argument(
+        "--gallery-metric",
+        action="append",
+        metavar="METRIC",
+        help="show galleries of this metric (repeat for more; default: the most spread metric)",
+    )
     _fmt(p)
 
 
@@ -124,7 +130,7 @@ def summary_rows(result: Any) -> list[list[str]]:
 
 
 def _print_result(run: Any, out: TextIO) -> None:
-    from transcreval.demo.table import format_table
+    from transcreval.text_table import format_table
 
     result = run.results
     for table in result.tables.values():
@@ -139,7 +145,7 @@ def _result_json(run: Any) -> dict[str, Any]:
 
 
 def _ls(args: argparse.Namespace, out: TextIO) -> int:
-    from transcreval.demo.table import format_table
+    from transcreval.text_table import format_table
 
     if args.what == "protocols":
         from transcreval.protocols.catalog import list_protocols
@@ -260,7 +266,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         if args.format == "json":
             print(json.dumps(got.to_dict(), indent=1), file=out)
             return 0
-        from transcreval.demo.table import format_table
+        from transcreval.text_table import format_table
 
         rows = [[u, v.get("calls", 0), v.get("cached", 0), v.get("est_prompt_tokens", 0)] for u, v in got.judge.items()]
         print(format_table(rows, ["metric", "judge calls", "cached", "est. prompt tokens"]), file=out)
@@ -293,8 +299,8 @@ def _rescore(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _compare(args: argparse.Namespace, out: TextIO) -> int:
-    from transcreval.demo.table import format_table
     from transcreval.runs.api import Run
+    from transcreval.text_table import format_table
 
     comp = Run(args.run_dir).compare(
         args.baseline,
@@ -334,7 +340,7 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
 def _report(args: argparse.Namespace, out: TextIO) -> int:
     from transcreval.runs.api import Run
 
-    paths = Run(args.run_dir).report(args.baseline, by=args.by)
+    paths = Run(args.run_dir).report(args.baseline, by=args.by, gallery_metrics=args.gallery_metric)
     if args.format == "json":
         print(json.dumps({k: str(v) for k, v in paths.items()}, indent=1), file=out)
     else:

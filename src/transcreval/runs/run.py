@@ -65,7 +65,11 @@ class Run:
 
     @property
     def tables(self) -> Any:
-        return self.results.tables
+        """The paper's tables (:class:`~transcreval.protocols.records.Tables`: ``print`` them, or
+        let a notebook show them)."""
+        from transcreval.protocols.records import Tables
+
+        return Tables(self.results.tables)
 
     @property
     def items(self) -> Any:
@@ -92,6 +96,14 @@ class Run:
 
     def __repr__(self) -> str:
         return f"Run({str(self.path)!r})"
+
+    def __str__(self) -> str:
+        return f"{self!r}\n\n{self.tables}"
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<p><code>{html.escape(repr(self))}</code></p>{self.tables._repr_html_()}"
 
 
 _SETTINGS = ("test", "n_resamples", "seed", "confidence", "alpha", "compat")
