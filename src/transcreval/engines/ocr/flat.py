@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from transcreval.engines.ocr.detector import DetectorInfo, OCRResult
 from transcreval.engines.ocr.masks import polygons_to_mask
 
-__all__ = ["FLAT_STEP", "is_flat", "without_flat"]
+__all__ = ["FLAT_STEP", "is_flat", "result_without_flat", "without_flat"]
 
 #: the largest step between neighbouring pixels (levels of 255, any channel) of a region with no texture
 FLAT_STEP = 8
@@ -86,3 +87,16 @@ def without_flat(
         None if scores is None else tuple(scores[i] for i in keep),
         len(polygons) - len(keep),
     )
+
+
+def result_without_flat(
+    rgb: np.ndarray,
+    polygons: Sequence[np.ndarray],
+    size: tuple[int, int],
+    info: DetectorInfo,
+    texts: Sequence[str] | None = None,
+    scores: Sequence[float] | None = None,
+) -> OCRResult:
+    """A backend's :class:`OCRResult` for ``rgb`` (the unpadded image) once flat detections are dropped."""
+    kept, kept_t, kept_s, flat = without_flat(rgb, polygons, texts, scores)
+    return OCRResult(kept, size, info, texts=kept_t, scores=kept_s, n_flat_dropped=flat)

@@ -37,7 +37,7 @@ from transcreval.engines.ocr.detector import (
     TextDetector,
     file_sha256,
 )
-from transcreval.engines.ocr.flat import FLAT_STEP, without_flat
+from transcreval.engines.ocr.flat import FLAT_STEP, result_without_flat
 from transcreval.engines.ocr.rapid import (  # PADDLE_DET_DEFAULTS: the paddle backend's detection parameters
     MAX_ASPECT,
     MIN_SIDE,
@@ -251,8 +251,9 @@ class PaddleOCRDetector(TextDetector):
         bgr = np.ascontiguousarray(padded[..., ::-1])  # PaddleX takes arrays as BGR, as OpenCV reads them
         if not recognize:
             res = _first(self._detector().predict(bgr, batch_size=1))
-            polys, _, _, flat = without_flat(rgb, clip_polygons(_as_polys(_get(res, "dt_polys")), h, w))
-            return OCRResult(polys, (h, w), self.info_for(False), n_flat_dropped=flat)
+            return result_without_flat(
+                rgb, clip_polygons(_as_polys(_get(res, "dt_polys")), h, w), (h, w), self.info_for(False)
+            )
         res = _first(self._ocr_pipeline().predict(bgr))
         texts, scores = list(_get(res, "rec_texts")), list(_get(res, "rec_scores"))
         raw = _as_polys(_get(res, "rec_polys"))
@@ -267,8 +268,7 @@ class PaddleOCRDetector(TextDetector):
                 keep_p.append(clipped[0])
                 keep_t.append(str(txt))
                 keep_s.append(float(sc))
-        polys, kept_t, kept_s, flat = without_flat(rgb, keep_p, keep_t, keep_s)
-        return OCRResult(polys, (h, w), self.info_for(True), texts=kept_t, scores=kept_s, n_flat_dropped=flat)
+        return result_without_flat(rgb, keep_p, (h, w), self.info_for(True), keep_t, keep_s)
 
 
 def _as_polys(raw: Any) -> list[np.ndarray]:

@@ -15,9 +15,7 @@ Facts this module relies on (checked on rapidocr 3.10.0):
 * with recognition on, lines whose recognised text is empty or whose recognition score is
   below ``Global.text_score`` are dropped: masks therefore use detection alone;
 * the detector's per-box scores are not reordered with the boxes it sorts, so results carry
-  no detection scores; recognition scores are aligned with their boxes;
-* it answers a plain image (red, green, navy; 1 x 1; a smooth gradient) with a full-frame box:
-  boxes on regions with no texture are dropped and counted (:mod:`~transcreval.engines.ocr.flat`).
+  no detection scores; recognition scores are aligned with their boxes.
 """
 
 from __future__ import annotations
@@ -33,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from transcreval.engines.ocr.detector import DetectorInfo, OCRResult, TextDetector, file_sha256
-from transcreval.engines.ocr.flat import FLAT_STEP, without_flat
+from transcreval.engines.ocr.flat import FLAT_STEP, result_without_flat
 from transcreval.errors import InputError, MissingDependencyError
 
 #: rapidocr's own defaults, restated so results can record them (rapidocr 3.10 config.yaml).
@@ -257,8 +255,7 @@ class RapidOCRDetector(TextDetector):
         det_path = cfg.Det.model_path
         params = {k: cfg.Det[k] for k in RAPIDOCR_DET_KEYS}
         params.update({k: cfg.Global[k] for k in RAPIDOCR_GLOBAL_KEYS})
-        params["pad"] = f"{MIN_SIDE}px,1:{MAX_ASPECT}"
-        params["flat_step"] = FLAT_STEP
+        params.update(pad=f"{MIN_SIDE}px,1:{MAX_ASPECT}", flat_step=FLAT_STEP)  # flat: engines.ocr.flat
         rec_model = rec_sha = ""
         if recognize:
             rec_path = cfg.Rec.model_path
@@ -325,8 +322,7 @@ class RapidOCRDetector(TextDetector):
             raise InputError(f"rapidocr failed on an image of size {w}x{h}: {type(e).__name__}: {e}") from e
         boxes = getattr(out, "boxes", None)
         if not recognize:
-            kept, _, _, flat = without_flat(rgb, clip_polygons(boxes, h, w))
-            return OCRResult(kept, (h, w), info, n_flat_dropped=flat)
+            return result_without_flat(rgb, clip_polygons(boxes, h, w), (h, w), info)
         txts = getattr(out, "txts", None)
         if boxes is None or txts is None or len(txts) == 0:
             return OCRResult((), (h, w), info, texts=(), scores=())
@@ -337,8 +333,7 @@ class RapidOCRDetector(TextDetector):
                 polys.append(clipped[0])
                 texts.append(str(txt))
                 scores.append(float(sc))
-        kept, kept_t, kept_s, flat = without_flat(rgb, polys, texts, scores)
-        return OCRResult(kept, (h, w), info, texts=kept_t, scores=kept_s, n_flat_dropped=flat)
+        return result_without_flat(rgb, polys, (h, w), info, texts, scores)  # a plain image's full-frame box goes
 
     def __repr__(self) -> str:
         opts = [f"backend={self.backend!r}"]
