@@ -4,7 +4,7 @@ DB-style detectors (rapidocr's, PaddleOCR's) can answer a plain image with a ful
 box: rapidocr 3.10 does on plain red, green or navy images, on a 1 x 1 image and on a smooth red
 gradient, which made the OCR mask IoU of a blank output against a poster 0.16 instead of 0.
 Text needs contrast between neighbouring pixels, so the built-in backends drop every detected
-polygon whose pixels (those :func:`~transcreval.engines.ocr.masks.polygons_to_mask` fills) hold
+polygon whose pixels (those :func:`~transcreval.engines.ocr.raster.polygons_to_mask` fills) hold
 no step of more than :data:`FLAT_STEP` levels (of 255) between two horizontally or vertically
 neighbouring pixels, in any channel. The rule is conservative: it drops flat colour and smooth
 gradients only; noise is texture, and a polygon with a single sharp edge inside is kept. Each
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from transcreval.engines.ocr.detector import DetectorInfo, OCRResult
-from transcreval.engines.ocr.masks import polygons_to_mask
+from transcreval.engines.ocr.raster import polygons_to_mask
 
 __all__ = ["FLAT_STEP", "is_flat", "result_without_flat", "without_flat"]
 
