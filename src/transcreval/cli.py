@@ -56,6 +56,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
     runs_cli.add_parsers(sub)
     args = parser.parse_args(argv)
+    args.argv = list(argv) if argv is not None else sys.argv[1:]  # what the run records as its command line
     if args.command == "demo":
         from transcreval.demo import run_demo
 

@@ -16,8 +16,8 @@ def _direction(hib: bool | None) -> str:
 
 def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Print the registered metrics (filtered) as a table."""
-    from transcreval.demo.table import format_table
     from transcreval.registry import list_metrics
+    from transcreval.text_table import format_table
 
     stream = out if out is not None else sys.stdout
     if getattr(args, "protocols", False):
@@ -49,8 +49,8 @@ def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def _list_protocols(stream: TextIO) -> int:
-    from transcreval.demo.table import format_table
     from transcreval.protocols.catalog import list_protocols
+    from transcreval.text_table import format_table
 
     protocols = list_protocols()
     if not protocols:

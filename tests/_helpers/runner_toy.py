@@ -218,3 +218,14 @@ def write_set(
         out["texts"][s] = texts
     out["refs"] = {f"it{i:02d}": r for i, r in enumerate(refs)}
     return out
+
+
+def evaluate_args(d: dict[str, Any], *extra: str) -> list[str]:
+    """``transcreval evaluate`` arguments for a set from :func:`write_set` with ``d["out"]`` set
+    (and ``--option counter=`` when ``d`` has a ``"counter"`` file)."""
+    out = ["evaluate", "-p", "tests._helpers.runner_toy:ADAPTER", "-m", str(d["manifest"]), "-o", str(d["out"])]
+    out += ["--progress", "none"]
+    for name, path in d["systems"].items():
+        out += ["-s", f"{name}={path}"]
+    counter = ["--option", f"counter={d['counter']}"] if d.get("counter") else []
+    return [*out, *counter, *extra]

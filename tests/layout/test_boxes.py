@@ -262,3 +262,33 @@ def test_code_box_parser_reads_unicode_digits_like_the_script():
     from transcreval.parsing import posteriq_code_boxes
 
     assert posteriq_code_boxes("１.５ 0.2 0.3 0.4 0.5") == [(1.5, 0.2, 0.3, 0.4)]
+
+
+@pytest.mark.parametrize("fn", [text_localization_iou, box_recall_rate, center_bias, area_ratio])
+@pytest.mark.parametrize(
+    "answer", ["[[10, 20, 200, 100]]", '{"boxes": [[10, 20, 200, 100]]}', "box: (10, 20, 200, 100)"]
+)
+def test_pixel_answers_in_normalised_mode_are_an_error_naming_coords_pixel(fn, answer):
+    """Pixel boxes given as a model's answer text in normalised mode scored 0.0 with no warning
+    (read as out of range, hence unreadable): coordinates above 1 there are an error naming
+    coords="pixel" (issue 31, item 8), for every box metric, as boxes given as lists already were."""
+    kw = {"top_n": 1} if fn is text_localization_iou else {}
+    with pytest.raises(InputError, match=r"coords='pixel'.*image_sizes") as err:
+        fn([answer], [[(0.1, 0.1, 0.5, 0.5)]], **kw)
+    assert "200" in str(err.value)
+    with pytest.raises(InputError, match="coords='pixel'"):
+        fn([[(10, 20, 200, 100)]], [[(0.1, 0.1, 0.5, 0.5)]], **kw)  # as lists: already an error
+    # the same answer with coords="pixel" and the image size is read and scored
+    if fn is not box_recall_rate:  # BoxRecallRate's ground truth is normalised
+        kw |= {"target_coords": "pixel"}
+    gt = [(10, 20, 200, 100)] if fn is not box_recall_rate else [(10 / 640, 20 / 480, 200 / 640, 100 / 480)]
+    got = fn([answer], [gt], coords="pixel", image_sizes=[(640, 480)], **kw)
+    assert math.isfinite(got.value)
+    # unreadable answers are still unreadable, not errors
+    assert text_localization_iou(["no idea"], [[A]], top_n=1).extras["n_unparsable"] == 1
+
+
+def test_pixel_answers_to_the_class_are_an_error_too():
+    m = TextLocalizationIoU(top_n=1)
+    with pytest.raises(InputError, match="coords='pixel'"):
+        m.update(["[[10, 20, 200, 100]]"], [[A]])

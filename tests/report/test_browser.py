@@ -98,3 +98,22 @@ def test_markdown_links_the_written_figures(written):
     for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md):
         assert (out / link).is_file(), link
     assert Path(paths["html"]).name == "report.html"
+
+
+def test_only_the_pages_own_script_runs(written, tmp_path):
+    """The CSP names the page's script by its hash (issue 31, item 16): the page's own load check
+    still runs, while an inline script or style that got into the page otherwise does not (with
+    the old 'unsafe-inline' it ran)."""
+    _, paths = written
+    html = paths["html"].read_text(encoding="utf-8")
+    injected = (
+        "<style>body { background: rgb(255, 0, 0); }</style>"
+        "<script>document.body.setAttribute('data-injected', 'ran');</script>"
+        "<img src=x onerror=\"document.body.setAttribute('data-onerror', 'ran')\">"
+    )
+    page = tmp_path / "injected.html"
+    page.write_text(html.replace("</body>", injected + "</body>", 1), encoding="utf-8")
+    dom = dump_dom(CHROMIUM, page)
+    body = re.search(r"<body([^>]*)>", dom).group(1)
+    assert 'data-report-ready="yes"' in body, "the page's own script was blocked"
+    assert "data-injected" not in body and "data-onerror" not in body, body

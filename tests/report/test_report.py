@@ -99,8 +99,8 @@ def test_plots_without_matplotlib_name_the_extra():
         "from tests._helpers.synthetic_results import demo_result\n"
         "from transcreval.errors import MissingDependencyError\n"
         "from transcreval.report import build_report, plot_distributions, render_markdown\n"
-        "r = demo_result(); render_markdown(r, n_resamples=20)\n"
-        "for call in (lambda: plot_distributions(r, 'score'), lambda: build_report(r, n_resamples=20)):\n"
+        "r = demo_result(); render_markdown(r, n_resamples=50)\n"
+        "for call in (lambda: plot_distributions(r, 'score'), lambda: build_report(r, n_resamples=50)):\n"
         "    try:\n"
         "        call()\n"
         "    except MissingDependencyError as e:\n"
@@ -174,3 +174,15 @@ def test_report_settings_paragraph_and_json_of_comparisons(res, cmp):
     md = render_markdown(res, cmp, n_resamples=50, gallery_metrics=[])
     assert "paired bootstrap test (500 resamples, seed 12345)" in md
     json.dumps(cmp.to_dict(), allow_nan=False)
+
+
+def test_a_comparison_on_too_few_source_items_is_shown_as_such():
+    """Two source items: the report says why the delta carries no significance mark (issue 31, item 6)."""
+    recs = []
+    for k in range(2):
+        recs.append(ItemRecord(f"i{k}", "base", "m", 0.1 * k, "ok", f"src{k}"))
+        recs.append(ItemRecord(f"i{k}", "new", "m", 0.1 * k + 0.5, "ok", f"src{k}"))
+    tiny = ProtocolResult("demo", tuple(recs), {})
+    md = render_markdown(tiny, compare_systems(tiny, "base"), gallery_metrics=[])
+    row = _row(md, "m", "new")
+    assert "(too few source items)" in row and "·" in row and "↑" not in row

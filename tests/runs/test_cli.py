@@ -16,7 +16,7 @@ import pytest
 from sacrebleu.metrics import CHRF
 from sacrebleu.significance import PairedTest
 
-from tests._helpers.runner_toy import write_set
+from tests._helpers.runner_toy import evaluate_args, write_set
 from transcreval.cli import main
 
 TOY = "tests._helpers.runner_toy:ADAPTER"
@@ -32,10 +32,7 @@ def toy(tmp_path):
 
 
 def _args(d, *extra):
-    out = ["evaluate", "-p", TOY, "-m", str(d["manifest"]), "-o", str(d["out"]), "--progress", "none"]
-    for name, path in d["systems"].items():
-        out += ["-s", f"{name}={path}"]
-    return [*out, "--option", f"counter={d['counter']}", *extra]
+    return evaluate_args(d, *extra)
 
 
 def test_evaluate_prints_the_tables_and_json_is_machine_readable(toy, capsys):
@@ -202,3 +199,20 @@ def test_kill_9_mid_run_then_resume_computes_nothing_twice(toy, tmp_path):
     a = json.loads((toy["out"] / "results.json").read_text())
     b = json.loads((fresh / "results.json").read_text())
     assert a["result"]["records"] == b["result"]["records"] and a["result"]["tables"] == b["result"]["tables"]
+
+
+def test_compare_refuses_too_few_resamples_and_marks_tiny_samples(tmp_path, capsys):
+    """`compare --n-resamples 1` is a one-line error; two source items are never significant
+    (issue 31, item 6)."""
+    d = write_set(tmp_path / "data", n=2, grouped=False)
+    d["out"], d["counter"] = tmp_path / "run", tmp_path / "count.txt"
+    assert main(_args(d)) == 0
+    capsys.readouterr()
+    assert main(["compare", str(d["out"]), "-b", "base", "--n-resamples", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "n_resamples=1 is too few" in err and "at least 40" in err and len(err.strip().splitlines()) == 1
+    assert main(["compare", str(d["out"]), "-b", "base", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["comparisons"]
+    assert rows and all(r["too_few_clusters"] and not r["significant"] for r in rows)
+    assert main(["compare", str(d["out"]), "-b", "base"]) == 0
+    assert "never significant" in capsys.readouterr().out

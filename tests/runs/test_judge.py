@@ -128,3 +128,19 @@ def test_validate_decodes_images_and_checks_protocol_fields(tmp_path, capsys):
         len(rep["errors"]) == 1 and "unknown error type" in rep["errors"][0] and "text-edit.jsonl:1" in rep["errors"][0]
     )
     assert rep["groups"] == {"spirited": 1, "parasite": 1, "amelie": 1, "rrr": 1}
+
+
+def test_a_key_in_extra_params_is_refused_and_stored_nowhere(demo, tmp_path, capsys):
+    """Issue 31, item 15: extra_query / extra_body secrets ended up in run.json, judge.sqlite and
+    results.json; the run refuses them before writing anything."""
+    manifest, systems = demo
+    out = tmp_path / "r"
+    args = ["evaluate", "-p", "mptc", "-m", str(manifest), "-o", str(out), "-s", f"a={systems['redesign']}"]
+    args += ["--metrics", "judge", "--progress", "none"]
+    for extra in ({"extra_query": {"api-key": "sk-query-secret"}}, {"extra_body": {"access_token": "sk-query-secret"}}):
+        cfg = {"model": "m", "base_url": "http://127.0.0.1:9/v1", "extra_params": extra}
+        assert main([*args, "--judge", json.dumps(cfg)]) == 2
+        err = capsys.readouterr().err
+        assert "may not carry" in err and "sk-query-secret" not in err
+    stored = [p for p in out.rglob("*") if p.is_file()] if out.exists() else []
+    assert not any(b"sk-query-secret" in p.read_bytes() for p in stored), stored

@@ -141,3 +141,48 @@ def test_summary_of_an_all_missing_cell():
     (cell,) = summarize(ProtocolResult("p", recs, {}))
     assert math.isnan(cell.value) and cell.ci is None and (cell.n, cell.n_missing) == (0, 2)
     assert cell.to_dict()["value"] is None
+
+
+# ---------------------------------------------------------------- tiny samples (issue 31, item 6)
+def _pairs(n_items, *, shift=0.5, missing=()):
+    recs = []
+    for k in range(n_items):
+        recs.append(ItemRecord(f"i{k}", "base", "m", 0.1 * k, "ok", group=f"src{k}"))
+        gone = k in missing
+        v, st = (math.nan, "api_error") if gone else (0.1 * k + shift, "ok")
+        recs.append(ItemRecord(f"i{k}", "sys", "m", v, st, group=f"src{k}"))
+    return ProtocolResult("demo", tuple(recs), {})
+
+
+@pytest.mark.parametrize("test", ["bootstrap", "randomization"])
+def test_too_few_clusters_are_marked_and_never_significant(test):
+    """Two source items gave p = 0.001, "significant": with G clusters no test can tell a real
+    difference below p = 2^(1-G) (the exact randomisation floor), so fewer than 6 at alpha 0.05
+    are marked and never significant."""
+    row = compare_systems(_pairs(2), "base", test=test).get("sys", "m")
+    assert row.too_few_clusters and not row.significant
+    assert (row.n, row.n_groups, row.n_missing) == (2, 2, 0)
+    assert row.delta == pytest.approx(0.5)  # the numbers are still given, with the reason
+    assert "2 source items" in row.note and "at least 6" in row.note
+    five = compare_systems(_pairs(5), "base", test=test).get("sys", "m")
+    assert five.too_few_clusters and not five.significant
+    six = compare_systems(_pairs(6), "base", test=test).get("sys", "m")
+    assert not six.too_few_clusters and six.significant and six.note == ""
+    # the floor follows alpha: 2^(1-G) < alpha needs G >= 8 at alpha = 0.01
+    strict = compare_systems(_pairs(7), "base", test=test, alpha=0.01).get("sys", "m")
+    assert strict.too_few_clusters and not strict.significant
+    assert not compare_systems(_pairs(8), "base", test=test, alpha=0.01).get("sys", "m").too_few_clusters
+    assert compare_systems(_pairs(2), "base", test=test).to_dict()["comparisons"][0]["too_few_clusters"] is True
+
+
+def test_a_single_pair_is_counted_not_reported_as_none():
+    """One usable pair out of ten: n = 1 with 9 missing (it said n = 0 with 9 missing)."""
+    row = compare_systems(_pairs(10, missing=range(1, 10)), "base").get("sys", "m")
+    assert (row.n, row.n_missing, row.n_groups) == (1, 9, 1)
+    assert row.too_few_clusters and not row.significant and math.isnan(row.p_value)
+    assert "1 source item" in row.note
+
+
+def test_compare_refuses_too_few_resamples():
+    with pytest.raises(InputError, match="at least 40"):
+        compare_systems(_pairs(8), "base", n_resamples=1)

@@ -295,3 +295,24 @@ def test_bad_input_is_refused_with_a_clear_message(kwargs, message):
 def test_randomization_refuses_bad_ci_resamples():
     with pytest.raises(InputError, match="ci_resamples"):
         paired_randomization([1.0, 2.0], [2.0, 3.0], ci_resamples=-1)
+
+
+# ---------------------------------------------------------------- too few resamples (issue 31, item 6)
+@pytest.mark.parametrize(
+    ("confidence", "minimum"),
+    [(0.95, 40), (0.9, 20), (0.99, 200)],
+)
+def test_too_few_resamples_are_refused_naming_the_minimum(confidence, minimum):
+    """Fewer than 2 / (1 - confidence) resamples leave no resample beyond an end of the interval
+    (B = 1 gives an "interval" that is one resample): refused, naming the minimum."""
+    a, b, groups = _data()
+    for fn in (paired_bootstrap, paired_randomization):
+        with pytest.raises(InputError, match=rf"{confidence:.0%} intervals need at least {minimum} "):
+            fn(a, b, groups, n_resamples=minimum - 1, confidence=confidence)
+        fn(a, b, groups, n_resamples=minimum, confidence=confidence)  # the minimum itself is accepted
+    with pytest.raises(InputError, match=rf"at least {minimum}"):
+        bootstrap_interval(b, groups, n_resamples=1, confidence=confidence)
+    with pytest.raises(InputError, match=rf"ci_resamples.*at least {minimum}"):
+        paired_randomization(a, b, groups, n_resamples=1000, ci_resamples=minimum - 1, confidence=confidence)
+    # ci_resamples=0 still means "no intervals"
+    assert paired_randomization(a, b, groups, n_resamples=minimum, ci_resamples=0, confidence=confidence).ci is None

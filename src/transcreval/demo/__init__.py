@@ -54,9 +54,10 @@ def run_demo(
         print("\n== transcreval evaluate --protocol mptc (embedded set, two systems) ==\n", file=stream)
         try:
             evaluate_demo(Path(out_dir if out_dir is not None else "transcreval-demo"), stream, progress)
-        except (MissingDependencyError, TranscrevalError) as e:  # e.g. no openai SDK for the judge
+        except (MissingDependencyError, TranscrevalError) as e:  # a unit that cannot run, a judge endpoint
             first = str(e).splitlines()[0] if str(e) else type(e).__name__
             print(f"skipped: {first}", file=stream)
+    _say_missing(stream)
     if not tour:
         return 0
     for name in sections:
@@ -68,3 +69,12 @@ def run_demo(
             first = str(e).splitlines()[0] if str(e) else type(e).__name__
             print(f"skipped: {first}", file=stream)
     return 0
+
+
+def _say_missing(stream: TextIO) -> None:
+    from transcreval.demo.extras import missing_extras
+
+    lines = missing_extras()
+    if lines:
+        print("\n== not shown on this install: what to install for the rest ==\n", file=stream)
+        print("\n".join(lines), file=stream)

@@ -8,6 +8,8 @@ number: the fake "reads" the titles the demo set knows it drew, and makes up eve
 from a hash of the request, so its numbers only show that the plumbing (HTTP, retries, caching,
 parsing, failure counts) works end to end. An endpoint that rejects the key or model, or never
 answers, stops the section at the first metric with its message (no other metric could run).
+Without the openai SDK (the base install) the same fake answers come from an in-process
+:class:`~transcreval.engines.judge.replay.FunctionJudge`, and the label says so.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from transcreval.demo.table import format_table
 from transcreval.errors import JudgeConfigError, JudgeUnreachableError
+from transcreval.text_table import format_table
 
 if TYPE_CHECKING:
     from transcreval.demo.context import DemoContext
@@ -99,11 +101,38 @@ def _demo_titles(posters: list[Any]) -> dict[str, str]:
     return out
 
 
+def _body(request: Any) -> dict[str, Any]:
+    """A request as the chat body an endpoint would receive (text parts, images as data URLs)."""
+    from transcreval.engines.judge.types import ImagePart
+
+    messages = []
+    for m in request.messages:
+        content = [
+            {"type": "image_url", "image_url": {"url": p.data_url()}}
+            if isinstance(p, ImagePart)
+            else {"type": "text", "text": p.text}
+            for p in m.parts
+        ]
+        messages.append({"role": m.role, "content": content})
+    return {"model": "fake-judge", "messages": messages}
+
+
 def demo_judge(posters: list[Any]) -> tuple[Any, str, Callable[[], None]]:
     """(judge, a label saying what it is, a cleanup function)."""
+    url = os.environ.get("TRANSCREVAL_JUDGE_URL")
+    if not url and not _has_openai():  # the base install: the same fake answers, in-process
+        from transcreval.engines.judge.replay import FunctionJudge
+
+        responder = DemoResponder(_demo_titles(posters))
+        in_process = FunctionJudge(lambda request: responder(_body(request)), model="fake-judge")
+        label = (
+            "judge: a FAKE judge in-process (the openai SDK is not installed), not a model. It reads back the\n"
+            "titles the demo drew and makes up every other answer, so these numbers only show the plumbing.\n"
+            "pip install 'transcreval[judge]' asks it over HTTP instead, as a real endpoint is asked."
+        )
+        return in_process, label, lambda: None
     from transcreval.engines.judge.openai_judge import OpenAICompatibleJudge
 
-    url = os.environ.get("TRANSCREVAL_JUDGE_URL")
     if url:
         model = os.environ.get("TRANSCREVAL_JUDGE_MODEL")
         if not model:
@@ -130,6 +159,12 @@ def demo_judge(posters: list[Any]) -> tuple[Any, str, Callable[[], None]]:
         "TRANSCREVAL_JUDGE_MODEL) to an OpenAI-compatible endpoint to ask a real judge."
     )
     return judge, label, cleanup
+
+
+def _has_openai() -> bool:
+    from transcreval.demo.extras import missing_extras
+
+    return not any("[judge]" in line for line in missing_extras())
 
 
 def _rows(judge: Any, posters: list[Any], system: str) -> list[tuple[str, Any]]:

@@ -67,9 +67,9 @@ def evaluate_demo(out_dir: Path, stream: TextIO, progress: str = "auto") -> Any:
     """Write the set under ``out_dir/data``, evaluate it into ``out_dir/run``, print and report."""
     from transcreval.data.demo_set import build_demo_set
     from transcreval.demo.judges import demo_judge
-    from transcreval.demo.table import format_table
     from transcreval.runs.api import Run, evaluate
     from transcreval.runs.summary import summary_rows
+    from transcreval.text_table import format_table
 
     posters = build_demo_set()
     manifest, systems = write_demo_set(out_dir / "data", posters)
@@ -104,10 +104,11 @@ def evaluate_demo(out_dir: Path, stream: TextIO, progress: str = "auto") -> Any:
             c.system,
             f"{c.delta:+.3f}" if c.delta == c.delta else "-",
             f"{c.p_value:.3f}" if c.p_value == c.p_value else "-",
+            f"{c.n_groups} source items: never significant" if c.too_few_clusters else "",
         ]
         for c in comp.rows
     ]
-    print(format_table(rows, ["metric", "system", f"delta vs {SYSTEMS[0]}", "p"]), end="\n\n", file=stream)
+    print(format_table(rows, ["metric", "system", f"delta vs {SYSTEMS[0]}", "p", ""]), end="\n\n", file=stream)
     paths = run.report(SYSTEMS[0])
     print(f"run directory: {run.path}\nreport: {paths['html']} and {paths['markdown']}", file=stream)
     return run

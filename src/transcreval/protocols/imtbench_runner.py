@@ -145,7 +145,7 @@ class IMTBenchAdapter(ProtocolAdapter):
         for system in dict.fromkeys(r.system for r in result.records):
             if any(r.system == system and r.metric == "S" and r.status == "ok" for r in result.records):
                 figures.append((f"S by scenario x language: {system}", _heatmap(plot_heatmap, result, system)))
-        return {"figures": figures, "by": "scenario", "gallery_metrics": ["S"]}
+        return {"figures": figures, "by": "scenario", "gallery_metrics": ["S"], "headline": ["S", *COMPONENTS]}
 
 
 def _heatmap(fn: Any, result: ProtocolResult, system: str) -> Any:

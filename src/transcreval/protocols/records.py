@@ -12,12 +12,13 @@ protocol needs nothing else to appear in ``transcreval evaluate`` and its report
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Cell", "ItemRecord", "ProtocolResult", "Table", "cell_mean"]
+__all__ = ["Cell", "ItemRecord", "ProtocolResult", "Table", "Tables", "cell_mean"]
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,43 @@ class Table:
         notes = ["", *(f"- {n}" for n in self.notes)] if self.notes else []
         return "\n".join([caption, "", *lines, *notes])
 
+    def _grid(self) -> list[list[str]]:
+        rows = []
+        for r in self.rows:
+            got = [self.cells.get((r, c)) for c in self.columns]
+            rows.append(
+                [
+                    self._label(r),
+                    *(x.format(self._decimals(c)) if x is not None else "-" for x, c in zip(got, self.columns)),
+                ]
+            )
+        return rows
+
+    @property
+    def caption(self) -> str:
+        return self.name + (f" ({self.units})" if self.units else "")
+
+    def to_text(self) -> str:
+        """The table as aligned plain text (what ``print(table)`` shows), rounded as the paper rounds."""
+        from transcreval.text_table import format_table
+
+        notes = ["", *(f"- {n}" for n in self.notes)] if self.notes else []
+        return "\n".join([self.caption, format_table(self._grid(), ["", *self.columns]), *notes])
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def _repr_html_(self) -> str:
+        """An HTML table (Jupyter shows it in place of the repr)."""
+        e = html.escape
+        head = "".join(f"<th>{e(str(c))}</th>" for c in ("", *self.columns))
+        body = "".join("<tr>" + "".join(f"<td>{e(x)}</td>" for x in row) + "</tr>" for row in self._grid())
+        notes = "".join(f"<li>{e(n)}</li>" for n in self.notes)
+        return (
+            f"<table><caption>{e(self.caption)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+            + (f"<ul>{notes}</ul>" if notes else "")
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -164,6 +202,17 @@ class Table:
             "units": self.units,
             "notes": list(self.notes),
         }
+
+
+class Tables(dict[str, Table]):
+    """A protocol's tables by key, printed as readable text (``print(run.tables)``) and shown as
+    HTML tables in a notebook."""
+
+    def __str__(self) -> str:
+        return "\n\n".join(t.to_text() for t in self.values())
+
+    def _repr_html_(self) -> str:
+        return "".join(t._repr_html_() for t in self.values())
 
 
 @dataclass(frozen=True)

@@ -33,10 +33,13 @@ class Paragraph:
 
 @dataclass(frozen=True)
 class TableBlock:
+    """A table; ``folded`` ones (long coordinate tables) open on a click (``<details>``)."""
+
     caption: str
     header: tuple[str, ...]
     rows: tuple[tuple[TextCell, ...], ...]
     notes: tuple[str, ...] = ()
+    folded: bool = False
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from transcreval.errors import InputError
@@ -22,12 +23,14 @@ from transcreval.report.document import (
     fmt_ci,
     fmt_p,
 )
-from transcreval.report.gallery import gallery_blocks
+from transcreval.report.gallery import gallery_blocks, gallery_choice
+from transcreval.report.leaderboard import headline_metrics, leaderboard
+from transcreval.report.provenance import provenance_blocks, status_table
 from transcreval.report.thumbs import ItemImages, figure_png
 from transcreval.significance.compare import CellSummary, Comparisons, summarize
 from transcreval.significance.paired import DEFAULT_SEED
 
-__all__ = ["build_report", "slug"]
+__all__ = ["FOLD_ROWS", "build_report", "slug"]
 
 
 def slug(text: str) -> str:
@@ -76,6 +79,8 @@ def _summary_table(
                 tip = f"paired over n={r.n} items ({r.n_missing} pairs missing), {r.n_groups} source items"
                 delta = TextCell(f"{r.delta:+.{decimals}f}{ci} {mark}", tone, tip)
                 p = TextCell(fmt_p(r.p_value))
+                if r.too_few_clusters:  # never significant: say why beside the p-value
+                    p = TextCell(f"{fmt_p(r.p_value)} (too few source items)", "missing", r.note)
             elif r is not None:
                 delta = TextCell("-", "", r.note)
         exact = "" if c.ci is None else f"interval [{fmt(c.ci[0], decimals)}, {fmt(c.ci[1], decimals)}]"
@@ -127,6 +132,14 @@ def _paper_table(table: Table) -> TableBlock:
     return TableBlock(caption, ("", *table.columns), tuple(rows), table.notes)
 
 
+#: tables longer than this many rows are folded (they open on a click)
+FOLD_ROWS = 20
+
+
+def _fold(table: TableBlock) -> TableBlock:
+    return replace(table, folded=True) if len(table.rows) > FOLD_ROWS else table
+
+
 def _auto_figures(result: ProtocolResult, comp: Comparisons | None, max_metrics: int) -> list[FigureBlock]:
     from transcreval.report.plots import new_figure, plot_distributions, plot_forest
 
@@ -165,8 +178,11 @@ def build_report(
     n_resamples: int = 1000,
     seed: int = DEFAULT_SEED,
     title: str = "transcreval report",
+    provenance: Mapping[str, Any] | None = None,
+    headline: Sequence[str] | None = None,
 ) -> Report:
-    """The report's blocks: summaries with intervals and deltas, the paper tables, figures, galleries.
+    """The report's blocks: the leaderboard, summaries with intervals and deltas, item statuses, the
+    paper tables (long ones folded), figures, galleries, and how the numbers were made.
 
     Args:
         results: one protocol result or several.
@@ -176,15 +192,30 @@ def build_report(
             ``(fig, ax)`` from the ``plot_*`` helpers (the protocol-specific ones).
         by: a ``meta`` key to break every cell down by (``"split"``, ``"scenario"``, ...).
         higher_is_better: per metric, its direction (arrows are then marked better/worse).
-        gallery_metrics: metrics with galleries (default: each result's first metric); ``[]``: none.
+        gallery_metrics: metrics with galleries (default: each result's most spread metric, the
+            one with the most distinct values: a continuous one where there is one); ``[]``: none.
+            A named metric that no result has is an error.
         plots: draw the forest and distribution figures (needs matplotlib, the ``report`` extra).
         decimals, n_resamples, seed: rounding, and the bootstrap behind every cell's interval.
+        provenance: a run's provenance (results.json's ``provenance``, with its ``counts``): the
+            report then says how the run was made (command, dates, digests, versions, judge).
+        headline: the metrics of the leaderboard that opens the report (default: the first
+            :data:`~transcreval.report.leaderboard.MAX_HEADLINE` metrics of each result).
     """
     higher = dict(higher_is_better or {})
     thumbs: dict[tuple[str, str], Any] = {}  # a picture shown in several galleries is shrunk once
     blocks: list[Block] = [Heading(title, 1)]
+    plan = []
     for result in _as_list(results):
         comp = _comparisons_for(comparisons, result.protocol)
+        order = {m: k for k, m in enumerate(dict.fromkeys(r.metric for r in result.records))}
+        cells = sorted(summarize(result, n_resamples=n_resamples, seed=seed), key=lambda c: order[c.metric])
+        plan.append((result, comp, cells))
+    chosen = gallery_choice([p[0] for p in plan], gallery_metrics)
+    blocks.append(Heading("Leaderboard", 2))
+    for result, comp, cells in plan:
+        blocks.append(leaderboard(result, cells, comp, headline_metrics(result, headline), higher, decimals))
+    for (result, comp, cells), gallery_of in zip(plan, chosen):
         blocks.append(Heading(f"Protocol: {result.protocol}", 2))
         if comp is not None:
             blocks.append(
@@ -194,40 +225,36 @@ def build_report(
                     f"significantly higher / lower than the baseline (p < {comp.alpha}), · not significant."
                 )
             )
-        order = {m: k for k, m in enumerate(dict.fromkeys(r.metric for r in result.records))}
-        cells = sorted(summarize(result, n_resamples=n_resamples, seed=seed), key=lambda c: order[c.metric])
         blocks.append(_summary_table(result, cells, comp, higher, decimals))
+        blocks.append(_fold(status_table(result, provenance)))
         if by is not None:
             blocks.append(
-                _group_table(result, summarize(result, by=by, n_resamples=n_resamples, seed=seed), by, decimals)
+                _fold(_group_table(result, summarize(result, by=by, n_resamples=n_resamples, seed=seed), by, decimals))
             )
         for table in result.tables.values():
-            blocks.append(_paper_table(table))
+            blocks.append(_fold(_paper_table(table)))
         if plots:
             blocks.extend(_auto_figures(result, comp, max_plot_metrics))
-        metrics = list(dict.fromkeys(r.metric for r in result.records))
-        chosen = metrics[:1] if gallery_metrics is None else [m for m in gallery_metrics if m in metrics]
-        systems = list(dict.fromkeys(r.system for r in result.records))
         baseline = comp.baseline if comp is not None else None
-        for m in chosen:
-            for s in systems:
-                if s == baseline:
-                    continue
-                blocks.extend(
-                    gallery_blocks(
-                        result,
-                        m,
-                        s,
-                        baseline=baseline,
-                        images=images,
-                        k=gallery_k,
-                        higher_is_better=higher.get(m, True),
-                        decimals=decimals,
-                        cache=thumbs,
+        for m in gallery_of:
+            for s in dict.fromkeys(r.system for r in result.records):
+                if s != baseline:
+                    blocks.extend(
+                        gallery_blocks(
+                            result,
+                            m,
+                            s,
+                            baseline=baseline,
+                            images=images,
+                            k=gallery_k,
+                            higher_is_better=higher.get(m, True),
+                            decimals=decimals,
+                            cache=thumbs,
+                        )
                     )
-                )
     if figures:
         blocks.append(Heading("Figures", 2))
     for i, (name, fig) in enumerate(figures):
         blocks.append(FigureBlock(slug(f"figure-{i + 1}-{name}"), name, figure_png(fig)))
+    blocks.extend(provenance_blocks(_as_list(results), provenance))
     return Report(title, tuple(blocks))

@@ -1,23 +1,26 @@
 """Render a report's blocks (:mod:`transcreval.report.blocks`) as one self-contained HTML page.
 
 No server and no network: styles are inline, figures and thumbnails are PNG data URIs, and a
-Content-Security-Policy forbids loading anything else. A small inline script checks, once the
-page has loaded, that every picture decoded: it outlines a broken one in red, marks each figure
-``data-rendered="yes"`` or ``"no"``, and writes the counts to ``<body data-images-ok=N
-data-images-failed=M data-report-ready="yes">`` (what the headless browser test reads).
+Content-Security-Policy (:data:`CSP`) forbids loading anything else and runs only the page's own
+style and script, named by their SHA-256 (no ``'unsafe-inline'``: a script that got into the page
+some other way does not run). The script checks, once the page has loaded, that every picture
+decoded: it outlines a broken one in red, marks each figure ``data-rendered="yes"`` or ``"no"``,
+and writes the counts to ``<body data-images-ok=N data-images-failed=M data-report-ready="yes">``
+(what the headless browser test reads). All text is escaped after
+:func:`~transcreval.report.text.visible` has marked invisible and reordering characters.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 from collections.abc import Sequence
-from html import escape
+from html import escape as _escape
 
 from transcreval.report.blocks import Block, Card, FigureBlock, GalleryBlock, Heading, Paragraph, TableBlock
+from transcreval.report.text import visible
 
 __all__ = ["CSP", "render"]
-
-CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
 
 _STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 1200px;
@@ -39,6 +42,7 @@ figcaption { font-size: .9rem; color: #555; }
 .placeholder { width: 120px; height: 90px; display: flex; align-items: center; justify-content: center;
                background: #f0f0f0; border: 1px dashed #aaa; font-size: .7rem; padding: .2rem; overflow: hidden; }
 .broken { outline: 3px solid #a8071a; }
+details.fold { margin: .5rem 0 1.5rem; } details.fold summary { cursor: pointer; font-weight: 600; }
 """
 
 _SCRIPT = """
@@ -58,6 +62,20 @@ window.addEventListener('load', function () {
 """
 
 
+def _sha256(source: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+#: the page's Content-Security-Policy: nothing loads but data: images, and only the page's own
+#: style and script (by hash) apply
+CSP = f"default-src 'none'; img-src data:; style-src {_sha256(_STYLE)}; script-src {_sha256(_SCRIPT)}"
+
+
+def escape(text: str) -> str:
+    """HTML text (and attribute values) of ``text``, invisible characters marked."""
+    return _escape(visible(text))
+
+
 def _uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
@@ -74,10 +92,14 @@ def _table(block: TableBlock) -> str:
         body.append("<tr>" + "".join(cells) + "</tr>")
     notes = "".join(f"<li>{escape(n)}</li>" for n in block.notes)
     notes_html = f"<ul class='notes'>{notes}</ul>" if notes else ""
-    return (
+    table = (
         f"<table><caption>{escape(block.caption)}</caption><thead><tr>{head}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>{notes_html}"
     )
+    if not block.folded:
+        return table
+    summary = f"{escape(block.caption)} ({len(block.rows)} rows)"
+    return f'<details class="fold"><summary>{summary}</summary>{table}</details>'
 
 
 def _figure(block: FigureBlock) -> str:

@@ -1,32 +1,38 @@
-"""Render a report's blocks (:mod:`transcreval.report.blocks`) as GitHub Markdown."""
+"""Render a report's blocks (:mod:`transcreval.report.blocks`) as GitHub Markdown.
+
+Every piece of text is data, never markup (:mod:`transcreval.report.text`): names, group values
+and ids are escaped as the HTML page escapes them, item ids sit in code spans that any backtick
+fits in, and invisible or reordering characters are shown as ``⟨U+XXXX⟩`` marks.
+"""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 from transcreval.report.blocks import Block, FigureBlock, GalleryBlock, Heading, Paragraph, TableBlock
+from transcreval.report.text import md_block, md_code, md_inline, visible
 
 __all__ = ["render"]
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _table(block: TableBlock) -> list[str]:
-    lines = [f"**{_cell(block.caption)}**", ""]
-    lines.append("| " + " | ".join(_cell(h) for h in block.header) + " |")
+    lines = [f"**{md_inline(block.caption)}**", ""]
+    lines.append("| " + " | ".join(md_inline(h) for h in block.header) + " |")
     lines.append("|" + "---|" * len(block.header))
     for row in block.rows:
-        lines.append("| " + " | ".join(_cell(c.text) for c in row) + " |")
-    lines += [f"- {n}" for n in block.notes]
+        lines.append("| " + " | ".join(md_inline(c.text) for c in row) + " |")
+    lines += [f"- {md_block(n)}" for n in block.notes]
+    if block.folded:  # an HTML block: its summary is HTML text, the table inside stays Markdown
+        summary = f"{html.escape(visible(block.caption))} ({len(block.rows)} rows)"
+        lines = [f"<details><summary>{summary}</summary>", "", *lines, "", "</details>"]
     return [*lines, ""]
 
 
 def _gallery(block: GalleryBlock) -> list[str]:
-    lines = [f"**{block.title}**", ""]
+    lines = [f"**{md_inline(block.title)}**", ""]
     for card in block.cards:
-        lines.append(f"- `{card.item_id}`: " + "; ".join(card.lines))
+        lines.append(f"- {md_code(card.item_id)}: " + "; ".join(md_inline(x) for x in card.lines))
     return [*lines, ""]
 
 
@@ -35,14 +41,15 @@ def render(blocks: Sequence[Block], figure_dir: str | None = None) -> str:
     lines: list[str] = []
     for block in blocks:
         if isinstance(block, Heading):
-            lines += ["#" * block.level + " " + block.text, ""]
+            lines += ["#" * block.level + " " + md_inline(block.text), ""]
         elif isinstance(block, Paragraph):
-            lines += [block.text, ""]
+            lines += [md_block(block.text), ""]
         elif isinstance(block, TableBlock):
             lines += _table(block)
         elif isinstance(block, FigureBlock):
             if figure_dir is not None:
-                lines += [f"![{block.alt or block.title}]({figure_dir.rstrip('/')}/{block.key}.png)", ""]
+                alt = md_inline(block.alt or block.title)
+                lines += [f"![{alt}]({figure_dir.rstrip('/')}/{block.key}.png)", ""]
         elif isinstance(block, GalleryBlock):
             lines += _gallery(block)
     return "\n".join(lines).rstrip() + "\n"

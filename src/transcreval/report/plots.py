@@ -62,9 +62,29 @@ def _label(x: Any) -> str:
     return " / ".join(map(str, x)) if isinstance(x, tuple) else str(x)
 
 
-def _annotated_matrix(ax: Any, fig: Any, m: np.ndarray, rows: list, cols: list, text: list, cmap: str) -> None:
+def _norm(value_range: tuple[float, float] | None, center: float | None) -> Any:
+    """A colour scale fixed to ``value_range`` (diverging at ``center`` when given); None: the data's range."""
+    if value_range is None:
+        if center is not None:
+            raise InputError("center needs value_range=(low, high): a diverging scale is fixed at both ends")
+        return None
+    from matplotlib.colors import Normalize, TwoSlopeNorm
+
+    lo, hi = (float(v) for v in value_range)
+    if not lo < hi:
+        raise InputError(f"value_range must be (low, high) with low < high, got {value_range!r}")
+    if center is None:
+        return Normalize(vmin=lo, vmax=hi, clip=True)
+    if not lo < center < hi:
+        raise InputError(f"center must lie inside value_range {value_range!r}, got {center!r}")
+    return TwoSlopeNorm(vcenter=float(center), vmin=lo, vmax=hi)
+
+
+def _annotated_matrix(
+    ax: Any, fig: Any, m: np.ndarray, rows: list, cols: list, text: list, cmap: str, norm: Any = None
+) -> None:
     masked = np.ma.masked_invalid(m)
-    image = ax.imshow(masked, cmap=cmap, aspect="auto")
+    image = ax.imshow(masked, cmap=cmap, aspect="auto", norm=norm)
     fig.colorbar(image, ax=ax, shrink=0.8)
     ax.set_xticks(range(len(cols)), [_label(c) for c in cols], rotation=30, ha="right")
     ax.set_yticks(range(len(rows)), [_label(r) for r in rows])
@@ -140,9 +160,15 @@ def plot_heatmap(
     columns: str = "language",
     decimals: int = 1,
     cmap: str = "viridis",
+    value_range: tuple[float, float] | None = None,
+    center: float | None = None,
 ) -> tuple[Any, Any]:
     """A metric's mean over the items of each ``meta[rows]`` x ``meta[columns]`` cell for one
-    system (IMTBench's scenario x language); each cell shows the mean and its ``n``."""
+    system (IMTBench's scenario x language); each cell shows the mean and its ``n``.
+
+    ``value_range=(low, high)`` fixes the colour scale to the metric's own range (so two systems'
+    heatmaps compare by colour), diverging at ``center`` when given (pass a diverging ``cmap``
+    such as ``"RdBu"`` then); without it the scale spans the data."""
     recs = result.select(system=system, metric=metric)
     if not recs:
         raise InputError(f"plot_heatmap: no records for system {system!r}, metric {metric!r}")
@@ -160,8 +186,9 @@ def plot_heatmap(
             if ok:
                 m[i, j] = float(np.mean(ok))
                 text[i][j] = f"{m[i, j]:.{decimals}f}\nn={len(ok)}" + (f"/{len(cell)}" if len(ok) < len(cell) else "")
+    norm = _norm(value_range, center)
     fig, ax = _axes(ax, (1.1 * len(col_keys) + 2.5, 0.6 * len(row_keys) + 1.6))
-    _annotated_matrix(ax, fig, m, row_keys, col_keys, text, cmap)
+    _annotated_matrix(ax, fig, m, row_keys, col_keys, text, cmap, norm)
     ax.set_xlabel(columns)
     ax.set_ylabel(rows)
     ax.set_title(f"{metric}: {system}")
@@ -175,13 +202,20 @@ def plot_win_rate_matrix(
     *,
     column: str | None = None,
     decimals: int = 1,
-    cmap: str = "RdYlGn",
+    cmap: str = "RdBu",
+    value_range: tuple[float, float] | None = None,
+    center: float | None = None,
 ) -> tuple[Any, Any]:
     """A table drawn as a matrix (MPTc's win rates).
 
     With ``column`` (``"Win%"``), rows labelled by pairs ``(planner, editor)`` become a planner x
     editor matrix of that column; without it, the table's rows x columns are drawn as they are
     (a system x system win-rate table).
+
+    The colour scale is fixed and diverges at a draw: 0-100 around 50 for a table in percent (its
+    ``units`` say "%", or a value is above 1), else 0-1 around 0.5 (-1 to 1 around 0 where a value
+    is negative); red below, white at the centre, blue above. ``value_range`` / ``center`` set
+    another scale.
     """
     t = _table(result, table)
     if column is not None:
@@ -206,8 +240,16 @@ def plot_win_rate_matrix(
                 text[i][j] = f"{cell.value:.{decimals}f}"
     if not np.isfinite(m).any():
         raise InputError(f"plot_win_rate_matrix: table {t.name!r} has no value to draw")
+    if value_range is None:
+        finite = m[np.isfinite(m)]
+        if "%" in t.units or float(np.abs(finite).max()) > 1:
+            value_range, center = (0.0, 100.0), 50.0
+        elif float(finite.min()) < 0:
+            value_range, center = (-1.0, 1.0), 0.0
+        else:
+            value_range, center = (0.0, 1.0), 0.5
     fig, ax = _axes(ax, (1.1 * len(col_keys) + 2.5, 0.6 * len(row_keys) + 1.6))
-    _annotated_matrix(ax, fig, m, row_keys, col_keys, text, cmap)
+    _annotated_matrix(ax, fig, m, row_keys, col_keys, text, cmap, _norm(value_range, center))
     ax.set_title(t.name + (f": {column}" if column else "") + (f" ({t.units})" if t.units else ""))
     return fig, ax
 

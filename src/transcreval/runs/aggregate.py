@@ -5,8 +5,9 @@ stored line whose key matches the unit's current signature (run.json), and gives
 such line one ``not_computed`` record per metric (a run stopped early, or a unit whose options
 changed and that has not run again). :func:`aggregate` hands that to the protocol's
 :meth:`~transcreval.runs.spec.ProtocolAdapter.tables` and writes ``results.json``: the
-protocol result (records, tables, signatures, options), the denominators per system and metric,
-and the judge calls and tokens per unit.
+protocol result (records, tables, signatures, options), the denominators per system and metric
+(with the items whose judge answers came from another model than the one asked), the judge calls
+and tokens per unit, and the run's provenance (:mod:`transcreval.runs.provenance`).
 """
 
 from __future__ import annotations
@@ -18,21 +19,27 @@ from typing import Any
 from transcreval.errors import InputError
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
 from transcreval.runs.engine import reference_output, work_key
-from transcreval.runs.manifest import items_from_lock
+from transcreval.runs.manifest import items_from_lock, sha256_file
+from transcreval.runs.provenance import run_provenance
+from transcreval.runs.served import other_models
 from transcreval.runs.spec import ProtocolAdapter, RunData, Work
 from transcreval.runs.store import RunDir, record_from_dict, write_json
 
 __all__ = ["aggregate", "counts", "result_from_dict", "run_data"]
 
+#: ``{(unit, system, item id): {served model: answers}}`` of the lines that record it
+Served = dict[tuple[str, str, str], dict[str, int]]
 
-def run_data(store: RunDir, info: Mapping[str, Any]) -> RunData:
-    """Everything stored, for the adapter's tables (see the module docstring)."""
+
+def _collect(store: RunDir, info: Mapping[str, Any]) -> tuple[RunData, Served]:
+    """Everything stored, for the adapter's tables, and the served models the current lines record."""
     items, outputs = items_from_lock(store.read_lock())
     systems = tuple(info.get("systems", {}))
     records: list[ItemRecord] = []
     payloads: dict[tuple[str, str, str], dict[str, Any]] = {}
     signatures: dict[str, str] = {}
     store.check_current(info)
+    served: Served = {}
     for name, u in dict(info.get("units", {})).items():
         sig = u["signature"]
         digest = u["signature_digest"]
@@ -48,19 +55,30 @@ def run_data(store: RunDir, info: Mapping[str, Any]) -> RunData:
                     records += [record_from_dict(r) for r in line.get("records", ())]
                     if line.get("payload"):
                         payloads[(system, name, it.id)] = dict(line["payload"])
+                    if line.get("served"):
+                        served[(name, system, it.id)] = {str(k): int(v) for k, v in line["served"].items()}
                 else:
                     records += [
                         ItemRecord(it.id, system, m, math.nan, "not_computed", it.group, dict(it.meta))
                         for m in u.get("metrics", ())
                     ]
-    return RunData(
+    data = RunData(
         tuple(items), systems, outputs, tuple(records), payloads, signatures, dict(info.get("options", {})), store.root
     )
+    return data, served
 
 
-def counts(result: ProtocolResult) -> dict[str, dict[str, dict[str, Any]]]:
+def run_data(store: RunDir, info: Mapping[str, Any]) -> RunData:
+    """Everything stored, for the adapter's tables (see the module docstring)."""
+    return _collect(store, info)[0]
+
+
+def counts(
+    result: ProtocolResult, other_model: Mapping[str, Mapping[str, int]] | None = None
+) -> dict[str, dict[str, dict[str, Any]]]:
     """``{system: {metric: {"n": ok, "of": all, "failures": {status: k}}}}``: every failure with
-    its denominator."""
+    its denominator; with ``other_model`` (``{system: {metric: items}}``), ``"other_model"``: the
+    items of that cell whose judge answers came (partly) from another model than the one asked."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
     for r in result.records:
         c = out.setdefault(r.system, {}).setdefault(r.metric, {"n": 0, "of": 0, "failures": {}})
@@ -69,6 +87,47 @@ def counts(result: ProtocolResult) -> dict[str, dict[str, dict[str, Any]]]:
             c["n"] += 1
         else:
             c["failures"][r.status] = c["failures"].get(r.status, 0) + 1
+    for system, per in (other_model or {}).items():
+        for metric, k in per.items():
+            if k and metric in out.get(system, {}):
+                out[system][metric]["other_model"] = k
+    return out
+
+
+def _judge_models(store: RunDir, info: Mapping[str, Any], served: Served) -> dict[str, Any]:
+    """Per judge unit: the served model names of the calls the run made (summed over systems and
+    passes), and per system the items with answers from another model, with those answers."""
+    asked = (info.get("judge") or {}).get("model")
+    per_unit: dict[str, dict[str, Any]] = {}
+    for name, u in dict(info.get("units", {})).items():
+        if not u.get("uses_judge"):
+            continue
+        calls: dict[str, int] = {}
+        ref = u.get("reference_system")
+        for system in (*info.get("systems", {}), *([ref] if ref else [])):
+            for line in store.read_unit(system, name):
+                for model, n in (line.get("served") or {}).items() if "usage" in line else ():
+                    calls[model] = calls.get(model, 0) + int(n)
+        per_unit[name] = {"served": calls, "other_model": {}}
+    for (unit, system, item), models in served.items():
+        other = other_models(asked, models)
+        if unit not in per_unit or not other:
+            continue
+        entry = per_unit[unit]["other_model"].setdefault(system, {"items": [], "answers": {}})
+        entry["items"].append(item)
+        for model, n in other.items():
+            entry["answers"][model] = entry["answers"].get(model, 0) + n
+    return {"per_unit": per_unit}
+
+
+def _other_model_cells(info: Mapping[str, Any], judge: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    """``{system: {metric: items with answers from another model}}`` (every metric of the unit)."""
+    out: dict[str, dict[str, int]] = {}
+    for unit, entry in judge.get("per_unit", {}).items():
+        metrics = dict(info.get("units", {})).get(unit, {}).get("metrics", ())
+        for system, got in entry["other_model"].items():
+            for m in metrics:
+                out.setdefault(system, {})[m] = out.get(system, {}).get(m, 0) + len(got["items"])
     return out
 
 
@@ -96,7 +155,10 @@ def aggregate(store: RunDir, adapter: ProtocolAdapter) -> ProtocolResult:
     info = store.read_run()
     if not info.get("units"):
         raise InputError(f"{store.root}: no unit has run yet (run.json lists none): run `transcreval evaluate`")
-    result = adapter.tables(run_data(store, info))
+    data, served = _collect(store, info)
+    result = adapter.tables(data)
+    models = _judge_models(store, info, served)
+    lock = sha256_file(store.lock) if store.lock.is_file() else None
     write_json(
         store.results,
         {
@@ -104,8 +166,9 @@ def aggregate(store: RunDir, adapter: ProtocolAdapter) -> ProtocolResult:
             "protocol_version": info["protocol_version"],
             "systems": list(info.get("systems", {})),
             "units": {k: v["signature"] for k, v in info["units"].items()},
-            "counts": counts(result),
+            "counts": counts(result, _other_model_cells(info, models)),
             "judge_usage": judge_usage(store, info),
+            "provenance": run_provenance(info, lock_sha256=lock, signatures=result.signatures, served=models),
             "result": result.to_dict(),
         },
     )

@@ -41,6 +41,7 @@ def evaluate(
     max_tokens: int | None = None,
     fresh: bool = False,
     stream: TextIO | None = None,
+    command: Sequence[str] | None = None,
 ) -> Run | DryRun:
     """Score ``systems`` on ``manifest`` with ``protocol`` into the run directory ``out``.
 
@@ -62,6 +63,8 @@ def evaluate(
         dry_run: count judge calls (and cached ones) and estimate tokens; write nothing.
         max_judge_calls, max_tokens: stop cleanly before a judge batch would pass them.
         fresh: delete an existing run directory first (only one that holds a run.json).
+        command: the command line run.json records for this pass (the CLI gives its own;
+            default: this process's ``sys.argv``).
 
     Returns:
         The :class:`Run`, or with ``dry_run`` a :class:`~transcreval.runs.orchestrate.DryRun`.
@@ -84,4 +87,5 @@ def evaluate(
         max_tokens=max_tokens,
         fresh=fresh,
         stream=stream if stream is not None else sys.stderr,
+        command=command,
     )

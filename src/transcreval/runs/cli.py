@@ -90,6 +90,12 @@ def add_parsers(sub: Any) -> None:
     p.add_argument("run_dir")
     p.add_argument("-b", "--baseline", help="compare against this system (default: the one of comparisons.json)")
     p.add_argument("--by", help="break every cell down by this record meta key (split, country, ...)")
+    p.add_argument(
+        "--gallery-metric",
+        action="append",
+        metavar="METRIC",
+        help="show galleries of this metric (repeat for more; default: the most spread metric)",
+    )
     _fmt(p)
     from transcreval.runs import meta_cli
 
@@ -118,7 +124,7 @@ def _metrics(text: str | None) -> list[str] | None:
 
 
 def _print_result(run: Any, out: TextIO) -> None:
-    from transcreval.demo.table import format_table
+    from transcreval.text_table import format_table
 
     result = run.results
     for table in result.tables.values():
@@ -133,7 +139,7 @@ def _result_json(run: Any) -> dict[str, Any]:
 
 
 def _ls(args: argparse.Namespace, out: TextIO) -> int:
-    from transcreval.demo.table import format_table
+    from transcreval.text_table import format_table
 
     if args.what == "protocols":
         from transcreval.protocols.catalog import list_protocols
@@ -256,6 +262,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         max_judge_calls=args.max_judge_calls,
         max_tokens=args.max_tokens,
         fresh=args.fresh,
+        command=["transcreval", *getattr(args, "argv", sys.argv[1:])],
     )
     from transcreval.runs.api import Run
 
@@ -265,7 +272,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         if args.format == "json":
             print(json.dumps(got.to_dict(), indent=1), file=out)
             return 0
-        from transcreval.demo.table import format_table
+        from transcreval.text_table import format_table
 
         rows = [[u, v.get("calls", 0), v.get("cached", 0), v.get("est_prompt_tokens", 0)] for u, v in got.judge.items()]
         print(format_table(rows, ["metric", "judge calls", "cached", "est. prompt tokens"]), file=out)
@@ -306,8 +313,8 @@ def _rescore(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _compare(args: argparse.Namespace, out: TextIO) -> int:
-    from transcreval.demo.table import format_table
     from transcreval.runs.api import Run
+    from transcreval.text_table import format_table
 
     comp = Run(args.run_dir).compare(
         args.baseline,
@@ -325,6 +332,8 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
     for c in comp.rows:
         ci = f"[{fmt_number(c.ci[0], 3)}, {fmt_number(c.ci[1], 3)}]" if c.ci else "-"
         mark = "↑" if c.significant and c.delta > 0 else "↓" if c.significant else "·"
+        if c.too_few_clusters:
+            mark += f" (only {c.n_groups} source item(s): never significant)"
         rows.append(
             [
                 c.metric,
@@ -345,7 +354,7 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
 def _report(args: argparse.Namespace, out: TextIO) -> int:
     from transcreval.runs.api import Run
 
-    paths = Run(args.run_dir).report(args.baseline, by=args.by)
+    paths = Run(args.run_dir).report(args.baseline, by=args.by, gallery_metrics=args.gallery_metric)
     if args.format == "json":
         print(json.dumps({k: str(v) for k, v in paths.items()}, indent=1), file=out)
     else:

@@ -26,6 +26,7 @@ from transcreval.runs.judging import BudgetExceeded, MeteredJudge
 from transcreval.runs.manifest import content_digest
 from transcreval.runs.progress import Progress
 from transcreval.runs.ranks import Ranks
+from transcreval.runs.served import served_per_item
 from transcreval.runs.spec import Item, Outcome, Output, Prepared, Unit, UnitContext, Work, failed_records
 from transcreval.runs.store import RunDir
 
@@ -267,9 +268,10 @@ def run_units(
                 except BudgetExceeded as e:
                     if judge is not None:  # calls of the stopped batch were spent (and their answers cached)
                         spent = judge.take(unit.name)
+                        judge.served.take_batch()
                         _add_usage(report, unit.name, spent)
                         if any(spent.values()) and not dry_run:
-                            store.append(system, unit.name, [{"usage": spent}])
+                            store.append(system, unit.name, [_usage_line(judge, unit.name, spent)])
                     if len(batch) > 1:  # what the budget still allows, item by item: a rerun goes on
                         batches[:0] = [[x] for x in batch]
                         continue
@@ -279,16 +281,28 @@ def run_units(
                 if len(outs) != len(batch):
                     raise InputError(f"unit {unit.name!r} returned {len(outs)} outcomes for {len(batch)} items")
                 lines = [_line(k, w, o) for (w, k), o in zip(batch, outs)]
+                if judge is not None:  # answers from another model than the one asked: which item got them
+                    for line, models in zip(
+                        lines, served_per_item(judge.served, prepared.score, [w for w, _ in batch])
+                    ):
+                        if models:
+                            line["served"] = models
                 used = judge.take(unit.name) if judge is not None else {}
                 _add_usage(report, unit.name, used)
                 if not dry_run:
                     if any(used.values()):
-                        lines.append({"usage": used})
+                        lines.append(_usage_line(judge, unit.name, used))
                     store.append(system, unit.name, lines)
                 row["computed"] += len(batch)
                 progress.advance(len(batch))
         progress.close()
     return report
+
+
+def _usage_line(judge: MeteredJudge | None, unit: str, used: Mapping[str, int]) -> dict[str, Any]:
+    """A batch's usage line, with the served model names of its calls (runs.served)."""
+    served = judge.served.take_calls(unit) if judge is not None else {}
+    return {"usage": dict(used), **({"served": served} if served else {})}
 
 
 def _add_usage(report: EngineReport, unit: str, used: Mapping[str, int]) -> None:

@@ -141,12 +141,15 @@ class MeteredJudge:
         for name, v in (("max_judge_calls", max_calls), ("max_tokens", max_tokens)):
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
                 raise InputError(f"--{name.replace('_', '-')} must be a non-negative integer, got {v!r}")
+        from transcreval.runs.served import ServedLog
+
         self.inner = judge
         self.max_calls, self.max_tokens, self.dry_run = max_calls, max_tokens, dry_run
         #: the budget, in a file shared by the ranks under torchrun (``shared``), else in memory
         self.budget = JudgeBudget(max_calls, max_tokens, shared)
         #: dry run: per unit, every distinct request seen: key -> (in the cache, estimated prompt tokens)
         self.planned: dict[str, dict[str, tuple[bool, int]]] = {}
+        self.served = ServedLog(getattr(judge, "model", None))  # which model answered (runs.served)
         self.unit = ""
         self.usage: dict[str, dict[str, int]] = {}
         #: per unit, the calls of this run that got no answer, by status, and a detail of each status
@@ -190,6 +193,8 @@ class MeteredJudge:
 
         reqs = list(requests)
         keys = self._keys(reqs)
+        if self.served.replaying:  # attributing a batch's answers to its items: nothing is sent or counted
+            return self.served.replay(keys or [])
         b = self._bucket()
         if self.dry_run:
             hits = self._cached(keys or [])
@@ -216,6 +221,7 @@ class MeteredJudge:
                 raise BudgetExceeded(why)
         calls_before, tokens_before = self.calls, self.tokens
         replies = self.inner.complete(reqs)
+        self.served.note(self.unit, keys, replies)
         done: set[str] = set()
         for i, rep in enumerate(replies):
             if rep.ok:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import platform
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from transcreval._version import __version__
 from transcreval.errors import InputError
 from transcreval.runs.adapters import adapter_ref, check_device, check_units, remove_run, select_units
 from transcreval.runs.lock import run_lock
@@ -101,18 +99,6 @@ def read_inputs(
     return items, outputs, notes
 
 
-def _versions() -> dict[str, str]:
-    from importlib import metadata
-
-    out = {"transcreval": __version__, "python": platform.python_version()}
-    for pkg in ("numpy", "torch", "pillow", "sacrebleu"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            continue
-    return out
-
-
 def run_evaluate(
     *,
     protocol: ProtocolAdapter,
@@ -132,12 +118,15 @@ def run_evaluate(
     max_tokens: int | None,
     fresh: bool,
     stream: TextIO,
+    command: Sequence[str] | None = None,
 ) -> Run | DryRun:
     from transcreval.runs.aggregate import aggregate
     from transcreval.runs.budget import BUDGET_FILE
     from transcreval.runs.engine import run_units, signature_digest
     from transcreval.runs.judging import MeteredJudge, build_judge, planned_usage, read_judge_config
+    from transcreval.runs.manifest import sha256_file
     from transcreval.runs.progress import Progress
+    from transcreval.runs.provenance import finish_pass, package_versions, start_pass
     from transcreval.runs.ranks import current
     from transcreval.runs.store import RUN_FORMAT, RunDir
 
@@ -195,10 +184,11 @@ def run_evaluate(
                 "protocol": protocol.name,
                 "protocol_version": protocol.version,
                 "adapter": adapter_ref(protocol),
-                "versions": _versions(),
+                "versions": package_versions(),
                 "manifest": {
                     "path": None if manifest is None else str(Path(manifest).resolve()),
                     "root": None if root is None else str(root),
+                    "sha256": None if manifest is None else sha256_file(manifest),
                     **({"from": "the systems' own files"} if manifest is None else {}),
                 },
                 "systems": {k: str(v) for k, v in systems.items()},
@@ -209,6 +199,7 @@ def run_evaluate(
                 "generation": generation,
                 "units": dict(prev.get("units", {})) if prev.get("format") == RUN_FORMAT else {},
             }
+            this_pass = start_pass(info, prev, command)
             if not dry_run and ranks.main:
                 aside = store.set_old_lines_aside() if prev else None
                 if aside is not None:
@@ -266,6 +257,8 @@ def run_evaluate(
             return DryRun(report.rows, report.usage, skipped, report.signatures, ranks.main)
         ranks.barrier()
         if ranks.main:
+            finish_pass(this_pass, report.stopped)
+            store.write_run(info)
             store.merge_ranks()
             aggregate(RunDir(out), protocol)
         ranks.barrier()

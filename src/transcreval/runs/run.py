@@ -67,7 +67,11 @@ class Run:
 
     @property
     def tables(self) -> Any:
-        return self.results.tables
+        """The paper's tables (:class:`~transcreval.protocols.records.Tables`: ``print`` them, or
+        let a notebook show them)."""
+        from transcreval.protocols.records import Tables
+
+        return Tables(self.results.tables)
 
     @property
     def items(self) -> Any:
@@ -102,6 +106,14 @@ class Run:
 
     def __repr__(self) -> str:
         return f"Run({str(self.path)!r})"
+
+    def __str__(self) -> str:
+        return f"{self!r}\n\n{self.tables}"
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<p><code>{html.escape(repr(self))}</code></p>{self.tables._repr_html_()}"
 
 
 _SETTINGS = ("test", "n_resamples", "seed", "confidence", "alpha", "compat")
@@ -163,6 +175,13 @@ def item_images(run: Run) -> Any:
     return ItemImages(source=source, reference=reference, outputs=outputs)
 
 
+def _provenance(run: Run) -> dict[str, Any]:
+    """results.json's provenance, with its counts (the report's status table flags answers from
+    another judge model with them)."""
+    data = json.loads(run.store.results.read_text(encoding="utf-8"))
+    return {**dict(data.get("provenance") or {}), "counts": data.get("counts") or {}}
+
+
 def report_run(run: Run, baseline: str | None = None, **options: Any) -> dict[str, Path]:
     """``report.md``, ``report.html`` and ``figures/`` in the run directory: the summaries with
     intervals, the paper tables, the protocol's figures and the galleries. Comparisons against
@@ -176,7 +195,11 @@ def report_run(run: Run, baseline: str | None = None, **options: Any) -> dict[st
         comp = compare_run(run, baseline, **(stored[1] if stored and stored[0] == baseline else {}))
     elif stored is not None:
         comp = compare_run(run, stored[0], **stored[1])
-    opts: dict[str, Any] = {"images": item_images(run), "title": f"transcreval report: {run.info['protocol']}"}
+    opts: dict[str, Any] = {
+        "images": item_images(run),
+        "title": f"transcreval report: {run.info['protocol']}",
+        "provenance": _provenance(run),
+    }
     opts.update(run.adapter.report_options(result))
     opts.update({k: v for k, v in options.items() if v is not None})
     try:

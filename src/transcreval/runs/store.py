@@ -14,9 +14,11 @@
 ``<system>`` is the system's name encoded injectively (:func:`~transcreval.runs.names.folder_name`:
 ``a/b`` -> ``a%2Fb``), so two systems never share a folder.
 
-A unit line is ``{"item": id, "key": ..., "records": [...], "payload": {...}}``; a line
-``{"usage": {...}}`` after a batch holds the judge calls and tokens it spent. Every line has a
-sequence number ``"seq": [generation, rank, n]`` (``generation`` counts the ``evaluate`` runs of
+A unit line is ``{"item": id, "key": ..., "records": [...], "payload": {...}}`` (with
+``"served": {model: answers}`` where another model than the one asked answered:
+:mod:`transcreval.runs.served`); a line ``{"usage": {...}}`` after a batch holds the judge
+calls and tokens it spent (and ``"served"``: the model names that answered them). Every line has
+a sequence number ``"seq": [generation, rank, n]`` (``generation`` counts the ``evaluate`` runs of
 the directory, run.json's ``generation``; ``n`` the lines of one process): the newest line of an
 item wins by it, whichever file holds it, and a line found twice counts once. A line cut short
 by a crash is cut off before the next append. Under ``torchrun`` each rank appends to

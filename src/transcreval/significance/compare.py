@@ -28,9 +28,9 @@ from transcreval.significance.paired import (
     paired_bootstrap,
     paired_randomization,
 )
-from transcreval.significance.resample import Statistic
+from transcreval.significance.resample import Statistic, check_options
 
-__all__ = ["CellSummary", "Comparison", "Comparisons", "compare_systems", "summarize"]
+__all__ = ["CellSummary", "Comparison", "Comparisons", "compare_systems", "min_clusters", "summarize"]
 
 Test = Literal["bootstrap", "randomization"]
 
@@ -40,7 +40,9 @@ class Comparison:
     """One system against the baseline on one metric (``delta = value - baseline_value``).
 
     ``note`` says why the numbers are NaN where no test could run (no paired item, an
-    undefined statistic).
+    undefined statistic), or why the comparison cannot be significant: ``too_few_clusters``
+    marks pairs from fewer source items than the test needs to reach ``p < alpha`` at all
+    (:func:`min_clusters`); such a row is never ``significant``.
     """
 
     metric: str
@@ -58,6 +60,7 @@ class Comparison:
     n_groups: int
     significant: bool
     note: str = ""
+    too_few_clusters: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {k: jsonable(v) for k, v in asdict(self).items()}
@@ -181,9 +184,43 @@ def _aligned(
     return a, b, groups
 
 
-def _no_test(metric: str, system: str, baseline: str, n_missing: int, note: str) -> Comparison:
+def min_clusters(alpha: float) -> int:
+    """The fewest source items (clusters) with which a paired test can call a difference
+    significant at ``alpha``: with ``G`` clusters an exact randomisation test cannot give a
+    p-value below ``2^(1-G)`` (swapping every cluster gives the same ``|delta|`` as swapping
+    none), so ``2^(1-G) < alpha`` is needed (6 at ``alpha = 0.05``, 8 at 0.01). The bootstrap
+    has no such floor but is over-confident there: the same bound applies to both tests."""
+    g = 2
+    while 2.0 ** (1 - g) >= alpha:
+        g += 1
+    return g
+
+
+def _few_note(n_groups: int, need: int, alpha: float) -> str:
+    items = "source item" if n_groups == 1 else "source items"
+    return (
+        f"only {n_groups} {items} (clusters): with G clusters no test can reach p below 2^(1-G), so "
+        f"p < {alpha:g} needs at least {need}; never marked significant"
+    )
+
+
+def _pair_counts(a: Sequence[Any], b: Sequence[Any], groups: Sequence[str]) -> tuple[int, int, int]:
+    """Pairs with both values, pairs missing one, and the clusters of the complete pairs."""
+    both = [g for x, y, g in zip(a, b, groups) if not (_is_missing(x) or _is_missing(y))]
+    return len(both), len(groups) - len(both), len(set(both))
+
+
+def _no_test(
+    metric: str, system: str, baseline: str, counts: tuple[int, int, int], note: str, need: int, alpha: float
+) -> Comparison:
     nan = math.nan
-    return Comparison(metric, system, baseline, nan, nan, nan, None, None, None, nan, 0, n_missing, 0, False, note)
+    n, n_missing, n_groups = counts
+    few = 0 < n_groups < need
+    if few and n_groups < 2:  # the test refused one cluster: say so in the same words as other tiny samples
+        note = _few_note(n_groups, need, alpha)
+    return Comparison(
+        metric, system, baseline, nan, nan, nan, None, None, None, nan, n, n_missing, n_groups, False, note, few
+    )
 
 
 def _is_missing(x: Any) -> bool:
@@ -239,7 +276,9 @@ def compare_systems(
     chosen = [s for s in (systems if systems is not None else all_systems) if s != baseline]
     metric_list = list(metrics) if metrics is not None else list(dict.fromkeys(r.metric for r in result.records))
     n_res = n_resamples if n_resamples is not None else (1000 if test == "bootstrap" else 10000)
+    check_options("mean", n_res, seed, confidence, "n_resamples")  # refused once, before any metric
     run: Callable[..., Any] = paired_bootstrap if test == "bootstrap" else paired_randomization
+    need = min_clusters(alpha)
     rows = []
     for metric in metric_list:
         for system in chosen:
@@ -247,10 +286,10 @@ def compare_systems(
             opts = {"statistic": _statistic(statistics, metric), "n_resamples": n_res, "seed": seed}
             try:
                 res = run(a, b, groups, confidence=confidence, compat=compat, **opts)
-            except UndefinedValueError as e:  # EmptyInputError included: no pair, or undefined statistic
-                missing = sum(1 for x, y in zip(a, b) if _is_missing(x) or _is_missing(y))
-                rows.append(_no_test(metric, system, baseline, missing, str(e)))
+            except UndefinedValueError as e:  # EmptyInputError included: no pair, one cluster, undefined statistic
+                rows.append(_no_test(metric, system, baseline, _pair_counts(a, b, groups), str(e), need, alpha))
                 continue
+            few = res.n_groups < need
             rows.append(
                 Comparison(
                     metric=metric,
@@ -266,7 +305,9 @@ def compare_systems(
                     n=res.n,
                     n_missing=res.n_missing,
                     n_groups=res.n_groups,
-                    significant=res.p_value < alpha,
+                    significant=res.p_value < alpha and not few,
+                    note=_few_note(res.n_groups, need, alpha) if few else "",
+                    too_few_clusters=few,
                 )
             )
     return Comparisons(result.protocol, baseline, test, n_res, seed, confidence, alpha, compat, tuple(rows))

@@ -38,6 +38,7 @@ from transcreval.significance.resample import (
     as_rows,
     bootstrap_values,
     check_options,
+    check_resamples,
     clusters_of,
     draw_bootstrap,
     draw_swaps,
@@ -291,6 +292,8 @@ def paired_randomization(
     check_options(statistic, n_resamples, seed, confidence, "n_resamples")
     if isinstance(ci_resamples, bool) or not isinstance(ci_resamples, int) or ci_resamples < 0:
         raise InputError(f"ci_resamples must be a non-negative integer (0: no intervals), got {ci_resamples!r}")
+    if ci_resamples:
+        check_resamples(ci_resamples, confidence, "ci_resamples")
     _check_compat(compat, confidence)
     a, b, clusters, n_missing, va, vb = _prepare(per_item_a, per_item_b, groups, statistic)
     rng = np.random.default_rng(seed)

@@ -33,10 +33,12 @@ __all__ = [
     "as_rows",
     "bootstrap_values",
     "check_options",
+    "check_resamples",
     "clusters_of",
     "draw_bootstrap",
     "draw_swaps",
     "evaluate",
+    "min_resamples",
     "pair_up",
     "randomization_values",
     "statistic_name",
@@ -157,6 +159,25 @@ def check_options(statistic: Statistic, n_resamples: Any, seed: Any, confidence:
         raise InputError(f"seed must be a non-negative integer (the tests are always seeded), got {seed!r}")
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
         raise InputError(f"confidence must lie in (0, 1), got {confidence!r}")
+    check_resamples(n_resamples, confidence, what)
+
+
+def min_resamples(confidence: float) -> int:
+    """The fewest resamples a test or interval at ``confidence`` accepts: ``2 / (1 - confidence)``
+    (40 at 95%), so that at least one resample lies beyond each end of the interval. With fewer,
+    an end is the most extreme resample (one resample gives an "interval" that is a single draw,
+    which need not contain the estimate), and a p-value cannot go below ``1 / (B + 1)``."""
+    return max(1, math.ceil(round(2.0 / (1.0 - confidence), 9)))
+
+
+def check_resamples(n: int, confidence: float, what: str) -> None:
+    """InputError when ``n`` resamples are fewer than :func:`min_resamples` of ``confidence``."""
+    need = min_resamples(confidence)
+    if n < need:
+        raise InputError(
+            f"{what}={n} is too few: {confidence:.0%} intervals need at least {need} resamples (2 / (1 - "
+            f"confidence)), so that some resample lies beyond each end; 1000 or more is usual"
+        )
 
 
 def evaluate(statistic: Statistic, rows: np.ndarray) -> float:

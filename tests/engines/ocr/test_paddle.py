@@ -385,3 +385,19 @@ def test_identity_records_padding_and_max_side_limit(fake_paddle, model_dirs):
     assert fake_paddle["det_init"][-1]["max_side_limit"] == 2000
     assert fake_paddle["ocr_init"][-1]["text_det_max_side_limit"] == 2000
     assert "PADDLE_PDX_DISABLE_MODEL_SOURCE_CHECK" not in os.environ
+
+
+def test_boxes_on_flat_colour_are_dropped_and_counted(fake_paddle, model_dirs):
+    """The family rule of the rapidocr backends (issue 31, item 7): the stand-in returns its recorded
+    text boxes for any image; on a plain image they cover no texture, so they are dropped and
+    counted, with and without recognition; on the recorded text image they are all kept."""
+    det = PaddleOCRDetector(det_model_dir=model_dirs["det"], rec_model_dir=model_dirs["rec"], text_score=0.2)
+    plain = np.full((320, 640, 3), (200, 30, 30), np.uint8)
+    (res,) = det.detect(plain)
+    want = len(RECORDED["text_detection"]["dt_polys"])
+    assert res.polygons == () and res.n_flat_dropped == want
+    (rec,) = det.detect(plain, recognize=True)
+    assert rec.polygons == () and rec.texts == () and rec.n_flat_dropped == len(RECORDED["ocr_pipeline"]["rec_texts"])
+    (text,) = det.detect(_image())
+    assert len(text) == want and text.n_flat_dropped == 0
+    assert dict(det.info.det_params)["flat_step"] == 8

@@ -45,11 +45,13 @@ __all__ = [
 
 @dataclass
 class FakeAnswer:
-    """A 200 chat completion. ``refusal`` fills ``message.refusal`` (OpenAI's refusal field)."""
+    """A 200 chat completion. ``refusal`` fills ``message.refusal`` (OpenAI's refusal field);
+    ``model`` reports this answer as served by that model (default: the server's ``model``)."""
 
     content: str | None
     finish_reason: str = "stop"
     refusal: str | None = None
+    model: str | None = None
 
 
 @dataclass
@@ -209,7 +211,7 @@ class FakeOpenAIServer:
             "id": f"chatcmpl-fake-{n}",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": self.model if self.model is not None else str(body.get("model", "fake-judge")),
+            "model": a.model or (self.model if self.model is not None else str(body.get("model", "fake-judge"))),
             "system_fingerprint": "fp_fake",
             "choices": [
                 {

@@ -1,6 +1,11 @@
 """What an :class:`~transcreval.judge.OpenAICompatibleJudge` sends besides the prompt: the checks of
 ``extra_params`` made when a judge is built, the request options among them, and which header
-names count as credentials (never stored, never pickled)."""
+names and request fields count as credentials (never stored, never pickled).
+
+``extra_params`` are part of every cache key and are stored in run.json, with every cached answer
+and in results.json, so no credential may be among them: a secret-looking header
+(:func:`secret_header`) or query or body field (:func:`secret_field`, at any depth of
+``extra_body``) is refused when the judge is built, naming where credentials go instead."""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from typing import Any
 
 from transcreval.errors import InputError
 
-__all__ = ["REQUEST_OPTIONS", "check_extra_params", "secret_header"]
+__all__ = ["REQUEST_OPTIONS", "check_extra_params", "secret_field", "secret_header"]
 
 _SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie|password|signature|credential", re.I)
 # parameters that chat.completions.create takes as request options rather than body fields, and the
@@ -22,6 +27,55 @@ REQUEST_OPTIONS = {"extra_headers": "headers", "extra_query": "params", "timeout
 def secret_header(name: str) -> bool:
     """True for a header whose name suggests it carries a credential (never pickled)."""
     return bool(_SECRET_HEADER.search(name))
+
+
+# words of a field name that name a credential; "token" only in the compounds below (max_tokens,
+# allowed_token_ids are request fields), "key" not after "cache" (OpenAI's prompt_cache_key)
+_SECRET_WORDS = {"key", "apikey", "secret", "password", "passwd", "pwd", "cookie", "credential", "credentials",
+                 "auth", "authorization", "signature", "sig", "bearer"}  # fmt: skip
+_TOKEN_KINDS = {"access", "auth", "api", "bearer", "refresh", "id", "session", "security", "secret", "private",
+                "client", "oauth", "personal"}  # fmt: skip
+_NOT_SECRET_BEFORE_KEY = {"cache"}
+
+
+def _words(name: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name)]
+
+
+def secret_field(name: str) -> bool:
+    """True for a query or body field whose name names a credential (``key``, ``api-key``,
+    ``apiKey``, ``access_token``, ``password``, ``client_secret``, ...), word by word so that
+    ``max_tokens``, ``allowed_token_ids`` or ``prompt_cache_key`` are not."""
+    words = _words(str(name))
+    for i, w in enumerate(words):
+        before = words[i - 1] if i else ""
+        if w in _SECRET_WORDS and not (w == "key" and before in _NOT_SECRET_BEFORE_KEY):
+            return True
+        if w == "token" and (len(words) == 1 or before in _TOKEN_KINDS):
+            return True
+    return False
+
+
+def _secret_paths(value: Any, path: str) -> list[str]:
+    """The paths of every secret-looking field name in nested mappings and lists."""
+    found: list[str] = []
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            here = f"{path}[{k!r}]"
+            if secret_field(str(k)):
+                found.append(here)
+            found += _secret_paths(v, here)
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found += _secret_paths(v, f"{path}[{i}]")
+    return found
+
+
+def _refuse_secret(where: str) -> InputError:
+    return InputError(
+        f"{where} may not carry a credential: extra_params are stored in run.json, with every cached answer and in "
+        "results.json; pass credentials as default_headers= (never stored, not pickled) or api_key= (OPENAI_API_KEY)"
+    )
 
 
 def check_extra_params(extra: Mapping[str, Any]) -> None:
@@ -47,6 +101,11 @@ def check_extra_params(extra: Mapping[str, Any]) -> None:
                 f"extra_params['extra_headers'] may not carry {name!r}: extra_params are stored with every cached "
                 "answer; pass credentials as default_headers= (never stored, not pickled) or api_key="
             )
+    body = {k: v for k, v in extra.items() if k not in REQUEST_OPTIONS}
+    for name, value in (("extra_params", body), ("extra_params['extra_query']", extra.get("extra_query") or {})):
+        found = _secret_paths(value, name)
+        if found:
+            raise _refuse_secret(found[0])
     timeout = extra.get("timeout")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):
         raise InputError(f"extra_params['timeout'] must be a positive number of seconds, got {timeout!r}")

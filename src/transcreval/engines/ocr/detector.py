@@ -109,6 +109,8 @@ class OCRResult:
         detector: the :class:`DetectorInfo` of the detector that produced this result.
         texts: the recognised text of each polygon when recognition ran, else ``None``.
         scores: the recognition confidence (0-1) of each polygon when recognition ran, else ``None``.
+        n_flat_dropped: detections dropped because their region has no texture (flat colour, a
+            smooth gradient: :mod:`~transcreval.engines.ocr.flat`), not among ``polygons``.
     """
 
     polygons: tuple[np.ndarray, ...]
@@ -116,6 +118,7 @@ class OCRResult:
     detector: DetectorInfo
     texts: tuple[str, ...] | None = None
     scores: tuple[float, ...] | None = None
+    n_flat_dropped: int = 0
 
     def __post_init__(self) -> None:
         n = len(self.polygons)

@@ -37,6 +37,7 @@ from transcreval.engines.ocr.detector import (
     TextDetector,
     file_sha256,
 )
+from transcreval.engines.ocr.flat import FLAT_STEP, result_without_flat
 from transcreval.engines.ocr.rapid import (  # PADDLE_DET_DEFAULTS: the paddle backend's detection parameters
     MAX_ASPECT,
     MIN_SIDE,
@@ -231,6 +232,7 @@ class PaddleOCRDetector(TextDetector):
         params: dict[str, Any] = {"max_side_limit": "paddlex-default", **self.det_params}
         params.update(doc_orientation=False, doc_unwarping=False, textline_orientation=False)
         params["pad"] = f"{MIN_SIDE}px,1:{MAX_ASPECT}"  # pad_for_detection, as the rapidocr backends record
+        params["flat_step"] = FLAT_STEP  # boxes on flat colour dropped, as the rapidocr backends do
         if recognize:
             params["text_score"] = self.text_score
         return DetectorInfo.of_run(
@@ -249,8 +251,9 @@ class PaddleOCRDetector(TextDetector):
         bgr = np.ascontiguousarray(padded[..., ::-1])  # PaddleX takes arrays as BGR, as OpenCV reads them
         if not recognize:
             res = _first(self._detector().predict(bgr, batch_size=1))
-            polys = clip_polygons(_as_polys(_get(res, "dt_polys")), h, w)
-            return OCRResult(polys, (h, w), self.info_for(False))
+            return result_without_flat(
+                rgb, clip_polygons(_as_polys(_get(res, "dt_polys")), h, w), (h, w), self.info_for(False)
+            )
         res = _first(self._ocr_pipeline().predict(bgr))
         texts, scores = list(_get(res, "rec_texts")), list(_get(res, "rec_scores"))
         raw = _as_polys(_get(res, "rec_polys"))
@@ -265,7 +268,7 @@ class PaddleOCRDetector(TextDetector):
                 keep_p.append(clipped[0])
                 keep_t.append(str(txt))
                 keep_s.append(float(sc))
-        return OCRResult(tuple(keep_p), (h, w), self.info_for(True), texts=tuple(keep_t), scores=tuple(keep_s))
+        return result_without_flat(rgb, keep_p, (h, w), self.info_for(True), keep_t, keep_s)
 
 
 def _as_polys(raw: Any) -> list[np.ndarray]:

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from transcreval.engines.ocr.detector import DetectorInfo, OCRResult, TextDetector, file_sha256
+from transcreval.engines.ocr.flat import FLAT_STEP, result_without_flat
 from transcreval.errors import InputError, MissingDependencyError
 
 #: rapidocr's own defaults, restated so results can record them (rapidocr 3.10 config.yaml).
@@ -254,7 +255,7 @@ class RapidOCRDetector(TextDetector):
         det_path = cfg.Det.model_path
         params = {k: cfg.Det[k] for k in RAPIDOCR_DET_KEYS}
         params.update({k: cfg.Global[k] for k in RAPIDOCR_GLOBAL_KEYS})
-        params["pad"] = f"{MIN_SIDE}px,1:{MAX_ASPECT}"
+        params.update(pad=f"{MIN_SIDE}px,1:{MAX_ASPECT}", flat_step=FLAT_STEP)  # flat: engines.ocr.flat
         rec_model = rec_sha = ""
         if recognize:
             rec_path = cfg.Rec.model_path
@@ -321,7 +322,7 @@ class RapidOCRDetector(TextDetector):
             raise InputError(f"rapidocr failed on an image of size {w}x{h}: {type(e).__name__}: {e}") from e
         boxes = getattr(out, "boxes", None)
         if not recognize:
-            return OCRResult(clip_polygons(boxes, h, w), (h, w), info)
+            return result_without_flat(rgb, clip_polygons(boxes, h, w), (h, w), info)
         txts = getattr(out, "txts", None)
         if boxes is None or txts is None or len(txts) == 0:
             return OCRResult((), (h, w), info, texts=(), scores=())
@@ -332,7 +333,7 @@ class RapidOCRDetector(TextDetector):
                 polys.append(clipped[0])
                 texts.append(str(txt))
                 scores.append(float(sc))
-        return OCRResult(tuple(polys), (h, w), info, texts=tuple(texts), scores=tuple(scores))
+        return result_without_flat(rgb, polys, (h, w), info, texts, scores)  # a plain image's full-frame box goes
 
     def __repr__(self) -> str:
         opts = [f"backend={self.backend!r}"]

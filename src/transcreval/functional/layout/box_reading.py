@@ -111,6 +111,20 @@ def _check_normalized(boxes: list[Box], what: str, option: str, size: tuple[floa
     )
 
 
+def _check_answer_units(answer: str | bytes) -> None:
+    """An answer whose boxes go above 1 where normalised boxes are expected is in other units
+    (pixels, a 0-1000 grid): an error naming the fix, never an unreadable answer scored 0."""
+    raw = parse_boxes(answer, tolerance=math.inf)
+    over = [b for b in raw.value or () if max(b) > 1 + 1e-6]
+    if over:
+        text = answer.decode("utf-8", "replace") if isinstance(answer, bytes) else answer
+        raise InputError(
+            f"the answer {text[:80]!r} gives box coordinates above 1 ({over[:2]}) where normalised boxes are "
+            "expected: for answers in pixels pass coords='pixel' and image_sizes=[(width, height), ...] "
+            "(mode='posteriq-code' tries the four readings PosterIQ's script tries)"
+        )
+
+
 def target_boxes(gt: Any, coords: str, size: tuple[float, float] | None, mode: Mode) -> list[Box]:
     g = box_list(gt, "target", check_order=mode == "paper")
     if coords == "pixel":
@@ -134,6 +148,8 @@ def pred_boxes(pred: Any, mode: Mode, coords: str, size: tuple[float, float] | N
         if coords == "pixel" and size is None:
             raise InputError("coords='pixel' needs image_sizes=[(width, height), ...], one per image")
         parsed = parse_boxes(pred, coords=coords, image_size=size)  # type: ignore[arg-type]
+        if parsed.status == "out_of_range" and coords == "normalized":
+            _check_answer_units(pred)
         return parsed.value if parsed.ok else None
     boxes = box_list(pred, "preds", check_order=mode == "paper")
     if mode == "paper":

@@ -123,7 +123,8 @@ class MPTcAdapter(ProtocolAdapter):
                 if any(c.n for (_, c2), c in t.cells.items() if c2 == col):
                     figures.append((f"Win% over GT, {col}", _draw(plot_win_rate_matrix, result, "win_matrix", col)))
         lower = {"fid_gt": False, "fid_src": False}
-        return {"figures": figures, "by": "split", "higher_is_better": lower, "gallery_metrics": _first(result)}
+        headline = ("aesthetic", "adaptation", "win", "genre_hit", "year_hit", "title_chrf", "clip", "ocr_iou_src_mtc")
+        return {"figures": figures, "by": "split", "higher_is_better": lower, "headline": headline}
 
     def compare_options(self, result: ProtocolResult) -> dict[str, Any]:
         return {}
@@ -143,11 +144,6 @@ def _renamed(table: Table, names: Mapping[str, str]) -> Table:
 
 def _draw(fn: Any, result: ProtocolResult, table: str, column: str) -> Any:
     return lambda: fn(result, table, column=column)
-
-
-def _first(result: ProtocolResult) -> list[str]:
-    metrics = list(dict.fromkeys(r.metric for r in result.records if not r.metric.startswith("error_")))
-    return metrics[:1]
 
 
 ADAPTER = MPTcAdapter()

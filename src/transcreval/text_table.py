@@ -1,4 +1,4 @@
-"""Plain-text tables that line up East Asian wide characters (for the demo and the CLI)."""
+"""Plain-text tables that line up East Asian wide characters (the CLI, the demo, printed results)."""
 
 from __future__ import annotations
 
