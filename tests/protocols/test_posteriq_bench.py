@@ -271,3 +271,29 @@ def test_empty_space_table_with_an_empty_list_and_a_trailing_comma(tmp_path):
     t = evaluate(_bench(tmp_path, items), mode="posteriq-code").tables["table4"]
     assert t.cell("Model-X", "Empty-Space Mean IoU").value == 0.5
     assert t.cell("Model-X", "Empty-Space Match Acc.").value == 0.5
+
+
+def test_a_model_answering_boxes_in_pixels_is_unreadable_there_not_the_end_of_the_run(tmp_path):
+    """TextLocalizationIoU alone refuses an answer in other units (BoxUnitsError: the caller's
+    setting); over many models' answers the protocol scores such an answer as unreadable and
+    notes it, and code mode reads it as the script does (the /[W, H] reading)."""
+    from transcreval.functional.layout.box_reading import BoxUnitsError
+    from transcreval.functional.layout.boxes import text_localization_iou
+
+    def box(path, answer):  # one pixel box [100, 100, 500, 300] on a 1000 x 500 image
+        return _item(
+            "text localization", path, None, answer, size=[1000, 500], texts=["A"], text_bbox=[[100, 100, 500, 300]]
+        )
+
+    pixels = "[[100.0, 100.0, 500.0, 300.0]]"
+    items = [box("p/1.png", pixels), box("p/2.png", "[[0.1, 0.2, 0.5, 0.6]]")]
+    with pytest.raises(BoxUnitsError, match="coords='pixel'"):
+        text_localization_iou([pixels], [[(0.1, 0.2, 0.5, 0.6)]], top_n=1)
+    paper = evaluate(_bench(tmp_path, items))
+    t = paper.tables["table4"]
+    assert t.cell("Model-X", "Text Localization Top-1 IoU").value == 0.5  # 0 (unreadable) and 1
+    assert any("1 answer(s) give box coordinates above 1" in n for n in t.notes)
+    assert not any("unreadable answer(s)" in n for n in t.notes)  # noted once
+    assert paper.select(metric="text_localization_recall")[0].meta["box_units"] == "above 1"
+    code = evaluate(_bench(tmp_path, items), mode="posteriq-code").tables["table4"]
+    assert code.cell("Model-X", "Text Localization Top-1 IoU").value == 1.0

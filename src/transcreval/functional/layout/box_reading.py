@@ -20,7 +20,9 @@ COORDS = ("normalized", "pixel")
 
 __all__ = [
     "COORDS",
+    "BoxUnitsError",
     "Coords",
+    "answer_above_one",
     "box_area",
     "box_center",
     "box_iou",
@@ -111,14 +113,29 @@ def _check_normalized(boxes: list[Box], what: str, option: str, size: tuple[floa
     )
 
 
+class BoxUnitsError(InputError):
+    """An answer's boxes are in other units than the ones stated (coordinates above 1 where
+    normalised boxes are expected): the caller's setting, or a model answering in pixels or on a
+    0-1000 grid. A protocol scoring many models' answers catches it per answer."""
+
+
+def _above_one(answer: str | bytes) -> list[Box]:
+    raw = parse_boxes(answer, tolerance=math.inf)
+    return [b for b in raw.value or () if max(b) > 1 + 1e-6]
+
+
+def answer_above_one(answer: Any) -> bool:
+    """Whether a text answer gives box coordinates above 1 (pixels, a 0-1000 grid)."""
+    return isinstance(answer, (str, bytes)) and bool(_above_one(answer))
+
+
 def _check_answer_units(answer: str | bytes) -> None:
     """An answer whose boxes go above 1 where normalised boxes are expected is in other units
     (pixels, a 0-1000 grid): an error naming the fix, never an unreadable answer scored 0."""
-    raw = parse_boxes(answer, tolerance=math.inf)
-    over = [b for b in raw.value or () if max(b) > 1 + 1e-6]
+    over = _above_one(answer)
     if over:
         text = answer.decode("utf-8", "replace") if isinstance(answer, bytes) else answer
-        raise InputError(
+        raise BoxUnitsError(
             f"the answer {text[:80]!r} gives box coordinates above 1 ({over[:2]}) where normalised boxes are "
             "expected: for answers in pixels pass coords='pixel' and image_sizes=[(width, height), ...] "
             "(mode='posteriq-code' tries the four readings PosterIQ's script tries)"

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from transcreval.errors import InputError, UndefinedValueError
 from transcreval.functional.choice import labels as L
 from transcreval.functional.choice.point_score import PointScoreOptions, point_score_stats
 from transcreval.functional.choice.style_score import read_label
+from transcreval.functional.layout.box_reading import answer_above_one
 from transcreval.functional.layout.boxes import (
     BoxOptions,
     BoxRecallOptions,
@@ -119,6 +121,14 @@ def layout_output(items: Sequence[TaskItem], opts: ProtocolOptions) -> TaskOutpu
     mode, unread = opts.mode, opts.on_unreadable
     if task in ("text_localization", "layout_generation"):
         sized = _sizes(items)
+        items, off = _units_off(items, opts)
+        if off:
+            rule = "scored 0" if unread == "zero" else "left out"
+            out.notes.append(
+                f"{items[0].system}, {task}: {off} answer(s) give box coordinates above 1 (pixels? a 0-1000 grid?) "
+                f"where normalised boxes were asked for: unreadable, {rule}; coords='pixel' reads answers in pixels, "
+                "mode='posteriq-code' tries the four readings of PosterIQ's script"
+            )
 
         def kw(it: TaskItem) -> dict[str, Any]:
             return {"image_sizes": [it.extra["size"]]} if sized else {}
@@ -147,7 +157,7 @@ def layout_output(items: Sequence[TaskItem], opts: ProtocolOptions) -> TaskOutpu
             st = merged_stats(items, fn)
             out.records += records_of(items, key, st["values"], st["status"])
             out.cells[key] = mean_cell(st)
-            out.unreadable = max(out.unreadable, int(st["unparsable"]))
+            out.unreadable = max(out.unreadable, int(st["unparsable"]) - off)  # those noted above
         return out
     if task == "empty_space":
         patches = PatchOptions(mode=mode, on_unreadable=unread)
@@ -182,6 +192,21 @@ def layout_output(items: Sequence[TaskItem], opts: ProtocolOptions) -> TaskOutpu
     recs, cell, bad = choice_output(items, opts, metric, code_rule if opts.code else paper_rule, opts.k[task])
     out.records, out.cells[f"{task}_score"], out.unreadable = recs, cell, bad
     return out
+
+
+def _units_off(items: Sequence[TaskItem], opts: ProtocolOptions) -> tuple[list[TaskItem], int]:
+    """Paper mode with normalised coordinates: an answer whose boxes go above 1 (a model answering
+    in pixels or on a 0-1000 grid) is that item's unreadable answer, marked ``meta["box_units"]``,
+    never the end of the run (the metric alone raises :class:`BoxUnitsError` for it)."""
+    if opts.code or opts.coords != "normalized":
+        return list(items), 0
+    out, off = [], 0
+    for it in items:
+        if answer_above_one(it.answer):
+            off += 1
+            it = replace(it, answer=None, meta={**it.meta, "box_units": "above 1"})
+        out.append(it)
+    return out, off
 
 
 def _float_or_none(got: Any, right: Any) -> float | None:
