@@ -9,43 +9,33 @@ is read by the realdata tier (test_posteriq_realdata.py).
 
 from __future__ import annotations
 
-import json
 import math
 
 import pytest
 
+from tests._helpers.posteriq_files import bench_item, write_bench
 from transcreval.errors import InputError
 from transcreval.protocols.posteriq import evaluate
 
 
-def _item(task, path, gt, response="", **fields):
-    out = {"task": task, "subtask": "", "name": path.rsplit("/", 1)[-1], "path": path, "prompt": "...", "gt": gt}
-    out.update(fields)
-    if response is not None:
-        out["response"] = response
-    return out
-
-
 def _bench(tmp_path, items, name="Model-X_bench.json"):
-    path = tmp_path / name
-    path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
-    return path
+    return write_bench(tmp_path / name, items)
 
 
 #: one item per task in PosterIQ's own layout, each answered right
 RIGHT = [
-    _item("logo ocr", "logo_ocr/ACANA.jpg", "ACANA", "ACANA"),
-    _item("poster ocr", "poster_ocr_1024/p.png", None, "ROCK SHOW FRIDAY", texts=["ROCK SHOW", "FRIDAY"]),
-    _item("simple ocr", "simple_ocr/s.png", ["Hello World", "Grand Hotel"], "Hello World\nGrand Hotel"),
-    _item("hard ocr", "hard_ocr/s.png", ["Hello World"], "Hello World"),
-    _item("font size ocr", "font_size_ocr/f80.png", ["Hello World"], "Hello World", subtask=80),
-    _item("font size ocr", "font_size_ocr/f40.png", ["Hello World"], "Hello World", subtask=40),
-    _item("font matching 1", "font_matching1/a.png", "D", "D", font="Acme"),
-    _item("font matching 2", "font_matching2/a.png", "B", "B", font="Acme"),
-    _item("font attributes", "font_attributes/a.png", "B", "B", subtask="angular"),
-    _item("font effect", "font_effect/a.png", "A", "A", subtask="shadow"),
-    _item("font effect 2", "font_effect2/0000.jpg", ["orange", "glowing"], "orange, glowing"),
-    _item(
+    bench_item("logo ocr", "logo_ocr/ACANA.jpg", "ACANA", "ACANA"),
+    bench_item("poster ocr", "poster_ocr_1024/p.png", None, "ROCK SHOW FRIDAY", texts=["ROCK SHOW", "FRIDAY"]),
+    bench_item("simple ocr", "simple_ocr/s.png", ["Hello World", "Grand Hotel"], "Hello World\nGrand Hotel"),
+    bench_item("hard ocr", "hard_ocr/s.png", ["Hello World"], "Hello World"),
+    bench_item("font size ocr", "font_size_ocr/f80.png", ["Hello World"], "Hello World", subtask=80),
+    bench_item("font size ocr", "font_size_ocr/f40.png", ["Hello World"], "Hello World", subtask=40),
+    bench_item("font matching 1", "font_matching1/a.png", "D", "D", font="Acme"),
+    bench_item("font matching 2", "font_matching2/a.png", "B", "B", font="Acme"),
+    bench_item("font attributes", "font_attributes/a.png", "B", "B", subtask="angular"),
+    bench_item("font effect", "font_effect/a.png", "A", "A", subtask="shadow"),
+    bench_item("font effect 2", "font_effect2/0000.jpg", ["orange", "glowing"], "orange, glowing"),
+    bench_item(
         "text localization",
         "poster_ocr_1024/p.png",
         None,
@@ -54,8 +44,8 @@ RIGHT = [
         texts=["ROCK SHOW"],
         text_bbox=[[100, 100, 500, 300]],
     ),
-    _item("alignment", "alignment/a.png", ["center-aligned"], "['center-aligned']", alignment=["center-aligned"]),
-    _item(
+    bench_item("alignment", "alignment/a.png", ["center-aligned"], "['center-aligned']", alignment=["center-aligned"]),
+    bench_item(
         "rotation",
         "rotation/r.png",
         ["clockwise rotation", "right-aligned"],
@@ -63,9 +53,9 @@ RIGHT = [
         rotation=["clockwise rotation"],
         alignment=["right-aligned"],
     ),
-    _item("empty space", "empty_space/e.png", [3, 4], "[3, 4]"),
-    _item("layout comparison", "layout_comparison/l.png", "B", "B"),
-    _item(
+    bench_item("empty space", "empty_space/e.png", [3, 4], "[3, 4]"),
+    bench_item("layout comparison", "layout_comparison/l.png", "B", "B"),
+    bench_item(
         "layout generation",
         "layout_generation/g.png",
         [[0, 0, 50, 100]],
@@ -74,11 +64,11 @@ RIGHT = [
         texts=["Mother"],
         text_bbox=[[0, 0, 50, 100]],
     ),
-    _item("style understanding", "style_understanding/s.jpg", "Pop Art", "Pop Art"),
-    _item("composition understanding", "composition_understanding/c.jpg", ["a", "b"], "...", judge=["Yes", "Yes"]),
-    _item("intention understanding", "intention_understanding/i.jpg", ["a"], "...", judge=["Yes"]),
-    _item("overall rating", "overall_rating/o1.jpg", 5.0, "5"),
-    _item("overall rating", "overall_rating/o2.jpg", 8.0, "8"),
+    bench_item("style understanding", "style_understanding/s.jpg", "Pop Art", "Pop Art"),
+    bench_item("composition understanding", "composition_understanding/c.jpg", ["a", "b"], "...", judge=["Yes", "Yes"]),
+    bench_item("intention understanding", "intention_understanding/i.jpg", ["a"], "...", judge=["Yes"]),
+    bench_item("overall rating", "overall_rating/o1.jpg", 5.0, "5"),
+    bench_item("overall rating", "overall_rating/o2.jpg", 8.0, "8"),
 ]
 
 
@@ -100,7 +90,7 @@ def test_a_result_file_is_read_as_posteriq_writes_it(tmp_path, mode):
 
 def test_system_names_folders_lists_and_mappings(tmp_path):
     a = _bench(tmp_path, RIGHT[:1], "Qwen3-VL-8B-Instruct_bench.json")
-    b = _bench(tmp_path, [_item("logo ocr", "logo_ocr/ACANA.jpg", "ACANA", "acana")], "GPT-5_bench.json")
+    b = _bench(tmp_path, [bench_item("logo ocr", "logo_ocr/ACANA.jpg", "ACANA", "acana")], "GPT-5_bench.json")
     (tmp_path / "notes.json").write_text("[]", encoding="utf-8")  # not a *_bench.json: not read
 
     def logo(res):
@@ -137,9 +127,9 @@ def test_the_record_format_still_works_and_a_mixed_file_is_refused(tmp_path):
 
 def test_an_item_without_a_response_is_unanswered_counted_and_named(tmp_path):
     items = [
-        _item("logo ocr", "logo_ocr/a.jpg", "ACANA", "ACANA"),
-        _item("logo ocr", "logo_ocr/b.jpg", "ACUTAS", None, error="Error code: 429 - rate limited"),
-        _item("logo ocr", "logo_ocr/c.jpg", "ADORNEE", None),
+        bench_item("logo ocr", "logo_ocr/a.jpg", "ACANA", "ACANA"),
+        bench_item("logo ocr", "logo_ocr/b.jpg", "ACUTAS", None, error="Error code: 429 - rate limited"),
+        bench_item("logo ocr", "logo_ocr/c.jpg", "ADORNEE", None),
     ]
     res = evaluate(_bench(tmp_path, items))
     cell = res.tables["table1"].cell("Model-X", "Logo OCR AC")
@@ -157,7 +147,7 @@ def test_an_item_without_a_response_is_unanswered_counted_and_named(tmp_path):
 
 
 def test_a_list_response_is_joined_as_the_script_joins_it(tmp_path):
-    item = _item("logo ocr", "logo_ocr/a.jpg", "ACANA", ["AC", "ANA"])
+    item = bench_item("logo ocr", "logo_ocr/a.jpg", "ACANA", ["AC", "ANA"])
     assert evaluate(_bench(tmp_path, [item])).values("Model-X", "logo_ocr_ac") == [1.0]
 
 
@@ -166,11 +156,11 @@ def _defects(tmp_path, mode):
     items = [
         # an effect outside the 48 options (PosterIQ's font_effect2/0097.jpg says "lightning",
         # its options "lighting"); the answer names it
-        _item("font effect 2", "font_effect2/0097.jpg", ["yellow", "lightning"], "yellow, lightning"),
+        bench_item("font effect 2", "font_effect2/0097.jpg", ["yellow", "lightning"], "yellow, lightning"),
         # the same effect listed twice (font_effect2/0012.jpg): the paper's share counts it once
-        _item("font effect 2", "font_effect2/0012.jpg", ["white", "outline", "outline"], "white outline"),
+        bench_item("font effect 2", "font_effect2/0012.jpg", ["white", "outline", "outline"], "white outline"),
         # an empty key point (composition_understanding/027.jpg)
-        _item(
+        bench_item(
             "composition understanding",
             "composition_understanding/027.jpg",
             ["a", "b", ""],
@@ -208,7 +198,7 @@ def test_ground_truth_defects_in_code_mode_follow_the_script(tmp_path):
 
 
 def test_a_defect_note_names_each_item_once_whatever_the_systems(tmp_path):
-    items = [_item("font effect 2", "font_effect2/0097.jpg", ["yellow", "lightning"], "yellow")]
+    items = [bench_item("font effect 2", "font_effect2/0097.jpg", ["yellow", "lightning"], "yellow")]
     res = evaluate({"A": _bench(tmp_path, items, "a_bench.json"), "B": _bench(tmp_path, items, "b_bench.json")})
     assert len(res.notes) == 1 and res.tables["table2"].rows == ("A", "B")
 
@@ -217,9 +207,9 @@ def test_a_defect_note_names_each_item_once_whatever_the_systems(tmp_path):
 def test_code_mode_prints_the_layout_comparison_accuracy_as_the_style_score(tmp_path):
     """und_metric.py prints k_option_norm(layout-comparison accuracy, k=17) as the style score."""
     items = [
-        _item("style understanding", "style_understanding/a.jpg", "Pop Art", "Pop Art"),
-        _item("style understanding", "style_understanding/b.jpg", "Retro Style", "Pop Art"),
-        *[_item("layout comparison", f"layout_comparison/{i}.png", "A", a) for i, a in enumerate("AAAB")],
+        bench_item("style understanding", "style_understanding/a.jpg", "Pop Art", "Pop Art"),
+        bench_item("style understanding", "style_understanding/b.jpg", "Retro Style", "Pop Art"),
+        *[bench_item("layout comparison", f"layout_comparison/{i}.png", "A", a) for i, a in enumerate("AAAB")],
     ]
     code = evaluate(_bench(tmp_path, items), mode="posteriq-code")
     # layout accuracy 3/4: (17 * 3/4 - 1) / 16 = 0.734375; the style accuracy (1/2) stays in the records
@@ -265,8 +255,8 @@ def test_empty_space_reads_patch_lists_as_the_script_does(answer, ids):
 
 def test_empty_space_table_with_an_empty_list_and_a_trailing_comma(tmp_path):
     items = [
-        _item("empty space", "empty_space/a.png", [19, 20], "[19, 20,]"),  # IoU 1, 2 patches for 2: match
-        _item("empty space", "empty_space/b.png", [1, 2], "[]"),  # IoU 0, 0 for 2: no match
+        bench_item("empty space", "empty_space/a.png", [19, 20], "[19, 20,]"),  # IoU 1, 2 patches for 2: match
+        bench_item("empty space", "empty_space/b.png", [1, 2], "[]"),  # IoU 0, 0 for 2: no match
     ]
     t = evaluate(_bench(tmp_path, items), mode="posteriq-code").tables["table4"]
     assert t.cell("Model-X", "Empty-Space Mean IoU").value == 0.5
@@ -281,7 +271,7 @@ def test_a_model_answering_boxes_in_pixels_is_unreadable_there_not_the_end_of_th
     from transcreval.functional.layout.boxes import text_localization_iou
 
     def box(path, answer):  # one pixel box [100, 100, 500, 300] on a 1000 x 500 image
-        return _item(
+        return bench_item(
             "text localization", path, None, answer, size=[1000, 500], texts=["A"], text_bbox=[[100, 100, 500, 300]]
         )
 

@@ -14,26 +14,14 @@ import re
 
 import pytest
 
+from tests._helpers.posteriq_files import bench_item, write_bench
 from transcreval.errors import InputError
 from transcreval.protocols.posteriq import evaluate
 
 
-def _item(task, path, gt, response="", **fields):
-    out = {"task": task, "subtask": "", "name": path.rsplit("/", 1)[-1], "path": path, "prompt": "...", "gt": gt}
-    out.update(fields)
-    if response is not None:
-        out["response"] = response
-    return out
-
-
-def _write(path, items):
-    path.write_text(json.dumps(items, ensure_ascii=False), encoding="utf-8")
-    return path
-
-
 def _box_item(path, response):
     # one pixel box [100, 100, 500, 300] on a 1000 x 500 image: [0.1, 0.2, 0.5, 0.6] normalised
-    return _item(
+    return bench_item(
         "text localization",
         path,
         None,
@@ -84,9 +72,12 @@ def test_review_a_folder_where_one_file_lacks_items_agrees_with_the_cli_and_says
 
     folder = tmp_path / "results"
     folder.mkdir()
-    a = [_item("logo ocr", "logo_ocr/a.jpg", "ACANA", "ACANA"), _item("logo ocr", "logo_ocr/b.jpg", "ACUTAS", "ACUTAS")]
-    _write(folder / "A_bench.json", a)
-    _write(folder / "B_bench.json", a[:1])  # B's file lacks logo_ocr/b.jpg
+    a = [
+        bench_item("logo ocr", "logo_ocr/a.jpg", "ACANA", "ACANA"),
+        bench_item("logo ocr", "logo_ocr/b.jpg", "ACUTAS", "ACUTAS"),
+    ]
+    write_bench(folder / "A_bench.json", a)
+    write_bench(folder / "B_bench.json", a[:1])  # B's file lacks logo_ocr/b.jpg
     py = evaluate(folder).tables["table1"].cell("B", "Logo OCR AC")
     args = ["-s", f"A={folder / 'A_bench.json'}", "-s", f"B={folder / 'B_bench.json'}"]
     assert main(["evaluate", "-p", "posteriq", *args, "-o", str(tmp_path / "run"), "--format", "json"]) == 0
@@ -107,12 +98,12 @@ def test_review_an_error_in_one_file_of_a_folder_names_that_file(tmp_path):
     folder = tmp_path / "results"
     folder.mkdir()
     good = [
-        _item("logo ocr", "logo_ocr/a.jpg", "ACANA", "ACANA"),
-        _item("composition understanding", "composition_understanding/1.jpg", ["a"], "...", judge=["Yes"]),
+        bench_item("logo ocr", "logo_ocr/a.jpg", "ACANA", "ACANA"),
+        bench_item("composition understanding", "composition_understanding/1.jpg", ["a"], "...", judge=["Yes"]),
     ]
     bad = [good[0], {**good[1], "gt": []}]  # no key points: structure that cannot be read
-    _write(folder / "A_bench.json", good)
-    _write(folder / "B_bench.json", bad)
+    write_bench(folder / "A_bench.json", good)
+    write_bench(folder / "B_bench.json", bad)
     with pytest.raises(InputError, match=r"B_bench\.json"):
         evaluate(folder)
     with pytest.raises(InputError, match=r"B_bench\.json"):
@@ -130,10 +121,10 @@ def test_review_an_item_without_a_response_is_counted_once_in_the_notes(tmp_path
     items out of the unreadable count (or give one note: "1 unreadable, of which 1 without a
     response")."""
     items = [
-        _item("logo ocr", "logo_ocr/a.jpg", "ACANA", "ACANA"),
-        _item("logo ocr", "logo_ocr/b.jpg", "ACUTAS", None, error="Error code: 429"),
+        bench_item("logo ocr", "logo_ocr/a.jpg", "ACANA", "ACANA"),
+        bench_item("logo ocr", "logo_ocr/b.jpg", "ACUTAS", None, error="Error code: 429"),
     ]
-    notes = evaluate(_write(tmp_path / "M_bench.json", items)).tables["table1"].notes
+    notes = evaluate(write_bench(tmp_path / "M_bench.json", items)).tables["table1"].notes
     counted = [int(re.match(r"M, logo_ocr: (\d+) ", n).group(1)) for n in notes if n.startswith("M, logo_ocr:")]
     assert sum(counted) == 1, notes
 
@@ -143,9 +134,9 @@ def test_review_a_folder_reads_result_files_whatever_the_case_of_json(tmp_path):
     silently (the folder filter is case-sensitive), so system B vanishes from the tables with no
     note. Fix: match the suffix case-insensitively, as the file reader does (and say which files
     of a folder were not read)."""
-    items = [_item("logo ocr", "logo_ocr/a.jpg", "ACANA", "ACANA")]
-    _write(tmp_path / "A_bench.json", items)
-    _write(tmp_path / "B_bench.JSON", items)
+    items = [bench_item("logo ocr", "logo_ocr/a.jpg", "ACANA", "ACANA")]
+    write_bench(tmp_path / "A_bench.json", items)
+    write_bench(tmp_path / "B_bench.JSON", items)
     assert evaluate(tmp_path / "B_bench.JSON").tables["table1"].rows == ("B",)
     assert evaluate(tmp_path).tables["table1"].rows == ("A", "B")
 
@@ -157,9 +148,9 @@ def test_review_validate_names_the_ground_truth_defects(tmp_path):
     the files first. Fix: pass the defects found while reading into validate's warnings."""
     from transcreval.runs import validate
 
-    path = _write(
+    path = write_bench(
         tmp_path / "A_bench.json",
-        [_item("font effect 2", "font_effect2/0097.jpg", ["yellow", "lightning"], "yellow, lightning")],
+        [bench_item("font effect 2", "font_effect2/0097.jpg", ["yellow", "lightning"], "yellow, lightning")],
     )
     report = validate("posteriq", None, {"A": str(path)})
     assert any("lightning" in w and "font_effect2/0097.jpg" in w for w in report["warnings"]), report["warnings"]
@@ -170,8 +161,8 @@ def test_review_code_mode_notes_say_how_a_duplicated_effect_was_scored(tmp_path)
     paper's share counts it once" in both modes, but code mode counts it twice, as the script does
     (docs/protocols/posteriq.md): a code-mode report then describes a rule it did not apply.
     Fix: word the note by mode (code mode: the script's share over the list as given)."""
-    items = [_item("font effect 2", "font_effect2/0012.jpg", ["white", "outline", "outline"], "white")]
-    code = evaluate(_write(tmp_path / "M_bench.json", items), mode="posteriq-code")
+    items = [bench_item("font effect 2", "font_effect2/0012.jpg", ["white", "outline", "outline"], "white")]
+    code = evaluate(write_bench(tmp_path / "M_bench.json", items), mode="posteriq-code")
     assert code.values("M", "font_effect2_effect_recall") == [0.0]
     (note,) = code.notes
     assert "counts it once" not in note, note
@@ -187,11 +178,11 @@ def test_review_a_non_string_rating_response_is_skipped_as_the_script_skips_it(t
     Fix: read a non-string response the way each task of the script does (or, at least, as an
     unreadable answer of that item, never the end of the run)."""
     items = [
-        _item("overall rating", "overall_rating/1.jpg", 2.0, "2"),
-        _item("overall rating", "overall_rating/2.jpg", 5.0, odd),
-        _item("overall rating", "overall_rating/3.jpg", 8.0, "8"),
+        bench_item("overall rating", "overall_rating/1.jpg", 2.0, "2"),
+        bench_item("overall rating", "overall_rating/2.jpg", 5.0, odd),
+        bench_item("overall rating", "overall_rating/3.jpg", 8.0, "8"),
     ]
-    res = evaluate(_write(tmp_path / "M_bench.json", items), mode="posteriq-code")
+    res = evaluate(write_bench(tmp_path / "M_bench.json", items), mode="posteriq-code")
     cell = res.tables["table5"].cell("M", "Overall Rating Sim")
     assert cell.value == pytest.approx(1.0) and cell.n == 2
 
@@ -202,11 +193,11 @@ def test_review_overall_rating_of_all_zero_scores_is_what_the_script_prints(tmp_
     prints 0.0 instead (rating_cosine returns 0.0 when a norm is 0). Fix: in code mode a zero
     norm gives nan, with a note saying why (the script divides by zero)."""
     items = [
-        _item("overall rating", "overall_rating/1.jpg", 2.0, "0"),
-        _item("overall rating", "overall_rating/2.jpg", 5.0, "0/10"),
-        _item("overall rating", "overall_rating/3.jpg", 8.0, "Score: 0"),
+        bench_item("overall rating", "overall_rating/1.jpg", 2.0, "0"),
+        bench_item("overall rating", "overall_rating/2.jpg", 5.0, "0/10"),
+        bench_item("overall rating", "overall_rating/3.jpg", 8.0, "Score: 0"),
     ]
-    res = evaluate(_write(tmp_path / "M_bench.json", items), mode="posteriq-code")
+    res = evaluate(write_bench(tmp_path / "M_bench.json", items), mode="posteriq-code")
     assert math.isnan(res.tables["table5"].cell("M", "Overall Rating Sim").value)
 
 
@@ -221,7 +212,7 @@ def test_review_a_null_response_is_unanswered_and_noted_where_the_script_departs
         _box_item("poster_ocr_1024/2.png", None),
     ]
     items[1]["response"] = None
-    res = evaluate(_write(tmp_path / "M_bench.json", items), mode="posteriq-code")
+    res = evaluate(write_bench(tmp_path / "M_bench.json", items), mode="posteriq-code")
     # item 1: 1 box for 1 (1.0); item 2: no answer, recall 0: 0.5 (the script would print 1.0)
     assert res.tables["table4"].cell("M", "Text Localization Recall").value == pytest.approx(0.5)
     assert res.select(metric="text_localization_recall")[1].meta["no_answer"] == "null response"
