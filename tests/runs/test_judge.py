@@ -90,6 +90,39 @@ def test_a_call_budget_stops_cleanly_and_the_rerun_never_asks_twice(demo, server
     assert {c["n"] for c in data["counts"]["redesign"].values() if c["of"]} >= {4}
 
 
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [(RuntimeError("a bug in the middle of a batch"), 1), (OSError(28, "No space left on device"), 2)],
+)
+def test_calls_paid_in_a_batch_an_error_ends_are_counted(demo, server, tmp_path, capsys, monkeypatch, error, code):
+    """Whatever ends a batch between two of its judge calls (a bug, a full disk here; Ctrl-C in
+    tests/runs/test_review31.py, the budget above), the calls it made were paid and their answers
+    cached: a usage line records them, so judge_usage and the served-model counts over the failed
+    run and its rerun equal the requests the endpoint got."""
+    from transcreval.engines.judge.openai_judge import OpenAICompatibleJudge
+
+    real = OpenAICompatibleJudge.complete
+    seen = {"calls": 0}
+
+    def failing(self, requests):
+        seen["calls"] += 1
+        if seen["calls"] == 3:  # the first batch's third set of calls: two were paid before
+            raise error
+        return real(self, requests)
+
+    out = tmp_path / "run"
+    monkeypatch.setattr(OpenAICompatibleJudge, "complete", failing)
+    assert main(_args(demo, out, server)) == code
+    assert server.request_count > 0
+    monkeypatch.setattr(OpenAICompatibleJudge, "complete", real)
+    assert main(_args(demo, out, server)) == 0
+    capsys.readouterr()
+    data = json.loads((out / "results.json").read_text())
+    assert data["judge_usage"]["total"]["calls"] == server.request_count
+    assert sum(data["provenance"]["judge"]["per_unit"]["judge"]["served"].values()) == server.request_count
+    assert set(_bodies(server).values()) == {1}  # and none was asked twice
+
+
 def test_a_token_budget_stops_before_spending(demo, server, tmp_path, capsys):
     assert main(_args(demo, tmp_path / "run", server, "--max-tokens", "10")) == 3
     assert "--max-tokens 10" in capsys.readouterr().err
