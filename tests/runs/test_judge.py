@@ -32,9 +32,9 @@ def server():
         yield s
 
 
-def _args(demo, out, server, *extra):
+def _args(demo, out, server, *extra, **judge_options):
     manifest, systems = demo
-    judge = json.dumps({"model": "fake-judge", "base_url": server.base_url, "max_retries": 0})
+    judge = json.dumps({"model": "fake-judge", "base_url": server.base_url, "max_retries": 0, **judge_options})
     args = ["evaluate", "-p", "mptc", "-m", str(manifest), "-o", str(out), "--judge", judge, "--metrics", "judge"]
     for name, path in systems.items():
         args += ["-s", f"{name}={path}"]
@@ -61,6 +61,49 @@ def test_dry_run_counts_calls_and_sends_nothing_then_counts_them_cached(demo, se
     again = json.loads(capsys.readouterr().out)
     assert again["judge"].get("judge", {}).get("calls", 0) == 0  # every item is done: nothing to ask
     assert all(r["done"] == r["items"] for r in again["rows"])
+
+
+def _tree(folder):
+    """Every file and its size, but SQLite's WAL side files (opening a WAL database, even read-only, makes them)."""
+    return sorted(
+        (str(p.relative_to(folder)), p.stat().st_size)
+        for p in folder.rglob("*")
+        if not p.name.endswith(("-shm", "-wal"))
+    )
+
+
+@pytest.mark.parametrize("where", ["inside", "outside"])
+def test_a_fresh_dry_run_counts_what_fresh_leaves_the_cache_outside_the_run_included(
+    demo, server, tmp_path, capsys, where
+):
+    """--fresh empties the run directory, a judge "cache" file in it included, but not one
+    elsewhere: --dry-run --fresh predicts the calls the --fresh run then makes, either way, and
+    changes nothing (tests/runs/test_review31.py checks the default cache)."""
+    out = tmp_path / "run"
+    cache = str((out if where == "inside" else tmp_path / "elsewhere") / "answers.sqlite")
+    assert main(_args(demo, out, server, cache=cache)) == 0
+    first = server.request_count
+    capsys.readouterr()
+    before = _tree(tmp_path)
+    assert main(_args(demo, out, server, "--fresh", "--dry-run", "--format", "json", cache=cache)) == 0
+    dry = json.loads(capsys.readouterr().out)
+    assert _tree(tmp_path) == before and server.request_count == first  # nothing written, deleted or sent
+    assert main(_args(demo, out, server, "--fresh", cache=cache)) == 0
+    capsys.readouterr()
+    paid = server.request_count - first
+    assert paid == (first if where == "inside" else 0)
+    assert dry["judge"]["judge"]["calls"] == paid
+    assert dry["judge"]["judge"]["cached"] == first - paid
+    assert all(r["done"] == 0 for r in dry["rows"])  # every item is scored again, from the cache or not
+
+
+def test_a_fresh_dry_run_refuses_what_fresh_refuses(demo, server, tmp_path, capsys):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("not a run")
+    assert main(_args(demo, out, server, "--fresh", "--dry-run")) == 2
+    assert "holds no run.json" in capsys.readouterr().err
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
 
 
 def test_text_dry_run_prints_a_table(demo, server, tmp_path, capsys):
