@@ -11,12 +11,11 @@ call can succeed: the endpoint rejects the key, model or URL (:class:`JudgeConfi
 it never answered at all (:class:`JudgeUnreachableError`). Answers that came back before are
 already in the cache.
 
-The API key comes from ``api_key=`` or ``OPENAI_API_KEY``; it is never logged, cached,
-pickled or put into an error message, nor is a user, password or query value in ``base_url``
-(messages and ``repr`` show the URL redacted). An unpickled judge (a worker process, a restored
-metric) reads ``OPENAI_API_KEY`` again; a judge built with an explicit ``api_key=`` says so when
-that variable is not set (it never falls back to the placeholder key), and headers whose name
-suggests a secret (``Authorization``, ``api-key``, ``*token*``, ...) are not pickled either.
+The API key comes from ``api_key=`` or ``OPENAI_API_KEY``; it is never logged, cached, pickled or
+put into an error message, nor is a user, password or query of ``base_url``. An unpickled judge
+(a worker process, a restored metric) reads ``OPENAI_API_KEY`` again; a judge built with an explicit
+``api_key=`` says so when that variable is not set (it never falls back to the placeholder key), and
+headers whose name suggests a secret (``Authorization``, ``api-key``, ``*token*``, ...) are not pickled.
 """
 
 from __future__ import annotations
