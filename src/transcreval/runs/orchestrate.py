@@ -211,6 +211,7 @@ def run_evaluate(
                         f"stored lines are keyed differently and were moved to {aside.name}/: every item is scored "
                         "again (judge answers come from the cache: no call is paid twice)"
                     )
+                    _bring_up_to_date(store, aside, prev, info, protocol, opts)
                 store.root.mkdir(parents=True, exist_ok=True)
                 store.cache_dir.mkdir(exist_ok=True)
                 from transcreval.runs.manifest import lock_line
@@ -267,6 +268,23 @@ def run_evaluate(
         ranks.barrier()
         ranks.finish()
         return Run(out, stopped=report.stopped, report=report, adapter=protocol, primary=ranks.main)
+
+
+def _bring_up_to_date(
+    store: Any, aside: Path, prev: Mapping[str, Any], info: dict[str, Any], protocol: ProtocolAdapter, opts: Any
+) -> None:
+    """What an older-format run's lines set aside at ``aside`` must keep (runs.upgrade): the
+    judge usage they record, and a creation date where its run.json recorded none."""
+    from transcreval.runs.upgrade import carry_usage, oldest_write
+
+    references = [
+        *protocol.reserved_systems(opts),
+        *(u.get("reference_system") for u in prev.get("units", {}).values()),
+    ]
+    systems = [*info["systems"], *(r for r in references if r)]
+    carry_usage(store, aside, systems, [u.name for u in protocol.units(opts)])
+    if not prev.get("created"):
+        info["created"] = oldest_write(store.root) or info["created"]
 
 
 def _as_if_emptied(out: Path, held: contextlib.ExitStack, cfg: dict[str, Any] | None) -> Path:
