@@ -2,9 +2,11 @@
 
 ``--max-judge-calls`` below one batch ran nothing and stopped, on every rerun: a batch is now
 scored item by item up to the budget, so each rerun goes on. Under several processes the budget
-and ``--dry-run`` are global (one total over the ranks). The budget counts calls (one per
-distinct request); the HTTP requests they took, retries included, are reported beside them.
-The MPTc judge unit on the demo set against the fake OpenAI-compatible server.
+and ``--dry-run`` are global (one total over the ranks). The budget counts calls, every request
+sent to the endpoint (a failed one asked again by a later batch counts again); the HTTP requests
+they took, retries included, are reported beside them. When the budget stops a run whose judge
+got no usable answer, exit code 4 wins and stderr says both. The MPTc judge unit on the demo set
+against the fake OpenAI-compatible server.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pytest
 from transcreval import evaluate
 from transcreval.cli import main
 from transcreval.demo.run_set import write_demo_set
-from transcreval.engines.judge.fake_server import FakeHTTPError, FakeOpenAIServer
+from transcreval.engines.judge.fake_server import FakeHTTPError, FakeOpenAIServer, synthetic_answer
 
 pytest.importorskip("openai")
 
@@ -72,6 +74,43 @@ def test_http_requests_with_retries_are_reported_beside_calls(demo, tmp_path, ca
         sent = server.request_count
     usage = json.loads(capsys.readouterr().out)["judge_usage"]["total"]
     assert usage["http_requests"] == sent and usage["calls"] == sent - 2
+
+
+def test_the_budget_counts_every_call_sent_a_failed_request_asked_again_included(demo, tmp_path, capsys):
+    """Each request fails the first time the endpoint sees it: a later batch of the same run that
+    asks it again sends it again. The budget holds what the endpoint received, not distinct
+    requests, and judge_usage's calls are those requests (docs/cli.md, judge cost control)."""
+    seen: set[str] = set()
+
+    def first_time_fails(body):
+        key = json.dumps(body, sort_keys=True)
+        if key in seen:
+            return synthetic_answer(body)
+        seen.add(key)
+        return FakeHTTPError(500)
+
+    budget = 40
+    with FakeOpenAIServer(first_time_fails) as server:
+        rc = main(_args(demo, tmp_path / "run", server, "--max-judge-calls", str(budget)))
+        sent, bodies = server.request_count, _bodies(server)
+    err = capsys.readouterr().err
+    assert rc in (3, 4) and "stopped early" in err and f"--max-judge-calls {budget}" in err
+    assert max(bodies.values()) == 2 and len(bodies) < sent  # some requests were sent twice in this one run
+    assert sent == budget  # every one of them counted against the budget
+    usage = json.loads((tmp_path / "run" / "results.json").read_text())["judge_usage"]["total"]
+    assert usage["calls"] == sent and usage["failed"] == len(bodies)  # each first sending failed
+
+
+def test_a_budget_stop_is_said_when_the_judge_also_answered_nothing(demo, tmp_path, capsys):
+    """Every call fails and the budget stops the run: exit code 4 (the judge cannot be used) wins,
+    and stderr says both, so the rerun is known to have work left."""
+    with FakeOpenAIServer(lambda body: FakeHTTPError(500)) as server:
+        rc = main(_args(demo, tmp_path / "run", server, "--max-judge-calls", "10"))
+        assert 0 < server.request_count <= 10
+    err = capsys.readouterr().err
+    assert rc == 4, err
+    assert "the judge cannot be used" in err
+    assert "stopped early" in err and "--max-judge-calls 10" in err
 
 
 def _budgeted(rank, world, group, manifest, systems, out, base_url, budget, dry_run):

@@ -32,9 +32,9 @@ def server():
         yield s
 
 
-def _args(demo, out, server, *extra):
+def _args(demo, out, server, *extra, **judge_options):
     manifest, systems = demo
-    judge = json.dumps({"model": "fake-judge", "base_url": server.base_url, "max_retries": 0})
+    judge = json.dumps({"model": "fake-judge", "base_url": server.base_url, "max_retries": 0, **judge_options})
     args = ["evaluate", "-p", "mptc", "-m", str(manifest), "-o", str(out), "--judge", judge, "--metrics", "judge"]
     for name, path in systems.items():
         args += ["-s", f"{name}={path}"]
@@ -63,6 +63,49 @@ def test_dry_run_counts_calls_and_sends_nothing_then_counts_them_cached(demo, se
     assert all(r["done"] == r["items"] for r in again["rows"])
 
 
+def _tree(folder):
+    """Every file and its size, but SQLite's WAL side files (opening a WAL database, even read-only, makes them)."""
+    return sorted(
+        (str(p.relative_to(folder)), p.stat().st_size)
+        for p in folder.rglob("*")
+        if not p.name.endswith(("-shm", "-wal"))
+    )
+
+
+@pytest.mark.parametrize("where", ["inside", "outside"])
+def test_a_fresh_dry_run_counts_what_fresh_leaves_the_cache_outside_the_run_included(
+    demo, server, tmp_path, capsys, where
+):
+    """--fresh empties the run directory, a judge "cache" file in it included, but not one
+    elsewhere: --dry-run --fresh predicts the calls the --fresh run then makes, either way, and
+    changes nothing (tests/runs/test_review31.py checks the default cache)."""
+    out = tmp_path / "run"
+    cache = str((out if where == "inside" else tmp_path / "elsewhere") / "answers.sqlite")
+    assert main(_args(demo, out, server, cache=cache)) == 0
+    first = server.request_count
+    capsys.readouterr()
+    before = _tree(tmp_path)
+    assert main(_args(demo, out, server, "--fresh", "--dry-run", "--format", "json", cache=cache)) == 0
+    dry = json.loads(capsys.readouterr().out)
+    assert _tree(tmp_path) == before and server.request_count == first  # nothing written, deleted or sent
+    assert main(_args(demo, out, server, "--fresh", cache=cache)) == 0
+    capsys.readouterr()
+    paid = server.request_count - first
+    assert paid == (first if where == "inside" else 0)
+    assert dry["judge"]["judge"]["calls"] == paid
+    assert dry["judge"]["judge"]["cached"] == first - paid
+    assert all(r["done"] == 0 for r in dry["rows"])  # every item is scored again, from the cache or not
+
+
+def test_a_fresh_dry_run_refuses_what_fresh_refuses(demo, server, tmp_path, capsys):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("not a run")
+    assert main(_args(demo, out, server, "--fresh", "--dry-run")) == 2
+    assert "holds no run.json" in capsys.readouterr().err
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+
+
 def test_text_dry_run_prints_a_table(demo, server, tmp_path, capsys):
     assert main(_args(demo, tmp_path / "run", server, "--dry-run")) == 0
     out = capsys.readouterr().out
@@ -88,6 +131,39 @@ def test_a_call_budget_stops_cleanly_and_the_rerun_never_asks_twice(demo, server
     assert usage["total_tokens"] == want
     assert data["judge_usage"]["total"]["calls"] == server.request_count
     assert {c["n"] for c in data["counts"]["redesign"].values() if c["of"]} >= {4}
+
+
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [(RuntimeError("a bug in the middle of a batch"), 1), (OSError(28, "No space left on device"), 2)],
+)
+def test_calls_paid_in_a_batch_an_error_ends_are_counted(demo, server, tmp_path, capsys, monkeypatch, error, code):
+    """Whatever ends a batch between two of its judge calls (a bug, a full disk here; Ctrl-C in
+    tests/runs/test_review31.py, the budget above), the calls it made were paid and their answers
+    cached: a usage line records them, so judge_usage and the served-model counts over the failed
+    run and its rerun equal the requests the endpoint got."""
+    from transcreval.engines.judge.openai_judge import OpenAICompatibleJudge
+
+    real = OpenAICompatibleJudge.complete
+    seen = {"calls": 0}
+
+    def failing(self, requests):
+        seen["calls"] += 1
+        if seen["calls"] == 3:  # the first batch's third set of calls: two were paid before
+            raise error
+        return real(self, requests)
+
+    out = tmp_path / "run"
+    monkeypatch.setattr(OpenAICompatibleJudge, "complete", failing)
+    assert main(_args(demo, out, server)) == code
+    assert server.request_count > 0
+    monkeypatch.setattr(OpenAICompatibleJudge, "complete", real)
+    assert main(_args(demo, out, server)) == 0
+    capsys.readouterr()
+    data = json.loads((out / "results.json").read_text())
+    assert data["judge_usage"]["total"]["calls"] == server.request_count
+    assert sum(data["provenance"]["judge"]["per_unit"]["judge"]["served"].values()) == server.request_count
+    assert set(_bodies(server).values()) == {1}  # and none was asked twice
 
 
 def test_a_token_budget_stops_before_spending(demo, server, tmp_path, capsys):

@@ -5,6 +5,7 @@ system, names equal up to case are refused (case-insensitive file systems)."""
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -164,6 +165,63 @@ def test_judge_usage_of_two_such_systems_is_counted_once(demo, tmp_path, capsys)
         data = json.loads(capsys.readouterr().out)
         assert data["judge_usage"]["total"]["calls"] == sent
         assert {c["n"] for c in data["counts"]["x/y"].values()} == {c["n"] for c in data["counts"]["x_y"].values()}
+
+
+def _as_format_1(out: Path, keep_created: bool) -> None:
+    """Make a run directory look like run format 1: run.json without what format 2 added, lines
+    without sequence numbers, and x/y's folder merged into x_y's (format 1 gave both ``x_y``)."""
+    info = json.loads((out / "run.json").read_text())
+    drop = {"passes", "generation", "format", *(() if keep_created else ("created",))}
+    (out / "run.json").write_text(json.dumps({**{k: v for k, v in info.items() if k not in drop}, "format": 1}))
+    for path in sorted((out / "items").rglob("*.jsonl")):
+        lines = [{k: v for k, v in json.loads(x).items() if k != "seq"} for x in path.read_text().splitlines()]
+        target = out / "items" / "x_y" / path.name
+        path.unlink()
+        with target.open("a") as f:
+            f.writelines(json.dumps(x) + "\n" for x in lines)
+    (out / "items" / "x%2Fy").rmdir()
+
+
+@pytest.mark.parametrize("keep_created", [True, False])
+def test_a_format_1_run_brought_up_to_date_keeps_its_judge_usage_and_creation_date(
+    demo, tmp_path, capsys, keep_created
+):
+    """Its usage lines are set aside with its items; they are carried to the new lines, each once
+    (two systems shared one format-1 folder), so judge_usage, the served-model counts and the
+    creation date still say what the run cost and when it began."""
+    pytest.importorskip("openai")
+    from transcreval.engines.judge.fake_server import FakeOpenAIServer
+
+    manifest, systems = demo
+    out = tmp_path / "run"
+    with FakeOpenAIServer() as server:
+        judge = json.dumps({"model": "fake-judge", "base_url": server.base_url, "max_retries": 0})
+        args = ["evaluate", "-p", "mptc", "-m", str(manifest), "-o", str(out), "--judge", judge]
+        args += ["--metrics", "judge", "--progress", "none", "-s", f"x/y={systems['redesign']}"]
+        args += ["-s", f"x_y={systems['text-edit']}"]
+        assert main(args) == 0
+        before = json.loads((out / "results.json").read_text())
+        created = json.loads((out / "run.json").read_text())["created"]
+        _as_format_1(out, keep_created)
+        for k, path in enumerate(sorted(p for p in out.rglob("*") if p.is_file())):  # a run made in 2020
+            os.utime(path, (1577836800 + k, 1577836800 + k))
+        oldest = min(p.stat().st_mtime for p in out.rglob("*") if p.is_file())
+        assert main(args) == 0
+        assert main(args) == 0  # and once up to date, nothing is carried twice
+        paid = server.request_count
+    capsys.readouterr()
+    after = json.loads((out / "results.json").read_text())
+    assert (out / "items.format1" / "x_y").is_dir() and not (out / "items.format1.2").exists()
+    paid_for = {k: v for k, v in after["judge_usage"]["total"].items() if k != "cached"}  # the rescoring's hits add
+    assert paid_for == {k: v for k, v in before["judge_usage"]["total"].items() if k != "cached"}
+    assert paid_for["calls"] == paid and after["judge_usage"]["total"]["cached"] >= paid
+    served = after["provenance"]["judge"]["per_unit"]["judge"]["served"]
+    assert served == before["provenance"]["judge"]["per_unit"]["judge"]["served"] and sum(served.values()) == paid
+    info = json.loads((out / "run.json").read_text())
+    if keep_created:
+        assert info["created"] == created
+    else:  # none recorded: the oldest file of the run, the latest it can have been made
+        assert oldest == 1577836800 and info["created"] == "2020-01-01T00:00:00+00:00"
 
 
 @pytest.mark.parametrize("bad_id", ["../secret/x", "a/../../secret/x", "/abs/secret/x"])

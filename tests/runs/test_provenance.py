@@ -70,6 +70,24 @@ def test_run_json_and_results_json_say_how_the_run_was_made(toy, capsys):
     assert res["counts"]["better"]["chrf"] == {"n": 10, "of": 12, "failures": {"missing_output": 1, "no_text": 1}}
 
 
+def test_urls_in_recorded_command_lines_lose_their_secrets_older_passes_too():
+    """A password, a query value in a URL of the command line never reaches run.json or
+    results.json; a run.json written before (its passes verbatim) is redacted when read again."""
+    from transcreval.runs.provenance import run_provenance, start_pass
+
+    judge = '{"model": "m", "base_url": "http://user:hunter2@h:8000/v1?key=hunter3"}'
+    old = {"passes": [{"command": ["transcreval", "evaluate", "--judge", judge], "started": "t0"}], "created": "t0"}
+    info: dict = {}
+    start_pass(info, old, ["transcreval", "evaluate", f"--judge={judge}"])
+    prov = run_provenance({**old, **info}, lock_sha256=None, signatures={}, served={})
+    prov_old = run_provenance(old, lock_sha256=None, signatures={}, served={})
+    for text in (json.dumps(info), json.dumps(prov), json.dumps(prov_old)):
+        assert "hunter" not in text and "user" not in text
+        assert "http://***@h:8000/v1?key=***" in text
+    assert info["passes"][0]["command"][:3] == ["transcreval", "evaluate", "--judge"]  # the rest as it was
+    assert info["created"] == "t0"
+
+
 # ---------------------------------------------------------------- the judge's served models (item 18)
 def _item_images(manifest: Path, systems: dict[str, Path], item: str) -> list[str]:
     """The data URLs the judge sends for every picture of ``item`` (source, reference, outputs)."""

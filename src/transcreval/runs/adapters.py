@@ -150,15 +150,17 @@ def parse_systems(systems: Mapping[str, Any] | Sequence[str], *, allow_empty: bo
     return out
 
 
-def remove_run(path: Path) -> None:
+def remove_run(path: Path, *, dry_run: bool = False) -> None:
     """Empty a run directory (only one holding a run.json: never an arbitrary folder), keeping
-    the lock of the process that does it (``run.lock``)."""
+    the lock of the process that does it (``run.lock``); ``dry_run``: only check that it may."""
     from transcreval.runs.lock import LOCK_NAME
 
     if not path.exists():
         return
     if not (path / "run.json").is_file():
         raise InputError(f"--fresh: {path} holds no run.json; it is not a run directory, so it is left alone")
+    if dry_run:
+        return
     for entry in path.iterdir():
         if entry.name == LOCK_NAME:
             continue

@@ -1,10 +1,11 @@
 """The run's judge budget (``--max-judge-calls``, ``--max-tokens``): one total for all processes.
 
-A budget counts **calls**: one per distinct request sent to the endpoint (an answer from the
-cache costs nothing). The HTTP requests a call took, the client's retries included, are counted
-beside it (``http_requests`` in the usage) but not against the budget. Tokens are held to the
-budget by an estimate before a call (:func:`~transcreval.runs.judging.estimate_tokens`) and
-counted as the endpoint reports them after it.
+A budget counts **calls**: every request sent to the endpoint (an answer from the cache costs
+nothing; a failed request that a later batch asks again is sent, and counted, again). The HTTP
+requests a call took, the client's retries included, are counted beside it (``http_requests``
+in the usage) but not against the budget. Tokens are held to the budget by an estimate before a
+call (:func:`~transcreval.runs.judging.estimate_tokens`) and counted as the endpoint reports
+them after it.
 
 Before a judge batch is sent, :meth:`JudgeBudget.reserve` books its calls and estimated tokens,
 or says why it would pass the budget; afterwards :meth:`JudgeBudget.settle` replaces the booking

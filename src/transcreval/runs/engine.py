@@ -10,7 +10,9 @@ starts. A stored line whose records hold a transient judge failure (``api_error`
 ``status`` is one) is redone. A batch the judge budget cannot pay for
 (:class:`~transcreval.runs.judging.BudgetExceeded`) is tried again item by item, so what the
 budget allows is scored; the first item it cannot pay for ends the loop cleanly: that item did
-not write, the judge answers it got are cached, and a rerun goes on from there.
+not write, the judge answers it got are cached, and a rerun goes on from there. Whatever leaves a
+batch early (the budget, Ctrl-C, an error) leaves a usage line with the calls it made first: they
+were paid, and the rerun answers them from the cache without counting them again.
 """
 
 from __future__ import annotations
@@ -265,13 +267,13 @@ def run_units(
                     judge.unit = unit.name
                 try:
                     outs = list(prepared.score([w for w, _ in batch]))
-                except BudgetExceeded as e:
-                    if judge is not None:  # calls of the stopped batch were spent (and their answers cached)
-                        spent = judge.take(unit.name)
-                        judge.served.take_batch()
-                        _add_usage(report, unit.name, spent)
-                        if any(spent.values()) and not dry_run:
-                            store.append(system, unit.name, [_usage_line(judge, unit.name, spent)])
+                except BaseException as e:  # Ctrl-C, an error, the budget: the batch's calls were paid all the same
+                    if judge is not None:
+                        _keep_spent(
+                            report, store, judge, unit.name, system, dry_run, quiet=not isinstance(e, BudgetExceeded)
+                        )
+                    if not isinstance(e, BudgetExceeded):
+                        raise
                     if len(batch) > 1:  # what the budget still allows, item by item: a rerun goes on
                         batches[:0] = [[x] for x in batch]
                         continue
@@ -297,6 +299,24 @@ def run_units(
                 progress.advance(len(batch))
         progress.close()
     return report
+
+
+def _keep_spent(
+    report: EngineReport, store: RunDir, judge: MeteredJudge, unit: str, system: str, dry_run: bool, *, quiet: bool
+) -> None:
+    """Count and store what a batch that did not finish spent: its calls were paid and their
+    answers cached, though none of its items wrote a line. ``quiet``: the batch ends the run with
+    an error of its own (Ctrl-C, a bug, a full disk), which a failure to store this must not hide."""
+    spent = judge.take(unit)
+    judge.served.take_batch()
+    _add_usage(report, unit, spent)
+    if not any(spent.values()) or dry_run:
+        return
+    try:
+        store.append(system, unit, [_usage_line(judge, unit, spent)])
+    except Exception:
+        if not quiet:
+            raise
 
 
 def _usage_line(judge: MeteredJudge | None, unit: str, used: Mapping[str, int]) -> dict[str, Any]:

@@ -153,10 +153,13 @@ def run_evaluate(
         if told is not None:  # rank 0 could not take the directory
             raise InputError(told)
         ranks.barrier()
-        prev = RunDir(out).check_resumable(protocol.name, protocol.version) or {}
+        # a dry run with --fresh counts against what --fresh leaves: an empty directory (no stored
+        # line, no judge cache in it), so it reads a folder that does not exist
+        here = _as_if_emptied(out, held, cfg) if dry_run and fresh else out
+        prev = RunDir(here).check_resumable(protocol.name, protocol.version) or {}
         # each evaluate is one generation of lines: the newest generation's line of an item wins
         generation = int(prev.get("generation", 0)) + 1
-        store = RunDir(out, ranks.rank, ranks.world, generation=generation)
+        store = RunDir(here, ranks.rank, ranks.world, generation=generation)
         # every rank reads the directory before rank 0 writes into it: a slow rank must not find
         # rank 0's half-written run (a lock file, no run.json yet) and refuse it as a foreign folder
         ranks.barrier()
@@ -208,6 +211,7 @@ def run_evaluate(
                         f"stored lines are keyed differently and were moved to {aside.name}/: every item is scored "
                         "again (judge answers come from the cache: no call is paid twice)"
                     )
+                    _bring_up_to_date(store, aside, prev, info, protocol, opts)
                 store.root.mkdir(parents=True, exist_ok=True)
                 store.cache_dir.mkdir(exist_ok=True)
                 from transcreval.runs.manifest import lock_line
@@ -264,6 +268,37 @@ def run_evaluate(
         ranks.barrier()
         ranks.finish()
         return Run(out, stopped=report.stopped, report=report, adapter=protocol, primary=ranks.main)
+
+
+def _bring_up_to_date(
+    store: Any, aside: Path, prev: Mapping[str, Any], info: dict[str, Any], protocol: ProtocolAdapter, opts: Any
+) -> None:
+    """What an older-format run's lines set aside at ``aside`` must keep (runs.upgrade): the
+    judge usage they record, and a creation date where its run.json recorded none."""
+    from transcreval.runs.upgrade import carry_usage, oldest_write
+
+    references = [
+        *protocol.reserved_systems(opts),
+        *(u.get("reference_system") for u in prev.get("units", {}).values()),
+    ]
+    systems = [*info["systems"], *(r for r in references if r)]
+    carry_usage(store, aside, systems, [u.name for u in protocol.units(opts)])
+    if not prev.get("created"):
+        info["created"] = oldest_write(store.root) or info["created"]
+
+
+def _as_if_emptied(out: Path, held: contextlib.ExitStack, cfg: dict[str, Any] | None) -> Path:
+    """For ``--dry-run --fresh``: a run directory that does not exist (in a temporary folder held
+    by ``held``), after checking that ``--fresh`` may empty ``out``; a judge ``"cache"`` file
+    inside ``out`` is dropped from ``cfg`` (``--fresh`` deletes it), one elsewhere is kept."""
+    import tempfile
+
+    remove_run(out, dry_run=True)
+    if cfg is not None and cfg.get("cache"):
+        cache = Path(str(cfg["cache"])).expanduser().resolve()
+        if cache.is_relative_to(out.resolve()):
+            del cfg["cache"]
+    return Path(held.enter_context(tempfile.TemporaryDirectory(prefix="transcreval-fresh-"))) / "run"
 
 
 def _gather_ranks(report: Any, metered: Any, ranks: Any) -> None:

@@ -1,13 +1,14 @@
 """How a run was made, recorded so that someone else can check it.
 
-``evaluate`` writes into run.json, on every pass, the command line, when the pass started and
-finished, the transcreval and package versions, and the manifest's sha256 (:func:`start_pass`,
-:func:`finish_pass`). ``rescore`` (:func:`run_provenance`) gathers that for results.json with the
-digest of ``manifest.lock.jsonl`` (every resolved path and image sha256 of items and outputs),
-every unit's and metric's signature, and what the judge was: the model asked for, the models
-that actually answered (per unit, counted over the calls the run made) and, per unit and system,
-the items with answers from another model (recorded per item by the runner:
-:mod:`transcreval.runs.served`). The report prints it (docs/report.md).
+``evaluate`` writes into run.json, on every pass, the command line (every URL in it without its
+user, password, query values or fragment, which may hold secrets: :func:`recorded_command`),
+when the pass started and finished, the transcreval and package versions, and the manifest's
+sha256 (:func:`start_pass`, :func:`finish_pass`). ``rescore`` (:func:`run_provenance`) gathers
+that for results.json with the digest of ``manifest.lock.jsonl`` (every resolved path and image
+sha256 of items and outputs), every unit's and metric's signature, and what the judge was: the
+model asked for, the models that actually answered (per unit, counted over the calls the run
+made) and, per unit and system, the items with answers from another model (recorded per item by
+the runner: :mod:`transcreval.runs.served`). The report prints it (docs/report.md).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from transcreval._version import __version__
+from transcreval.engines.judge.openai_params import redact_urls
 from transcreval.packages import package_version
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "finish_pass",
     "now",
     "package_versions",
+    "recorded_command",
     "run_provenance",
     "start_pass",
 ]
@@ -60,12 +63,28 @@ def command_text(command: Sequence[str]) -> str:
     return shlex.join(str(c) for c in command)
 
 
+def recorded_command(command: Sequence[Any] | None) -> list[str] | None:
+    """A command line as run.json and results.json record it: every argument with the URLs in it
+    redacted (``--judge '{"base_url": "http://user:pw@host/v1"}'`` keeps ``http://***@host/v1``)."""
+    return None if command is None else [redact_urls(str(c)) for c in command]
+
+
+def _recorded_passes(passes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for p in passes:
+        cmd = p.get("command")
+        cmd = redact_urls(cmd) if isinstance(cmd, str) else recorded_command(cmd)
+        out.append({**p, "command": cmd} if "command" in p else dict(p))
+    return out
+
+
 def start_pass(info: dict[str, Any], previous: Mapping[str, Any], command: Sequence[str] | None) -> dict[str, Any]:
     """Record a new ``evaluate`` pass in ``info`` (the run.json being written): the passes before
-    it, this one's command line (default ``sys.argv``) and start, and the run's creation date."""
-    cmd = [str(c) for c in (command if command is not None else sys.argv)]
+    it, this one's command line (default ``sys.argv``; :func:`recorded_command`) and start, and
+    the run's creation date."""
+    cmd = recorded_command(command if command is not None else sys.argv)
     this = {"command": cmd, "started": now(), "finished": None, "transcreval": __version__}
-    passes = [dict(p) for p in previous.get("passes", ())]
+    passes = _recorded_passes(previous.get("passes", ()))
     info["passes"] = [*passes, this]
     info["created"] = previous.get("created") or this["started"]
     return this
@@ -92,7 +111,7 @@ def run_provenance(
     served: Mapping[str, Any],
 ) -> dict[str, Any]:
     """The ``provenance`` block of results.json (see the module docstring)."""
-    passes = list(info.get("passes", ()))
+    passes = _recorded_passes(info.get("passes", ()))  # a run.json written before URLs were redacted
     last = passes[-1] if passes else {}
     return {
         "transcreval": (info.get("versions") or {}).get("transcreval"),

@@ -42,7 +42,7 @@ from transcreval.protocols.records import ItemRecord
 from transcreval.runs.lock import LOCK_NAME
 from transcreval.runs.names import folder_name
 
-__all__ = ["RUN_FORMAT", "RunDir", "record_from_dict", "write_json"]
+__all__ = ["RUN_FORMAT", "RunDir", "read_lines", "record_from_dict", "write_json"]
 
 #: the run directory's format: 2 names folders injectively and keys lines by system (format 1
 #: directories are brought up to date by ``evaluate``: their lines are set aside and redone)
@@ -274,7 +274,7 @@ class RunDir:
         by_seq: dict[tuple[int, ...], dict[str, Any]] = {}
         unsequenced = 0
         for p in self._unit_files(system, unit):
-            for line in _read_lines(p):
+            for line in read_lines(p):
                 seq = line.get("seq")
                 if seq is None:  # a line written before sequence numbers: older than any, in file order
                     unsequenced += 1
@@ -313,10 +313,10 @@ class RunDir:
             for unit, files in ranked.items():
                 target = d / f"{unit}.jsonl"
                 _cut_torn_tail(target)
-                held = {tuple(x["seq"]) for x in _read_lines(target) if x.get("seq") is not None}
+                held = {tuple(x["seq"]) for x in read_lines(target) if x.get("seq") is not None}
                 with open(target, "a", encoding="utf-8") as out:
                     for _, p in sorted(files):
-                        for line in _read_lines(p):
+                        for line in read_lines(p):
                             if line.get("seq") is not None and tuple(line["seq"]) in held:
                                 continue
                             out.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
@@ -328,7 +328,8 @@ class RunDir:
         return merged
 
 
-def _read_lines(path: Path) -> list[dict[str, Any]]:
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    """The lines of one file of a run directory (a torn last line left out; InputError on damage)."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:

@@ -11,11 +11,11 @@ call can succeed: the endpoint rejects the key, model or URL (:class:`JudgeConfi
 it never answered at all (:class:`JudgeUnreachableError`). Answers that came back before are
 already in the cache.
 
-The API key comes from ``api_key=`` or ``OPENAI_API_KEY``; it is never logged, cached,
-pickled or put into an error message. An unpickled judge (a worker process, a restored
-metric) reads ``OPENAI_API_KEY`` again; a judge built with an explicit ``api_key=`` says so when
-that variable is not set (it never falls back to the placeholder key), and headers whose name
-suggests a secret (``Authorization``, ``api-key``, ``*token*``, ...) are not pickled either.
+The API key comes from ``api_key=`` or ``OPENAI_API_KEY``; it is never logged, cached, pickled or
+put into an error message, nor is a user, password or query of ``base_url``. An unpickled judge
+(a worker process, a restored metric) reads ``OPENAI_API_KEY`` again; a judge built with an explicit
+``api_key=`` says so when that variable is not set (it never falls back to the placeholder key), and
+headers whose name suggests a secret (``Authorization``, ``api-key``, ``*token*``, ...) are not pickled.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 
 from transcreval.engines.judge.base import CachingJudge
 from transcreval.engines.judge.keys import endpoint_id
-from transcreval.engines.judge.openai_params import REQUEST_OPTIONS, check_extra_params, secret_header
+from transcreval.engines.judge.openai_params import REQUEST_OPTIONS, check_extra_params, redact_url, secret_header
 from transcreval.engines.judge.types import ImagePart, JudgeReply, JudgeRequest, TextPart
 from transcreval.errors import InputError, JudgeConfigError, JudgeUnreachableError, MissingDependencyError
 
@@ -369,7 +369,7 @@ class OpenAICompatibleJudge(CachingJudge):
         )
 
     def _where(self) -> str:
-        return self.base_url or "api.openai.com"
+        return redact_url(self.base_url) if self.base_url else "api.openai.com"
 
     def _unreachable(self, why: str) -> JudgeUnreachableError:
         return JudgeUnreachableError(
@@ -396,4 +396,5 @@ class OpenAICompatibleJudge(CachingJudge):
 
     def __repr__(self) -> str:
         cache = f", cache={str(self.cache.path)!r}" if self.cache is not None else ""
-        return f"OpenAICompatibleJudge(model={self.model!r}, base_url={self.base_url!r}{cache})"
+        url = redact_url(self.base_url) if self.base_url else None
+        return f"OpenAICompatibleJudge(model={self.model!r}, base_url={url!r}{cache})"

@@ -5,7 +5,10 @@ names and request fields count as credentials (never stored, never pickled).
 ``extra_params`` are part of every cache key and are stored in run.json, with every cached answer
 and in results.json, so no credential may be among them: a secret-looking header
 (:func:`secret_header`) or query or body field (:func:`secret_field`, at any depth of
-``extra_body``) is refused when the judge is built, naming where credentials go instead."""
+``extra_body``) is refused when the judge is built, naming where credentials go instead. A URL
+may carry one too (``http://user:password@host/v1?key=...``): :func:`redact_url` and
+:func:`redact_urls` hide its user, password, query values and fragment wherever a URL is
+recorded or printed (the command line in run.json and results.json, error messages)."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from typing import Any
 
 from transcreval.errors import InputError
 
-__all__ = ["REQUEST_OPTIONS", "check_extra_params", "secret_field", "secret_header"]
+__all__ = ["REQUEST_OPTIONS", "check_extra_params", "redact_url", "redact_urls", "secret_field", "secret_header"]
 
 _SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie|password|signature|credential", re.I)
 # parameters that chat.completions.create takes as request options rather than body fields, and the
@@ -109,3 +112,31 @@ def check_extra_params(extra: Mapping[str, Any]) -> None:
     timeout = extra.get("timeout")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0):
         raise InputError(f"extra_params['timeout'] must be a positive number of seconds, got {timeout!r}")
+
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>]+")
+_HIDDEN = "***"
+
+
+def redact_url(url: str) -> str:
+    """``url`` without what may be a secret: its user and password (``***@``), every query value
+    (``?api-version=***&key=***``: the names stay) and its fragment (``#***``). Scheme, host,
+    port and path stay as they are (what :func:`~transcreval.engines.judge.keys.endpoint_id` keeps)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    cut = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    authority, tail = rest[:cut], rest[cut:]
+    if "@" in authority:
+        authority = f"{_HIDDEN}@{authority.rsplit('@', 1)[1]}"
+    tail, hash_, fragment = tail.partition("#")
+    path, q, query = tail.partition("?")
+    if q:
+        pieces = (p.partition("=") for p in query.split("&"))
+        query = "&".join(f"{name}={_HIDDEN}" if eq else (_HIDDEN if name else "") for name, eq, _ in pieces)
+    return f"{scheme}://{authority}{path}{q}{query}{hash_}{_HIDDEN if fragment else ''}"
+
+
+def redact_urls(text: str) -> str:
+    """``text`` with every URL in it (``scheme://...`` up to a space or a quote) through :func:`redact_url`."""
+    return _URL.sub(lambda m: redact_url(m.group(0)), text)
