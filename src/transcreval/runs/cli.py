@@ -291,13 +291,12 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         print(f"\nrun directory: {got.path}", file=out)
     for line in failure_summary(got.results):
         print(line, file=sys.stderr)
+    if got.stopped:  # said also when exit 4 wins: the rerun has both to go on with
+        print(f"stopped early: {got.stopped}; rerun the same command to go on", file=sys.stderr)
     if unusable:
         print(f"transcreval evaluate: the judge cannot be used: {unusable}; rerun when it answers", file=sys.stderr)
         return 4
-    if got.stopped:
-        print(f"stopped early: {got.stopped}; rerun the same command to go on", file=sys.stderr)
-        return 3
-    return 0
+    return 3 if got.stopped else 0
 
 
 def _rescore(args: argparse.Namespace, out: TextIO) -> int:

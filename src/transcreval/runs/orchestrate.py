@@ -268,7 +268,8 @@ def run_evaluate(
 
 def _gather_ranks(report: Any, metered: Any, ranks: Any) -> None:
     """Every rank's counts into ``report`` and ``metered`` on every rank: the judge usage, why
-    the run stopped, the per-unit rows, the judge's failures and answers, a dry run's requests."""
+    the run stopped, the per-unit rows, the judge's failures and answers, the statuses of the
+    records scored per metric, a dry run's requests."""
     mine = {
         "usage": report.usage,
         "stopped": report.stopped,
@@ -276,6 +277,7 @@ def _gather_ranks(report: Any, metered: Any, ranks: Any) -> None:
         "failures": metered.failures,
         "details": metered.details,
         "answered": metered.answered,
+        "scored": metered.scored,
         "planned": metered.planned,
     }
     every = ranks.gather(mine)
@@ -283,6 +285,10 @@ def _gather_ranks(report: Any, metered: Any, ranks: Any) -> None:
     report.usage = _summed([g["usage"] for g in every])
     metered.failures = _summed([g["failures"] for g in every])
     metered.answered = _summed([{"": g["answered"]} for g in every]).get("", {})
+    metered.scored = {}
+    for g in every:
+        for unit, per in g["scored"].items():
+            metered.scored[unit] = _summed([metered.scored.get(unit, {}), per])
     metered.details = {}
     for g in every:
         for unit, by in g["details"].items():
