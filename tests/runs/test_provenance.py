@@ -136,6 +136,44 @@ def test_answers_from_another_model_are_recorded_per_item_counted_and_reported(t
     assert "fake-judge" in md
 
 
+def test_answers_from_another_model_are_attributed_to_the_metrics_they_scored(tmp_path, capsys):
+    """Only MPTc's genre/decade quiz is answered by another model: results.json's provenance and
+    the report name genre_hit and year_hit for every item, and no other metric of the unit."""
+    pytest.importorskip("openai")
+    from transcreval.demo.run_set import write_demo_set
+    from transcreval.engines.judge.fake_answers import prompt_text
+    from transcreval.engines.judge.fake_server import FakeAnswer, FakeOpenAIServer, synthetic_answer
+
+    manifest, systems = write_demo_set(tmp_path / "data")
+
+    def responder(body):
+        text = synthetic_answer(body)
+        return FakeAnswer(text, model="gpt-4o-mini") if "multiple-choice" in prompt_text(body) else text
+
+    out = tmp_path / "run"
+    with FakeOpenAIServer(responder) as server:
+        judge = json.dumps({"model": "fake-judge", "base_url": server.base_url, "max_retries": 0})
+        args = ["evaluate", "-p", "mptc", "-m", str(manifest), "-o", str(out), "--judge", judge, "--metrics", "judge"]
+        for name, path in systems.items():
+            args += ["-s", f"{name}={path}"]
+        with pytest.warns(Warning, match="gpt-4o-mini"):
+            assert main([*args, "--progress", "none"]) == 0
+        assert main(["report", str(out)]) == 0
+    capsys.readouterr()
+    res = json.loads((out / "results.json").read_text())
+    per_system = res["provenance"]["judge"]["per_unit"]["judge"]["other_model"]
+    assert set(per_system) == {*systems, "GT"}
+    for system, got in per_system.items():
+        n = res["counts"][system]["genre_hit"]["of"]
+        assert got["metrics"] == {"genre_hit": n, "year_hit": n}, system
+    for system in systems:
+        lines = [json.loads(x) for x in (out / "items" / system / "judge.jsonl").read_text().splitlines()]
+        tagged = [ln["other_model_metrics"] for ln in lines if "item" in ln]
+        assert tagged and all(t == {"gpt-4o-mini": ["genre_hit", "year_hit"]} for t in tagged), system
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "items per metric they scored" in md and "genre_hit: " in md
+
+
 def test_the_report_shows_each_status_and_how_the_run_was_made(toy, capsys):
     import html
     import shlex

@@ -2,7 +2,8 @@
 
 * :func:`status_table`: per metric and system, how many items had each status (``ok``,
   ``api_error``, ``unparsable``, ``refused``, ``missing_output``, ``timeout``,
-  ``not_computed``, ...), and with a run's counts how many had judge answers from another model;
+  ``not_computed``, ...), and with a run's counts how many had their value scored by judge
+  answers from another model;
 * :func:`provenance_blocks`: every metric's signature and, for a run (``provenance`` from
   results.json, :mod:`transcreval.runs.provenance`), the command line of every ``evaluate`` pass
   with its dates, the manifest's and the inputs' digests, the package versions, and the judge:
@@ -129,12 +130,14 @@ def _judge_blocks(judge: Mapping[str, Any]) -> list[Block]:
                 f" and {len(ids) - _SHOWN_IDS} more" if len(ids) > _SHOWN_IDS else ""
             )
             answers = ", ".join(f"{m}: {k}" for m, k in sorted((got.get("answers") or {}).items()))
+            scored = ", ".join(f"{m}: {k}" for m, k in sorted((got.get("metrics") or {}).items()))
             other_rows.append(
                 (
                     TextCell(unit),
                     TextCell(system),
                     TextCell(str(len(ids)), "missing"),
                     TextCell(answers),
+                    TextCell(scored),
                     TextCell(shown),
                 )
             )
@@ -150,7 +153,7 @@ def _judge_blocks(judge: Mapping[str, Any]) -> list[Block]:
         out.append(
             TableBlock(
                 f"Answers from another model than {name!r}: scored, and flagged here",
-                ("unit", "system", "items", "answers by model", "item ids"),
+                ("unit", "system", "items", "answers by model", "items per metric they scored", "item ids"),
                 tuple(other_rows),
             )
         )
