@@ -202,3 +202,30 @@ def test_the_report_shows_each_status_and_how_the_run_was_made(toy, capsys):
     ):
         assert html.escape(value) in page and value.replace("|", "\\|") in md, value
     assert "How these numbers were made" in md and "Package versions" in md
+
+
+def test_a_run_without_a_manifest_records_each_system_file_it_read(tmp_path, capsys):
+    """PosterIQ's result files carry the ground truth: with no manifest, run.json and results.json
+    record each file's path (relative ones under --root) and sha256, and the report shows them
+    in place of a manifest."""
+    from transcreval import evaluate
+
+    item = {"task": "logo ocr", "subtask": "", "name": "A.jpg", "path": "logo_ocr/A.jpg", "prompt": "?", "gt": "A"}
+    data = tmp_path / "data"
+    data.mkdir()
+    files = {"A": "Model-A_bench.json", "B": "Model-B_bench.json"}
+    for name, answer in (("A", "A"), ("B", "B")):
+        (data / files[name]).write_text(json.dumps([{**item, "response": answer}]), encoding="utf-8")
+    out = tmp_path / "run"
+    evaluate("posteriq", None, files, out, root=data)
+    want = {s: {"path": str((data / f).resolve()), "sha256": _sha(data / f)} for s, f in files.items()}
+    info = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert info["manifest"]["from"] == "the systems' own files" and info["manifest"]["files"] == want
+    res = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert res["provenance"]["manifest"]["files"] == want
+    assert main(["report", str(out)]) == 0
+    capsys.readouterr()
+    md = (out / "report.md").read_text(encoding="utf-8")
+    how = md[md.index("How these numbers were made") :]
+    assert "none: the ground truth came from the systems' own files" in how
+    assert all(w["sha256"] in how for w in want.values())
