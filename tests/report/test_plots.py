@@ -127,3 +127,78 @@ def test_distributions_are_ecdfs_with_counts(res):
     assert line.get_ydata()[-1] == 1.0
     with pytest.raises(InputError, match="has no value"):
         plot_distributions(res, "nothing")
+
+
+# ------------------------------------------------ names are data (review of issue 31): every figure
+def _odd(x: str) -> str:
+    """A text that matplotlib would read as broken mathtext (two $ around an unknown \\b)."""
+    return f"{x}$\\b$"
+
+
+def _odd_result():
+    """demo_result with every system, metric, meta key and value, and table text renamed odd;
+    one system starts with "_" (matplotlib drops such labels from a legend it collects itself)."""
+    import dataclasses
+
+    from transcreval.protocols.records import ProtocolResult
+
+    res = demo_result()
+    names = {"base": "base", "sysA": _odd("a"), "sysB": "_" + _odd("b")}
+    records = tuple(
+        dataclasses.replace(
+            r,
+            system=names[r.system],
+            metric=_odd(r.metric),
+            meta={_odd(k): _odd(v) for k, v in r.meta.items()},
+        )
+        for r in res.records
+    )
+
+    def odd_row(r):
+        return tuple(_odd(x) for x in r) if isinstance(r, tuple) else _odd(r)
+
+    tables = {}
+    for key, t in res.tables.items():
+        cells = {(odd_row(r), _odd(c)): cell for (r, c), cell in t.cells.items()}
+        tables[key] = dataclasses.replace(
+            t,
+            name=_odd(t.name),
+            columns=tuple(_odd(c) for c in t.columns),
+            rows=tuple(odd_row(r) for r in t.rows),
+            cells=cells,
+            decimals={_odd(c): d for c, d in t.decimals.items()} if isinstance(t.decimals, dict) else t.decimals,
+            units=_odd(t.units),
+        )
+    return ProtocolResult(res.protocol, records, tables), names
+
+
+def test_every_figure_draws_names_as_written():
+    """A system named 'a$\\b$c' made `report` die in matplotlib's mathtext (ValueError: Unknown
+    symbol: \\b): every text a figure takes from the data is drawn as written, in every helper."""
+    import io
+
+    from matplotlib.cbook import is_math_text
+    from matplotlib.text import Text
+
+    res, names = _odd_result()
+    metric = _odd("score")
+    cmp = compare_systems(res, "base", n_resamples=100)
+    figures = {
+        "forest": plot_forest(cmp, metrics=[metric]),
+        "forest, every metric": plot_forest(cmp),
+        "distributions": plot_distributions(res, metric),
+        "heatmap": plot_heatmap(res, metric, system=names["sysA"], rows=_odd("scenario"), columns=_odd("language")),
+        "win rate": plot_win_rate_matrix(res, "winrate", column=_odd("Win%")),
+        "win rate table": plot_win_rate_matrix(res, "winrate"),
+        "kendall": plot_kendall_by_country(res, "kendall"),
+    }
+    for what, (fig, _) in figures.items():
+        fig.savefig(io.BytesIO(), format="png")  # draws every text: mathtext would raise here
+        texts = [t.get_text() for t in fig.findobj(Text) if t.get_text() and t.get_visible()]
+        assert not [t for t in texts if is_math_text(t)], what
+        shown = " ".join(t.replace("\\$", "$") for t in texts)  # what matplotlib shows
+        assert _odd("") in shown, what
+    legend = [t.get_text().replace("\\$", "$") for t in figures["distributions"][1].get_legend().get_texts()]
+    assert [x.split(" (n=")[0] for x in legend] == list(names.values())  # "_b..." kept
+    kendall = [t.get_text().replace("\\$", "$") for t in figures["kendall"][1].get_legend().get_texts()]
+    assert kendall == [_odd("clip"), _odd("vlm-judge")]

@@ -163,6 +163,30 @@ def test_galleries_show_pictures_and_placeholders(res, cmp, tmp_path):
         ItemImages(size=4)
 
 
+@pytest.mark.parametrize("name", ["source", "reference"])
+def test_pictures_are_asked_by_role_and_system_never_by_a_name_read_as_role(name):
+    """A system named "source" or "reference" (not reserved) got the source / reference picture
+    and mask as its own: outputs and their masks are asked for by system, apart from the roles."""
+    mask = np.ones((4, 4), dtype=bool)
+    images = ItemImages(
+        source={"i": "src.png"},
+        reference={"i": "ref.png"},
+        outputs={name: {"i": "out.png"}},
+        masks={"source": {"i": "src-mask"}},
+        output_masks={name: {"i": mask}},
+    )
+    assert images.image("output", "i", name) == "out.png"
+    assert (images.image("source", "i"), images.image("reference", "i")) == ("src.png", "ref.png")
+    assert images.mask("output", "i", name) is mask and images.mask("reference", "i") is None
+    assert images.mask("source", "i") == "src-mask" and images.mask("output", "i", "other") is None
+    with pytest.raises(InputError, match="'source', 'reference' or 'output'"):
+        images.image(name + "-x", "i")
+    with pytest.raises(InputError, match="needs its system"):
+        images.image("output", "i")
+    with pytest.raises(InputError, match=r"output_masks=\{system"):
+        ItemImages(masks={"sysA": {"i": mask}})
+
+
 def test_bad_report_input(res):
     with pytest.raises(InputError, match="one ProtocolResult or a list"):
         render_markdown([])

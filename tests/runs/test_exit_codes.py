@@ -48,6 +48,18 @@ def test_a_judge_that_answers_no_call_is_exit_code_4(demo, tmp_path, capsys, fau
     assert (tmp_path / "run" / "results.json").is_file()  # the failures are on record, and a rerun redoes them
 
 
+def test_exit_4_wins_over_a_budget_stop_and_both_are_said(demo, tmp_path, capsys):
+    """Every call fails and the budget also stops the run: exit 4, and the "stopped early" line
+    is printed too (the rerun has both to go on with)."""
+    with FakeOpenAIServer(lambda body: FakeHTTPError(500)) as server:
+        rc = main([*_args(demo, tmp_path / "run", server), "--max-judge-calls", "3"])
+        sent = server.request_count
+    err = capsys.readouterr().err
+    assert rc == 4, err
+    assert 0 < sent <= 3 and "the judge cannot be used" in err
+    assert "stopped early" in err and "--max-judge-calls 3" in err
+
+
 def test_some_failed_calls_are_exit_0_with_a_failure_summary(demo, tmp_path, capsys):
     n = {"calls": 0}
 

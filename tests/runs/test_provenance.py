@@ -154,6 +154,44 @@ def test_answers_from_another_model_are_recorded_per_item_counted_and_reported(t
     assert "fake-judge" in md
 
 
+def test_answers_from_another_model_are_attributed_to_the_metrics_they_scored(tmp_path, capsys):
+    """Only MPTc's genre/decade quiz is answered by another model: results.json's provenance and
+    the report name genre_hit and year_hit for every item, and no other metric of the unit."""
+    pytest.importorskip("openai")
+    from transcreval.demo.run_set import write_demo_set
+    from transcreval.engines.judge.fake_answers import prompt_text
+    from transcreval.engines.judge.fake_server import FakeAnswer, FakeOpenAIServer, synthetic_answer
+
+    manifest, systems = write_demo_set(tmp_path / "data")
+
+    def responder(body):
+        text = synthetic_answer(body)
+        return FakeAnswer(text, model="gpt-4o-mini") if "multiple-choice" in prompt_text(body) else text
+
+    out = tmp_path / "run"
+    with FakeOpenAIServer(responder) as server:
+        judge = json.dumps({"model": "fake-judge", "base_url": server.base_url, "max_retries": 0})
+        args = ["evaluate", "-p", "mptc", "-m", str(manifest), "-o", str(out), "--judge", judge, "--metrics", "judge"]
+        for name, path in systems.items():
+            args += ["-s", f"{name}={path}"]
+        with pytest.warns(Warning, match="gpt-4o-mini"):
+            assert main([*args, "--progress", "none"]) == 0
+        assert main(["report", str(out)]) == 0
+    capsys.readouterr()
+    res = json.loads((out / "results.json").read_text())
+    per_system = res["provenance"]["judge"]["per_unit"]["judge"]["other_model"]
+    assert set(per_system) == {*systems, "GT"}
+    for system, got in per_system.items():
+        n = res["counts"][system]["genre_hit"]["of"]
+        assert got["metrics"] == {"genre_hit": n, "year_hit": n}, system
+    for system in systems:
+        lines = [json.loads(x) for x in (out / "items" / system / "judge.jsonl").read_text().splitlines()]
+        tagged = [ln["other_model_metrics"] for ln in lines if "item" in ln]
+        assert tagged and all(t == {"gpt-4o-mini": ["genre_hit", "year_hit"]} for t in tagged), system
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "items per metric they scored" in md and "genre_hit: " in md
+
+
 def test_the_report_shows_each_status_and_how_the_run_was_made(toy, capsys):
     import html
     import shlex
@@ -182,3 +220,30 @@ def test_the_report_shows_each_status_and_how_the_run_was_made(toy, capsys):
     ):
         assert html.escape(value) in page and value.replace("|", "\\|") in md, value
     assert "How these numbers were made" in md and "Package versions" in md
+
+
+def test_a_run_without_a_manifest_records_each_system_file_it_read(tmp_path, capsys):
+    """PosterIQ's result files carry the ground truth: with no manifest, run.json and results.json
+    record each file's path (relative ones under --root) and sha256, and the report shows them
+    in place of a manifest."""
+    from transcreval import evaluate
+
+    item = {"task": "logo ocr", "subtask": "", "name": "A.jpg", "path": "logo_ocr/A.jpg", "prompt": "?", "gt": "A"}
+    data = tmp_path / "data"
+    data.mkdir()
+    files = {"A": "Model-A_bench.json", "B": "Model-B_bench.json"}
+    for name, answer in (("A", "A"), ("B", "B")):
+        (data / files[name]).write_text(json.dumps([{**item, "response": answer}]), encoding="utf-8")
+    out = tmp_path / "run"
+    evaluate("posteriq", None, files, out, root=data)
+    want = {s: {"path": str((data / f).resolve()), "sha256": _sha(data / f)} for s, f in files.items()}
+    info = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert info["manifest"]["from"] == "the systems' own files" and info["manifest"]["files"] == want
+    res = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert res["provenance"]["manifest"]["files"] == want
+    assert main(["report", str(out)]) == 0
+    capsys.readouterr()
+    md = (out / "report.md").read_text(encoding="utf-8")
+    how = md[md.index("How these numbers were made") :]
+    assert "none: the ground truth came from the systems' own files" in how
+    assert all(w["sha256"] in how for w in want.values())

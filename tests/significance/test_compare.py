@@ -65,6 +65,22 @@ def test_failed_and_absent_items_are_counted_missing():
     assert cmp.get("good", "score").n_missing == 0
 
 
+def test_a_metric_a_system_is_never_scored_on_has_no_row():
+    """A system (or the baseline) with no record of a metric is never scored on it (MPTc's GT row
+    has no title_chrf): no row, rather than one with every item missing; a system whose every
+    record of the metric failed keeps its row, counting them missing."""
+    res, _ = _result()
+    never = [r for r in res.records if not (r.system == "same" and r.metric == "judge")]
+    failed = [ItemRecord(f"i{k}", "same", "judge", math.nan, "api_error", group=f"src{k // 2}") for k in range(24)]
+    cmp = compare_systems(ProtocolResult("demo", tuple(never), {}), "base", n_resamples=100)
+    assert {(r.system, r.metric) for r in cmp.rows} == {("good", "score"), ("good", "judge"), ("same", "score")}
+    cmp = compare_systems(ProtocolResult("demo", tuple(never), {}), "same", n_resamples=100)
+    assert {(r.system, r.metric) for r in cmp.rows} == {("base", "score"), ("good", "score")}  # baseline lacks judge
+    cmp = compare_systems(ProtocolResult("demo", (*never, *failed), {}), "base", n_resamples=100)
+    row = cmp.get("same", "judge")
+    assert (row.n, row.n_missing) == (0, 24)
+
+
 def test_significance_flags_and_randomization():
     res, _ = _result()
     cmp = compare_systems(res, "base", test="randomization", n_resamples=2000, alpha=0.05)

@@ -79,15 +79,17 @@ def gallery_choice(results: Sequence[ProtocolResult], named: Sequence[str] | Non
     return [[m for m in named if m in ms] for ms in metrics]
 
 
-def _thumb(images: ItemImages, role: str, label: str, item_id: str, cache: dict) -> tuple[str, bytes | None, str]:
-    key = (role, item_id)
+def _thumb(
+    images: ItemImages, role: str, label: str, item_id: str, cache: dict, system: str | None = None
+) -> tuple[str, bytes | None, str]:
+    key = (role, system, item_id)
     if key not in cache:
-        picture = images.image(role, item_id)
+        picture = images.image(role, item_id, system)
         if picture is None:
             cache[key] = (None, "no image given")
         else:
             try:
-                cache[key] = (thumbnail_png(picture, images.mask(role, item_id), images.size), "")
+                cache[key] = (thumbnail_png(picture, images.mask(role, item_id, system), images.size), "")
             except (InputError, OSError) as e:  # ImageDecodeError included: show why, keep the report
                 cache[key] = (None, str(e))
     png, why = cache[key]
@@ -116,9 +118,9 @@ def _card(
     thumbs: list[tuple[str, bytes | None, str]] = []
     if images is not None:
         thumbs.append(_thumb(images, "source", "source", item_id, cache))
-        thumbs.append(_thumb(images, system, f"output ({system})", item_id, cache))
+        thumbs.append(_thumb(images, "output", f"output ({system})", item_id, cache, system))
         if with_baseline and baseline:
-            thumbs.append(_thumb(images, baseline, f"output ({baseline})", item_id, cache))
+            thumbs.append(_thumb(images, "output", f"output ({baseline})", item_id, cache, baseline))
         thumbs.append(_thumb(images, "reference", "reference", item_id, cache))
     return Card(item_id, tuple(lines), tuple(thumbs))
 

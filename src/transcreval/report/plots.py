@@ -4,6 +4,10 @@ Each draws on ``ax`` when given (and returns its figure), else on a new
 :class:`matplotlib.figure.Figure` (no pyplot, no global state, no window). They need the
 ``report`` extra (matplotlib); importing this module does not import matplotlib.
 
+Names, metrics, group values and table titles are data: every text drawn from them goes through
+:func:`plain_text`, so matplotlib shows it as written (``a$\\b$c`` is not mathtext, and a name
+starting with ``_`` keeps its legend entry).
+
 The protocol-specific figures take the table key or the record keys as parameters, so they
 work on any :class:`~transcreval.protocols.records.ProtocolResult` that has such a table:
 
@@ -28,6 +32,7 @@ from transcreval.significance.compare import Comparisons
 
 __all__ = [
     "new_figure",
+    "plain_text",
     "plot_distributions",
     "plot_forest",
     "plot_heatmap",
@@ -58,8 +63,21 @@ def _table(result: ProtocolResult, key: str) -> Table:
     return result.tables[key]
 
 
+def plain_text(x: Any) -> str:
+    """``x`` as text matplotlib draws as written: each ``$`` escaped (two of them would start
+    mathtext, and a stray ``\\`` inside then raises); matplotlib shows ``\\$`` as ``$``."""
+    return str(x).replace("$", r"\$")
+
+
 def _label(x: Any) -> str:
-    return " / ".join(map(str, x)) if isinstance(x, tuple) else str(x)
+    return plain_text(" / ".join(map(str, x)) if isinstance(x, tuple) else x)
+
+
+def _legend(ax: Any, entries: Sequence[tuple[Any, str]]) -> None:
+    """A legend of ``(handle, label)``, given explicitly: matplotlib leaves out a label starting
+    with ``_`` when it collects them itself."""
+    handles = [h for h, _ in entries]
+    ax.legend(handles, [label for _, label in entries], fontsize=8)
 
 
 def _norm(value_range: tuple[float, float] | None, center: float | None) -> Any:
@@ -117,10 +135,10 @@ def plot_forest(comparisons: Comparisons, ax: Any = None, *, metrics: Sequence[s
         ax.errorbar([r.delta], [y], xerr=[[r.delta - lo], [hi - r.delta]], fmt="o", color=color, capsize=3)
     ax.axvline(0.0, color="black", linewidth=0.8)
     labels = [f"{r.system}" if metrics is not None and len(metrics) == 1 else f"{r.metric} · {r.system}" for r in rows]
-    ax.set_yticks(range(len(rows)), list(reversed(labels)))
-    ax.set_xlabel(f"delta vs {comparisons.baseline} ({comparisons.confidence:.0%} CI)")
+    ax.set_yticks(range(len(rows)), [plain_text(x) for x in reversed(labels)])
+    ax.set_xlabel(plain_text(f"delta vs {comparisons.baseline} ({comparisons.confidence:.0%} CI)"))
     if metrics is not None and len(metrics) == 1:
-        ax.set_title(metrics[0])
+        ax.set_title(plain_text(metrics[0]))
     return fig, ax
 
 
@@ -131,22 +149,20 @@ def plot_distributions(
     the legend gives each system's ``n`` and ``n_missing``."""
     names = list(systems) if systems is not None else list(dict.fromkeys(r.system for r in result.records))
     fig, ax = _axes(ax, (6.0, 3.6))
-    drawn = 0
+    drawn = []
     for s in names:
         recs = result.select(system=s, metric=metric)
         vals = np.sort([r.value for r in recs if r.ok])
         missing = len(recs) - len(vals)
         if vals.size == 0:
             continue
-        ax.step(
-            vals, np.arange(1, vals.size + 1) / vals.size, where="post", label=f"{s} (n={vals.size}, {missing} missing)"
-        )
-        drawn += 1
+        (line,) = ax.step(vals, np.arange(1, vals.size + 1) / vals.size, where="post")
+        drawn.append((line, plain_text(f"{s} (n={vals.size}, {missing} missing)")))
     if not drawn:
         raise InputError(f"plot_distributions: metric {metric!r} has no value for systems {names}")
-    ax.set_xlabel(metric)
+    ax.set_xlabel(plain_text(metric))
     ax.set_ylabel("fraction of items ≤ x")
-    ax.legend(fontsize=8)
+    _legend(ax, drawn)
     return fig, ax
 
 
@@ -189,9 +205,9 @@ def plot_heatmap(
     norm = _norm(value_range, center)
     fig, ax = _axes(ax, (1.1 * len(col_keys) + 2.5, 0.6 * len(row_keys) + 1.6))
     _annotated_matrix(ax, fig, m, row_keys, col_keys, text, cmap, norm)
-    ax.set_xlabel(columns)
-    ax.set_ylabel(rows)
-    ax.set_title(f"{metric}: {system}")
+    ax.set_xlabel(plain_text(columns))
+    ax.set_ylabel(plain_text(rows))
+    ax.set_title(plain_text(f"{metric}: {system}"))
     return fig, ax
 
 
@@ -250,7 +266,7 @@ def plot_win_rate_matrix(
             value_range, center = (0.0, 1.0), 0.5
     fig, ax = _axes(ax, (1.1 * len(col_keys) + 2.5, 0.6 * len(row_keys) + 1.6))
     _annotated_matrix(ax, fig, m, row_keys, col_keys, text, cmap, _norm(value_range, center))
-    ax.set_title(t.name + (f": {column}" if column else "") + (f" ({t.units})" if t.units else ""))
+    ax.set_title(plain_text(t.name + (f": {column}" if column else "") + (f" ({t.units})" if t.units else "")))
     return fig, ax
 
 
@@ -274,7 +290,7 @@ def plot_kendall_by_country(
     lines = list(series) if series is not None else (list(t.rows) if countries == "columns" else list(t.columns))
     fig, ax = _axes(ax, (max(5.0, 0.9 * len(xs) + 2.0), 3.6))
     width = 0.6 / max(1, len(lines))
-    drawn = 0
+    drawn: dict[str, Any] = {}  # legend label -> a handle of its series
     for k, s in enumerate(lines):
         for j, x in enumerate(xs):
             cell = t.cells.get((s, x) if countries == "columns" else (x, s))
@@ -282,15 +298,13 @@ def plot_kendall_by_country(
                 continue
             pos = j - 0.3 + width * (k + 0.5)
             err = None if cell.ci is None else [[cell.value - cell.ci[0]], [cell.ci[1] - cell.value]]
-            ax.errorbar([pos], [cell.value], yerr=err, fmt="o", color=f"C{k % 10}", capsize=3, label=_label(s))
-            drawn += 1
+            handle = ax.errorbar([pos], [cell.value], yerr=err, fmt="o", color=f"C{k % 10}", capsize=3)
+            drawn.setdefault(_label(s), handle)
     if not drawn:
         raise InputError(f"plot_kendall_by_country: table {t.name!r} has no value to draw")
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(xs)), [_label(x) for x in xs], rotation=30, ha="right")
-    ax.set_ylabel(t.units or "Kendall tau")
-    ax.set_title(t.name)
-    handles, labels = ax.get_legend_handles_labels()
-    uniq = dict(zip(labels, handles))
-    ax.legend(uniq.values(), uniq.keys(), fontsize=8)
+    ax.set_ylabel(plain_text(t.units or "Kendall tau"))
+    ax.set_title(plain_text(t.name))
+    _legend(ax, [(h, label) for label, h in drawn.items()])
     return fig, ax

@@ -2,7 +2,8 @@
 
 * :func:`status_table`: per metric and system, how many items had each status (``ok``,
   ``api_error``, ``unparsable``, ``refused``, ``missing_output``, ``timeout``,
-  ``not_computed``, ...), and with a run's counts how many had judge answers from another model;
+  ``not_computed``, ...), and with a run's counts how many had their value scored by judge
+  answers from another model;
 * :func:`provenance_blocks`: every metric's signature and, for a run (``provenance`` from
   results.json, :mod:`transcreval.runs.provenance`), the command line of every ``evaluate`` pass
   with its dates, the manifest's and the inputs' digests, the package versions, and the judge:
@@ -68,6 +69,29 @@ def _command(cmd: Any) -> str:
     return shlex.join(str(c) for c in cmd) if isinstance(cmd, (list, tuple)) else str(cmd)
 
 
+def _manifest_rows(manifest: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The manifest's path and sha256, or where the ground truth came from without one."""
+    if manifest.get("path") is None and manifest.get("from"):
+        return [("manifest", f"none: the ground truth came from {manifest['from']} (below)")]
+    return [("manifest", manifest.get("path")), ("manifest sha256", manifest.get("sha256"))]
+
+
+def _own_files_block(manifest: Mapping[str, Any]) -> list[Block]:
+    """A run without a manifest: each system's own file, the ground truth with its answers."""
+    files = manifest.get("files") or {}
+    if not files:
+        return []
+    rows = tuple(
+        (TextCell(system), TextCell(str(f.get("path") or "-")), TextCell(str(f.get("sha256") or "-")))
+        for system, f in files.items()
+    )
+    return [
+        TableBlock(
+            "The systems' own files (the ground truth and each system's answers)", ("system", "file", "sha256"), rows
+        )
+    ]
+
+
 def _run_blocks(p: Mapping[str, Any]) -> list[Block]:
     manifest = p.get("manifest") or {}
     versions = p.get("versions") or {}
@@ -81,12 +105,12 @@ def _run_blocks(p: Mapping[str, Any]) -> list[Block]:
                 ("last evaluated", p.get("evaluated")),
                 ("results aggregated", p.get("aggregated")),
                 ("report written", datetime.now(timezone.utc).isoformat(timespec="seconds")),
-                ("manifest", manifest.get("path")),
-                ("manifest sha256", manifest.get("sha256")),
+                *_manifest_rows(manifest),
                 ("inputs sha256 (manifest.lock.jsonl: every path and image digest)", manifest.get("lock_sha256")),
                 ("transcreval", p.get("transcreval")),
             ],
-        )
+        ),
+        *_own_files_block(manifest),
     ]
     if passes:
         rows = tuple(
@@ -129,12 +153,14 @@ def _judge_blocks(judge: Mapping[str, Any]) -> list[Block]:
                 f" and {len(ids) - _SHOWN_IDS} more" if len(ids) > _SHOWN_IDS else ""
             )
             answers = ", ".join(f"{m}: {k}" for m, k in sorted((got.get("answers") or {}).items()))
+            scored = ", ".join(f"{m}: {k}" for m, k in sorted((got.get("metrics") or {}).items()))
             other_rows.append(
                 (
                     TextCell(unit),
                     TextCell(system),
                     TextCell(str(len(ids)), "missing"),
                     TextCell(answers),
+                    TextCell(scored),
                     TextCell(shown),
                 )
             )
@@ -150,7 +176,7 @@ def _judge_blocks(judge: Mapping[str, Any]) -> list[Block]:
         out.append(
             TableBlock(
                 f"Answers from another model than {name!r}: scored, and flagged here",
-                ("unit", "system", "items", "answers by model", "item ids"),
+                ("unit", "system", "items", "answers by model", "items per metric they scored", "item ids"),
                 tuple(other_rows),
             )
         )

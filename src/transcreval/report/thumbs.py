@@ -25,34 +25,64 @@ class ItemImages:
         source: ``{item_id: image}``, the source posters.
         reference: ``{item_id: image}``, the human target-market references.
         outputs: ``{system: {item_id: image}}``, each system's outputs.
-        masks: ``{role: {item_id: mask}}`` with role ``"source"``, ``"reference"`` or a system
-            name: OCR text masks (bool, or an image whose bright pixels are text) overlaid in red.
+        masks: ``{"source" | "reference": {item_id: mask}}``: OCR text masks (bool, or an image
+            whose bright pixels are text) overlaid in red on the source and reference pictures.
+        output_masks: ``{system: {item_id: mask}}``: the same on each system's outputs (apart
+            from ``masks``: a system may itself be named "source" or "reference").
         size: the longest side of a thumbnail, in pixels.
+
+    The pictures are asked for by role and, for an output, by system (:meth:`image`,
+    :meth:`mask`), so a system's name is never read as a role.
     """
 
     source: Mapping[str, Any] = field(default_factory=dict)
     reference: Mapping[str, Any] = field(default_factory=dict)
     outputs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     masks: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    output_masks: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     size: int = 160
 
     def __post_init__(self) -> None:
         if isinstance(self.size, bool) or not isinstance(self.size, int) or not 16 <= self.size <= 2048:
             raise InputError(f"ItemImages.size must be an integer from 16 to 2048 pixels, got {self.size!r}")
-        for name in ("source", "reference", "outputs", "masks"):
+        for name in ("source", "reference", "outputs", "masks", "output_masks"):
             if not isinstance(getattr(self, name), Mapping):
                 raise InputError(f"ItemImages.{name} must be a mapping keyed by item id (or by system / role)")
+        other = [k for k in self.masks if k not in _INPUT_ROLES]
+        if other:
+            raise InputError(
+                f"ItemImages.masks holds the 'source' and 'reference' masks only, not {other!r}: give a system's "
+                "masks as output_masks={system: {item_id: mask}}"
+            )
 
-    def image(self, role: str, item_id: str) -> Any:
-        """The picture of ``role`` (``"source"``, ``"reference"`` or a system name), or None."""
-        if role == "source":
-            return self.source.get(item_id)
-        if role == "reference":
-            return self.reference.get(item_id)
-        return self.outputs.get(role, {}).get(item_id)
+    def image(self, role: str, item_id: str, system: str | None = None) -> Any:
+        """The picture of ``role``: ``"source"``, ``"reference"``, or ``"output"`` of ``system``; None
+        where none was given."""
+        if role == "output":
+            return self.outputs.get(_system(system), {}).get(item_id)
+        return _role(self, role).get(item_id)
 
-    def mask(self, role: str, item_id: str) -> Any:
+    def mask(self, role: str, item_id: str, system: str | None = None) -> Any:
+        """The OCR mask of the same picture as :meth:`image`, or None."""
+        if role == "output":
+            return self.output_masks.get(_system(system), {}).get(item_id)
+        _role(self, role)
         return self.masks.get(role, {}).get(item_id)
+
+
+_INPUT_ROLES = ("source", "reference")
+
+
+def _role(images: ItemImages, role: str) -> Mapping[str, Any]:
+    if role not in _INPUT_ROLES:
+        raise InputError(f"a picture's role is 'source', 'reference' or 'output' (with its system), got {role!r}")
+    return images.source if role == "source" else images.reference
+
+
+def _system(system: str | None) -> str:
+    if system is None:
+        raise InputError("an output picture needs its system: image('output', item_id, system)")
+    return system
 
 
 def _pil() -> Any:

@@ -27,8 +27,9 @@ from transcreval.runs.store import RunDir, record_from_dict, write_json
 
 __all__ = ["aggregate", "counts", "result_from_dict", "run_data"]
 
-#: ``{(unit, system, item id): {served model: answers}}`` of the lines that record it
-Served = dict[tuple[str, str, str], dict[str, int]]
+#: ``{(unit, system, item id): ({served model: answers}, {model: [metrics it scored]} or None)}``
+#: of the lines that record it (None: a line written before the metrics were recorded)
+Served = dict[tuple[str, str, str], tuple[dict[str, int], dict[str, list[str]] | None]]
 
 
 def _collect(store: RunDir, info: Mapping[str, Any]) -> tuple[RunData, Served]:
@@ -56,7 +57,11 @@ def _collect(store: RunDir, info: Mapping[str, Any]) -> tuple[RunData, Served]:
                     if line.get("payload"):
                         payloads[(system, name, it.id)] = dict(line["payload"])
                     if line.get("served"):
-                        served[(name, system, it.id)] = {str(k): int(v) for k, v in line["served"].items()}
+                        by = line.get("other_model_metrics")
+                        served[(name, system, it.id)] = (
+                            {str(k): int(v) for k, v in line["served"].items()},
+                            {str(k): [str(m) for m in v] for k, v in by.items()} if isinstance(by, dict) else None,
+                        )
                 else:
                     records += [
                         ItemRecord(it.id, system, m, math.nan, "not_computed", it.group, dict(it.meta))
@@ -96,7 +101,9 @@ def counts(
 
 def _judge_models(store: RunDir, info: Mapping[str, Any], served: Served) -> dict[str, Any]:
     """Per judge unit: the served model names of the calls the run made (summed over systems and
-    passes), and per system the items with answers from another model, with those answers."""
+    passes), and per system the items with answers from another model, with those answers and,
+    per metric, the items whose value such answers scored (every metric of the unit for a line
+    that does not say which)."""
     asked = (info.get("judge") or {}).get("model")
     per_unit: dict[str, dict[str, Any]] = {}
     for name, u in dict(info.get("units", {})).items():
@@ -109,25 +116,30 @@ def _judge_models(store: RunDir, info: Mapping[str, Any], served: Served) -> dic
                 for model, n in (line.get("served") or {}).items() if "usage" in line else ():
                     calls[model] = calls.get(model, 0) + int(n)
         per_unit[name] = {"served": calls, "other_model": {}}
-    for (unit, system, item), models in served.items():
+    for (unit, system, item), (models, scored) in served.items():
         other = other_models(asked, models)
         if unit not in per_unit or not other:
             continue
-        entry = per_unit[unit]["other_model"].setdefault(system, {"items": [], "answers": {}})
+        entry = per_unit[unit]["other_model"].setdefault(system, {"items": [], "answers": {}, "metrics": {}})
         entry["items"].append(item)
         for model, n in other.items():
             entry["answers"][model] = entry["answers"].get(model, 0) + n
+        if scored is None:
+            metrics = set(dict(info.get("units", {}))[unit].get("metrics", ()))
+        else:
+            metrics = {m for model in other for m in scored.get(model, ())}
+        for m in sorted(metrics):
+            entry["metrics"][m] = entry["metrics"].get(m, 0) + 1
     return {"per_unit": per_unit}
 
 
-def _other_model_cells(info: Mapping[str, Any], judge: Mapping[str, Any]) -> dict[str, dict[str, int]]:
-    """``{system: {metric: items with answers from another model}}`` (every metric of the unit)."""
+def _other_model_cells(judge: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    """``{system: {metric: items whose value answers from another model scored}}``."""
     out: dict[str, dict[str, int]] = {}
-    for unit, entry in judge.get("per_unit", {}).items():
-        metrics = dict(info.get("units", {})).get(unit, {}).get("metrics", ())
+    for entry in judge.get("per_unit", {}).values():
         for system, got in entry["other_model"].items():
-            for m in metrics:
-                out.setdefault(system, {})[m] = out.get(system, {}).get(m, 0) + len(got["items"])
+            for m, k in got["metrics"].items():
+                out.setdefault(system, {})[m] = out.get(system, {}).get(m, 0) + k
     return out
 
 
@@ -166,7 +178,7 @@ def aggregate(store: RunDir, adapter: ProtocolAdapter) -> ProtocolResult:
             "protocol_version": info["protocol_version"],
             "systems": list(info.get("systems", {})),
             "units": {k: v["signature"] for k, v in info["units"].items()},
-            "counts": counts(result, _other_model_cells(info, models)),
+            "counts": counts(result, _other_model_cells(models)),
             "judge_usage": judge_usage(store, info),
             "provenance": run_provenance(info, lock_sha256=lock, signatures=result.signatures, served=models),
             "result": result.to_dict(),

@@ -283,12 +283,13 @@ def run_units(
                 if len(outs) != len(batch):
                     raise InputError(f"unit {unit.name!r} returned {len(outs)} outcomes for {len(batch)} items")
                 lines = [_line(k, w, o) for (w, k), o in zip(batch, outs)]
-                if judge is not None:  # answers from another model than the one asked: which item got them
-                    for line, models in zip(
+                if judge is not None and unit.uses_judge:  # which metric got no answer at all (exit 4)
+                    judge.note_records(unit.name, [r for o in outs for r in o.records])
+                if judge is not None:  # answers from another model than the one asked: which item and metric got them
+                    for line, served in zip(
                         lines, served_per_item(judge.served, prepared.score, [w for w, _ in batch])
                     ):
-                        if models:
-                            line["served"] = models
+                        line.update(served)
                 used = judge.take(unit.name) if judge is not None else {}
                 _add_usage(report, unit.name, used)
                 if not dry_run:

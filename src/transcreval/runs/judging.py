@@ -26,11 +26,32 @@ from typing import Any
 
 from transcreval.errors import InputError, TranscrevalError
 
-__all__ = ["BudgetExceeded", "MeteredJudge", "build_judge", "estimate_tokens", "read_judge_config"]
+__all__ = [
+    "CALL_FAILURES",
+    "BudgetExceeded",
+    "MeteredJudge",
+    "build_judge",
+    "call_failed",
+    "estimate_tokens",
+    "read_judge_config",
+]
 
 _FORBIDDEN = ("api_key", "default_headers")
 #: tokens per character of prompt text (a rough average for Latin text; an estimate only)
 CHARS_PER_TOKEN = 4.0
+
+
+#: a judge reply that is no answer (what a judge metric's record then carries as its status)
+CALL_FAILURES = ("api_error", "refused", "timeout", "truncated")
+
+
+def call_failed(status: Any) -> bool:
+    """A record's status says a judge call gave no answer: a :data:`CALL_FAILURES` status, or one
+    derived from it (MPTc's ``gt_title_api_error``: the GT poster's title call failed). An
+    ``unparsable`` answer was an answer (the cache keeps it; a parser fix reads it again)."""
+    return isinstance(status, str) and (
+        status in CALL_FAILURES or status.endswith(tuple(f"_{s}" for s in CALL_FAILURES))
+    )
 
 
 class BudgetExceeded(TranscrevalError):
@@ -156,6 +177,8 @@ class MeteredJudge:
         self.failures: dict[str, dict[str, int]] = {}
         self.details: dict[str, dict[str, str]] = {}
         self.answered: dict[str, int] = {}  # per unit: usable answers (sent or cached) of this run
+        #: per unit and metric, the statuses of the records this run scored (:meth:`note_records`)
+        self.scored: dict[str, dict[str, dict[str, int]]] = {}
         self.calls = 0
         self.tokens = 0
 
@@ -251,16 +274,44 @@ class MeteredJudge:
         self.budget.settle(booked_calls, self.calls - calls_before, booked_tokens, tokens)
         return list(replies)
 
+    def note_records(self, unit: str, records: Sequence[Any]) -> None:
+        """Count the statuses of records this run scored for ``unit``, per metric (for :meth:`unusable`)."""
+        per = self.scored.setdefault(unit, {})
+        for r in records:
+            c = per.setdefault(r.metric, {})
+            c[r.status] = c.get(r.status, 0) + 1
+
     def unusable(self) -> str | None:
-        """Why the judge cannot be used, when a unit of this run sent calls and got not one
-        usable answer (every call failed and none came from the cache); else None."""
+        """Why the judge cannot be used, else None: a unit of this run sent calls and got not one
+        usable answer (every call failed, none came from the cache), or a metric of a unit whose
+        calls failed in this run got no value on any item this run scored for it, some of them
+        for want of an answer (:func:`call_failed`), though the unit's other calls answered."""
+        reasons = []
         for unit, by in self.failures.items():
-            if sum(by.values()) and not self.answered.get(unit):
-                counts = ", ".join(f"{k} {v}" for k, v in sorted(by.items()))
-                first = "; ".join(f"{k}: {d}" for k, d in sorted(self.details.get(unit, {}).items()) if d)
+            if not sum(by.values()):
+                continue
+            counts = ", ".join(f"{k} {v}" for k, v in sorted(by.items()))
+            if not self.answered.get(unit):
                 why = f"metric {unit!r} got no usable answer: its calls failed ({counts})"
-                return f"{why}; {first}" if first else why
-        return None
+            else:
+                dead = {
+                    m: {s: n for s, n in st.items() if call_failed(s)}
+                    for m, st in self.scored.get(unit, {}).items()
+                    if not st.get("ok") and any(call_failed(s) for s in st)
+                }
+                if not dead:
+                    continue
+                each = "; ".join(
+                    f"{m}: " + ", ".join(f"{s} {n}" for s, n in sorted(st.items())) for m, st in dead.items()
+                )
+                why = (
+                    f"{'metric' if len(dead) == 1 else 'metrics'} {', '.join(map(repr, dead))} got no usable answer "
+                    f"on any item this run scored ({each}), though other calls of unit {unit!r} answered "
+                    f"(its failed calls: {counts})"
+                )
+            first = "; ".join(f"{k}: {d}" for k, d in sorted(self.details.get(unit, {}).items()) if d)
+            reasons.append(f"{why}; {first}" if first else why)
+        return "; ".join(reasons) or None
 
     def take(self, unit: str) -> dict[str, int]:
         """The usage counted for ``unit`` since the last take (and reset it)."""

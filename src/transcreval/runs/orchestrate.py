@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from transcreval.runs.names import check_system_names
 from transcreval.runs.run import Run
 from transcreval.runs.spec import Output, ProtocolAdapter, UnitContext
 
-__all__ = ["DryRun", "own_inputs", "read_inputs", "run_evaluate"]
+__all__ = ["DryRun", "manifest_record", "own_inputs", "read_inputs", "run_evaluate"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,31 @@ def own_inputs(
     items = items[:limit] if limit is not None else items
     keep = {it.id for it in items}
     return items, {s: {i: o for i, o in got_s.items() if i in keep} for s, got_s in outputs.items()}, notes
+
+
+def manifest_record(manifest: Any, systems: Mapping[str, str], *, root: Any = None) -> dict[str, Any]:
+    """run.json's ``manifest``: its path, ``--root`` and sha256; without a manifest, where the
+    ground truth came from (``"from": "the systems' own files"``) and each of those files' path
+    and sha256 (``files``: ``{system: {"path", "sha256"}}``), the run's only inputs."""
+    from transcreval.runs.manifest import sha256_file
+
+    if manifest is not None:
+        return {
+            "path": str(Path(manifest).resolve()),
+            "root": None if root is None else str(root),
+            "sha256": sha256_file(manifest),
+        }
+    files = {}
+    for name, spec in systems.items():
+        path = Path(spec) if root is None or os.path.isabs(spec) else Path(root) / spec
+        files[name] = {"path": str(path.resolve()), "sha256": sha256_file(path) if path.is_file() else None}
+    return {
+        "path": None,
+        "root": None if root is None else str(root),
+        "sha256": None,
+        "from": "the systems' own files",
+        "files": files,
+    }
 
 
 def read_inputs(
@@ -124,7 +150,6 @@ def run_evaluate(
     from transcreval.runs.budget import BUDGET_FILE
     from transcreval.runs.engine import run_units, signature_digest
     from transcreval.runs.judging import MeteredJudge, build_judge, planned_usage, read_judge_config
-    from transcreval.runs.manifest import sha256_file
     from transcreval.runs.progress import Progress
     from transcreval.runs.provenance import finish_pass, package_versions, start_pass
     from transcreval.runs.ranks import current
@@ -188,12 +213,7 @@ def run_evaluate(
                 "protocol_version": protocol.version,
                 "adapter": adapter_ref(protocol),
                 "versions": package_versions(),
-                "manifest": {
-                    "path": None if manifest is None else str(Path(manifest).resolve()),
-                    "root": None if root is None else str(root),
-                    "sha256": None if manifest is None else sha256_file(manifest),
-                    **({"from": "the systems' own files"} if manifest is None else {}),
-                },
+                "manifest": manifest_record(manifest, systems, root=root),
                 "systems": {k: str(v) for k, v in systems.items()},
                 "options": opts,
                 "judge": metered.describe() if raw_judge is not None else None,
@@ -303,7 +323,8 @@ def _as_if_emptied(out: Path, held: contextlib.ExitStack, cfg: dict[str, Any] | 
 
 def _gather_ranks(report: Any, metered: Any, ranks: Any) -> None:
     """Every rank's counts into ``report`` and ``metered`` on every rank: the judge usage, why
-    the run stopped, the per-unit rows, the judge's failures and answers, a dry run's requests."""
+    the run stopped, the per-unit rows, the judge's failures and answers, the statuses of the
+    records scored per metric, a dry run's requests."""
     mine = {
         "usage": report.usage,
         "stopped": report.stopped,
@@ -311,6 +332,7 @@ def _gather_ranks(report: Any, metered: Any, ranks: Any) -> None:
         "failures": metered.failures,
         "details": metered.details,
         "answered": metered.answered,
+        "scored": metered.scored,
         "planned": metered.planned,
     }
     every = ranks.gather(mine)
@@ -318,6 +340,10 @@ def _gather_ranks(report: Any, metered: Any, ranks: Any) -> None:
     report.usage = _summed([g["usage"] for g in every])
     metered.failures = _summed([g["failures"] for g in every])
     metered.answered = _summed([{"": g["answered"]} for g in every]).get("", {})
+    metered.scored = {}
+    for g in every:
+        for unit, per in g["scored"].items():
+            metered.scored[unit] = _summed([metered.scored.get(unit, {}), per])
     metered.details = {}
     for g in every:
         for unit, by in g["details"].items():

@@ -10,8 +10,11 @@ When a batch holds any answer from a model other than the one asked for (:func:`
 a dated snapshot or ``:latest`` tag of it is the same model), :func:`served_per_item` scores
 each of its items again, one at a time, answered from that memory (nothing is sent, nothing
 is counted), to learn which answers belong to which item; every line of that batch then records
-``"served": {model: answers}``. results.json counts the items with answers from another model
-per unit, system and metric, and the report lists them.
+``"served": {model: answers}``. To learn which metrics those answers scored, it scores the item
+once more with each other model's answers withheld (as failed calls): the metrics whose records
+change are that model's, recorded as ``"other_model_metrics": {model: [metrics]}``. results.json
+counts the items with answers from another model per unit, system and metric (only the metrics
+they scored), and the report lists them.
 """
 
 from __future__ import annotations
@@ -78,11 +81,11 @@ class ServedLog:
 
     @contextlib.contextmanager
     def replaying_from(self, replies: Mapping[str, Any]) -> Iterator[None]:
-        self._replay = replies
+        before, self._replay = self._replay, replies
         try:
             yield
         finally:
-            self._replay = None
+            self._replay = before
 
     def take_batch(self) -> dict[str, Any]:
         """The replies of the batch just scored (and forget them)."""
@@ -93,29 +96,55 @@ class ServedLog:
         """The served models of the calls made for ``unit`` since the last take (and reset them)."""
         return self.calls.pop(unit, {})
 
-    def item_models(self, score_one: Callable[[], Any]) -> dict[str, int]:
-        """``score_one()`` answered from the replay; the served model of each distinct answer it used."""
+    def item_models(self, score_one: Callable[[], Any]) -> tuple[dict[str, int], dict[str, list[tuple[str, str]]]]:
+        """``score_one()`` answered from the replay: the served model of each distinct answer it
+        used, and what it scored (per metric, the records' status and value)."""
         self._seen = {}
+        outcomes: Any = ()
         with contextlib.suppress(TranscrevalError):  # what it asked before failing still counts
-            score_one()
+            outcomes = score_one()
         counts: dict[str, int] = {}
         for r in self._seen.values():
             if r.model is not None:
                 counts[str(r.model)] = counts.get(str(r.model), 0) + 1
-        return counts
+        scored: dict[str, list[tuple[str, str]]] = {}
+        for out in outcomes or ():
+            for rec in out.records:
+                scored.setdefault(rec.metric, []).append((str(rec.status), repr(float(rec.value))))
+        return counts, scored
 
 
 def served_per_item(
     log: ServedLog, score: Callable[[Sequence[Any]], Any], works: Sequence[Any]
-) -> list[dict[str, int]]:
-    """Per work, ``{served model: answers}`` when the batch just scored holds any answer from
-    another model than the one asked for; else one empty dict per work (nothing to record)."""
+) -> list[dict[str, Any]]:
+    """Per work, what its line records when the batch just scored holds any answer from another
+    model than the one asked for: ``"served": {model: answers}`` and ``"other_model_metrics":
+    {model: [metrics]}``, the metrics that model's answers scored (those whose records change
+    when its answers are withheld); else one empty dict per work (nothing to record)."""
+    from transcreval.engines.judge.types import JudgeReply
+
     replies = log.take_batch()
     names = {str(r.model) for r in replies.values() if getattr(r, "model", None) is not None}
-    if not other_models(log.asked, dict.fromkeys(names, 1)):
+    others = other_models(log.asked, dict.fromkeys(names, 1))
+    if not others:
         return [{} for _ in works]
     out = []
     with log.replaying_from(replies):
         for w in works:
-            out.append(log.item_models(functools.partial(score, [w])))
+            models, scored = log.item_models(functools.partial(score, [w]))
+            entry: dict[str, Any] = {"served": models} if models else {}
+            by_model = {}
+            for name in sorted(set(models) & set(others)):
+                withheld = {
+                    k: JudgeReply("api_error", detail=f"withheld: answered by {name}", key=k)
+                    if str(getattr(r, "model", None)) == name
+                    else r
+                    for k, r in replies.items()
+                }
+                with log.replaying_from(withheld):
+                    _, without = log.item_models(functools.partial(score, [w]))
+                by_model[name] = sorted(m for m in {*scored, *without} if scored.get(m) != without.get(m))
+            if by_model:
+                entry["other_model_metrics"] = by_model
+            out.append(entry)
     return out

@@ -15,9 +15,10 @@
 ``a/b`` -> ``a%2Fb``), so two systems never share a folder.
 
 A unit line is ``{"item": id, "key": ..., "records": [...], "payload": {...}}`` (with
-``"served": {model: answers}`` where another model than the one asked answered:
-:mod:`transcreval.runs.served`); a line ``{"usage": {...}}`` after a batch holds the judge
-calls and tokens it spent (and ``"served"``: the model names that answered them). Every line has
+``"served": {model: answers}`` and ``"other_model_metrics": {model: [metrics]}`` where another
+model than the one asked answered: :mod:`transcreval.runs.served`); a line ``{"usage": {...}}``
+after a batch holds the judge calls and tokens it spent (and ``"served"``: the model names that
+answered them). Every line has
 a sequence number ``"seq": [generation, rank, n]`` (``generation`` counts the ``evaluate`` runs of
 the directory, run.json's ``generation``; ``n`` the lines of one process): the newest line of an
 item wins by it, whichever file holds it, and a line found twice counts once. A line cut short

@@ -251,7 +251,10 @@ def compare_systems(
     Args:
         result: a protocol's output (its per-item records are used, not its tables).
         baseline: the baseline system's name.
-        systems, metrics: restrict (and order) the comparisons; default: all, in record order.
+        systems, metrics: restrict (and order) the comparisons; default: all, in record order. A
+            system (or the baseline) with no record of a metric at all is never scored on it
+            (MPTc's ``GT`` row has no ``title_chrf``): that pair has no row, rather than one
+            counting every item missing. Failed items are records, so they still count.
         test: ``"bootstrap"`` (default; 1000 resamples) or ``"randomization"`` (10000 trials,
             intervals from 1000 bootstrap resamples).
         n_resamples: resamples / trials (default as above); seed, confidence: as in
@@ -279,9 +282,14 @@ def compare_systems(
     check_options("mean", n_res, seed, confidence, "n_resamples")  # refused once, before any metric
     run: Callable[..., Any] = paired_bootstrap if test == "bootstrap" else paired_randomization
     need = min_clusters(alpha)
+    scored = {(r.metric, r.system) for r in result.records}
     rows = []
     for metric in metric_list:
+        if (metric, baseline) not in scored:  # the baseline is never scored on it: nothing to pair with
+            continue
         for system in chosen:
+            if (metric, system) not in scored:  # never scored on it (MPTc's GT row has no title_chrf): no row
+                continue
             a, b, groups = _aligned(result, baseline, system, metric, (rows_from or {}).get(metric))
             opts = {"statistic": _statistic(statistics, metric), "n_resamples": n_res, "seed": seed}
             try:
