@@ -21,7 +21,7 @@ from PIL import Image, ImageDraw
 
 from transcreval import PHashDistance
 from transcreval.functional import phash, phash_hex
-from transcreval.threads import worker_count
+from transcreval.utils.threads import worker_count
 
 N = 64
 

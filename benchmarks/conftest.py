@@ -48,7 +48,7 @@ def cpu_load(request: pytest.FixtureRequest) -> Iterator[str]:
     if request.param == "quiet":
         yield "quiet"
         return
-    from transcreval.threads import available_cpus
+    from transcreval.utils.threads import available_cpus
 
     n = max(1, available_cpus() // 2)
     procs = [subprocess.Popen([sys.executable, "-c", _BUSY.format(seconds=600)]) for _ in range(n)]

@@ -11,35 +11,29 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from transcreval._version import __version__ as __version__
-from transcreval.lazy import lazy_exports
+from transcreval.utils.lazy import lazy_exports
 
 _SUBMODULES = (
-    "collection",
-    "common",
-    "distributed",
+    "cli",
+    "core",
     "errors",
     "functional",
     "integrations",
     "io",
-    "lazy",
-    "metric",
     "ocr",
-    "parsing",
     "protocols",
-    "registry",
     "report",
-    "result",
     "runs",
     "significance",
-    "states",
     "stats",
+    "utils",
 )
 if TYPE_CHECKING:
     from transcreval.choice.font_richness import FontRichness as FontRichness
     from transcreval.choice.k_option import KOptionScore as KOptionScore
     from transcreval.choice.point_score import PointScore as PointScore
     from transcreval.choice.style_score import StyleScore as StyleScore
-    from transcreval.collection import MetricCollection as MetricCollection
+    from transcreval.core.collection import MetricCollection as MetricCollection
     from transcreval.errors import EmptyInputError as EmptyInputError
     from transcreval.errors import ImageDecodeError as ImageDecodeError
     from transcreval.errors import InputError as InputError
@@ -71,17 +65,17 @@ if TYPE_CHECKING:
     from transcreval.layout.boxes import TextLocalizationIoU as TextLocalizationIoU
     from transcreval.layout.patches import MatchAccuracy as MatchAccuracy
     from transcreval.layout.patches import PatchIoU as PatchIoU
-    from transcreval.metric import Metric as Metric
+    from transcreval.core.metric import Metric as Metric
     from transcreval.multimodal.embedding_similarity import CLIPSimilarity as CLIPSimilarity
     from transcreval.multimodal.embedding_similarity import CulturalRelevanceDelta as CulturalRelevanceDelta
     from transcreval.multimodal.embedding_similarity import SemanticEquivalence as SemanticEquivalence
     from transcreval.multimodal.embedding_similarity import VisualSimilarity as VisualSimilarity
     from transcreval.ocr.mask_iou import OCRMaskIoU as OCRMaskIoU
-    from transcreval.registry import MetricInfo as MetricInfo
-    from transcreval.registry import get_metric as get_metric
-    from transcreval.registry import list_metrics as list_metrics
-    from transcreval.result import MetricResult as MetricResult
-    from transcreval.result import Signature as Signature
+    from transcreval.core.registry import MetricInfo as MetricInfo
+    from transcreval.core.registry import get_metric as get_metric
+    from transcreval.core.registry import list_metrics as list_metrics
+    from transcreval.core.result import MetricResult as MetricResult
+    from transcreval.core.result import Signature as Signature
     from transcreval.runs.api import Run as Run
     from transcreval.runs.api import evaluate as evaluate
     from transcreval.stats.kappa import QuadraticWeightedKappa as QuadraticWeightedKappa

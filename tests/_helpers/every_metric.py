@@ -21,7 +21,7 @@ import torch
 
 import transcreval as T
 from tests._helpers import model_weights as mw
-from transcreval.metric import Metric
+from transcreval.core.metric import Metric
 
 
 @functools.cache

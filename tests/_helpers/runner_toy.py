@@ -6,7 +6,7 @@ set-level statistic from stored per-item features, with a file that counts every
   chrF, as sacrebleu's paired tests do); option ``delay`` sleeps per batch (kill tests);
 * unit ``pixels`` (not a default): the mean pixel value of the output image (decoding tests);
 * unit ``length``: ``length_scale`` x the number of characters (a config change touches only it);
-  its signature is a :class:`~transcreval.result.Signature` (work keys hash its canonical JSON);
+  its signature is a :class:`~transcreval.core.result.Signature` (work keys hash its canonical JSON);
 * unit ``feat``: an 8-d pseudo feature vector per item (seeded by its text) in the payload; the
   table's ``spread`` is the Frechet distance of each system's vectors to the references' ones,
   computed at aggregate time (a set-level statistic);
@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
-from transcreval.result import Signature
+from transcreval.core.result import Signature
 from transcreval.runs.features import frechet_from_rows, pack, unpack
 from transcreval.runs.spec import Outcome, Prepared, ProtocolAdapter, RunData, Unit, UnitContext, Work
 

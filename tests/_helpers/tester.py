@@ -40,8 +40,8 @@ import pytest
 import torch
 
 from transcreval.errors import EmptyInputError, InputError
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
 
 
 @dataclass

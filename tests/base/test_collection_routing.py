@@ -13,7 +13,7 @@ from tests._helpers.comet_env import registry_params
 from tests._helpers.every_metric import BUILDERS
 from transcreval import MetricCollection, PHashDistance, TitleChrF, WordRecall
 from transcreval.errors import InputError
-from transcreval.registry import list_metrics
+from transcreval.core.registry import list_metrics
 
 TITLES = ["Le voyage", "Parasite", "La strada"]
 REFS = ["Le Voyage", "Parasite", "La Strada"]

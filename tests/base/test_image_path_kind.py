@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from transcreval import common
-from transcreval.common import IMAGE_SUFFIXES, image_path_kind
+from transcreval.core import common
+from transcreval.core.common import IMAGE_SUFFIXES, image_path_kind
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 16
 

@@ -1,11 +1,11 @@
-"""transcreval.jsonl: the one JSON Lines reader of manifests and outputs."""
+"""transcreval.utils.jsonl: the one JSON Lines reader of manifests and outputs."""
 
 from __future__ import annotations
 
 import pytest
 
 from transcreval.errors import InputError
-from transcreval.jsonl import read_jsonl_lines
+from transcreval.utils.jsonl import read_jsonl_lines
 
 
 def test_rows_keep_their_line_numbers_blank_lines_and_a_bom_skipped(tmp_path):

@@ -1,5 +1,5 @@
-"""One mean block (issue 16 item 2): :class:`~transcreval.common.MeanStats` builds the
-statistics, :class:`~transcreval.aggregate_metric.MeanMetric` declares the states, for every
+"""One mean block (issue 16 item 2): :class:`~transcreval.core.common.MeanStats` builds the
+statistics, :class:`~transcreval.core.aggregate_metric.MeanMetric` declares the states, for every
 mean in the registry: the PosterIQ/OCR/layout means, LPIPS, the embeddings, COMET, PointScore
 and every judge metric (whose ``JudgeTally`` is a ``MeanStats``)."""
 
@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 import torch
 
-from transcreval.aggregate_metric import MeanMetric
-from transcreval.common import MeanStats
+from transcreval.core.aggregate_metric import MeanMetric
+from transcreval.core.common import MeanStats
 from transcreval.engines.judge.tally import JudgeTally
 from transcreval.engines.judge.types import FAILURE_STATUSES, ITEM_STATUSES
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.registry import get_metric, list_metrics
-from transcreval.state_checks import SIGNATURE_STATE
+from transcreval.core.registry import get_metric, list_metrics
+from transcreval.core.state_checks import SIGNATURE_STATE
 
 #: registered metrics whose value is not total / count of per-item values (kept on Metric)
 NOT_MEANS = {

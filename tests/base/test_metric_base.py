@@ -10,9 +10,9 @@ import torch
 
 from transcreval import KOptionScore, MetricCollection, PlanChrF, TitleChrF
 from transcreval.errors import EmptyInputError
-from transcreval.metric import Metric
-from transcreval.result import MetricResult, Signature
-from transcreval.states import Cat, Max, Min, Objects, Sum
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult, Signature
+from transcreval.core.states import Cat, Max, Min, Objects, Sum
 
 
 class Summary(Metric):
@@ -94,7 +94,7 @@ def test_packed_sync_with_custom_gather():
     assert r.per_item.tolist() == [1.0, 3.0, 1.0, 3.0]
     assert r.extras["notes"] == ["x"]
     # one gather per (op, dtype): sum/float64, sum/int64, max/float64, min/int64, + Cat sizes + Cat float64,
-    # + max/int64 for the signature_check state every metric keeps (transcreval.state_checks)
+    # + max/int64 for the signature_check state every metric keeps (transcreval.core.state_checks)
     assert _twin_ranks.calls == 7
     # local value is still available and the local states are untouched
     assert m.compute(sync=False).n == 2
@@ -177,7 +177,7 @@ def test_collection_routes_and_syncs_once():
     assert set(out) == {"mptc/title", "mptc/plan"}
     assert out["mptc/title"].n == 2  # the fake gather doubles every state
     # all members' states in one packing: sum/float64, sum/int64, Cat sizes, Cat float64,
-    # + max/int64 for the members' signature_check states (transcreval.state_checks)
+    # + max/int64 for the members' signature_check states (transcreval.core.state_checks)
     assert _twin_ranks.calls == 5
     assert col["title"].compute().value == out["mptc/title"].value
     col.reset()

@@ -27,9 +27,9 @@ from transcreval import (
 )
 from transcreval.errors import InputError, SyncError, UndefinedValueWarning
 from transcreval.functional import overall_rating_similarity, spearman_rho
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
-from transcreval.states import Cat, Max, Min, Objects, Sum
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Cat, Max, Min, Objects, Sum
 
 
 def _twin_ranks(tensor: torch.Tensor, group: Any) -> list[torch.Tensor]:

@@ -1,4 +1,4 @@
-"""transcreval.named_table: the one table behind the weights, extractor, preprocessing and COMET registries."""
+"""transcreval.utils.named_table: the one table behind the weights, extractor, preprocessing and COMET registries."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from transcreval.named_table import NamedTable
+from transcreval.utils.named_table import NamedTable
 
 
 @dataclass(frozen=True)

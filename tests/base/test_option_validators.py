@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from transcreval.common import check_bool, check_positive_int, check_range
+from transcreval.core.common import check_bool, check_positive_int, check_range
 from transcreval.errors import InputError
-from transcreval.metric import Metric
-from transcreval.registry import list_metrics
+from transcreval.core.metric import Metric
+from transcreval.core.registry import list_metrics
 
 BASE_OPTIONS = set(inspect.signature(Metric.__init__).parameters)
 
@@ -92,7 +92,7 @@ def test_every_metric_has_an_option_case():
 
 @pytest.mark.parametrize(("name", "option", "default"), CASES)
 def test_bad_option_is_refused_by_the_class(name, option, default):
-    from transcreval.registry import get_metric
+    from transcreval.core.registry import get_metric
 
     cls = get_metric(name).load()
     _, kwargs = _required(cls.__init__)
@@ -102,7 +102,7 @@ def test_bad_option_is_refused_by_the_class(name, option, default):
 
 @pytest.mark.parametrize(("name", "option", "default"), TWIN_CASES)
 def test_bad_option_is_refused_by_the_twin(name, option, default):
-    from transcreval.registry import get_metric
+    from transcreval.core.registry import get_metric
 
     twin = get_metric(name).load_functional()
     if twin is None or not _takes(twin, option):

@@ -1,4 +1,4 @@
-"""The options base (transcreval.options): checked once, frozen, printed in the signature."""
+"""The options base (transcreval.core.options): checked once, frozen, printed in the signature."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from transcreval.common import check_bool, check_positive_int, check_range
+from transcreval.core.common import check_bool, check_positive_int, check_range
 from transcreval.errors import InputError
-from transcreval.options import MetricOptions, option
+from transcreval.core.options import MetricOptions, option
 
 
 @dataclasses.dataclass(frozen=True)

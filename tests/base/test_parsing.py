@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from transcreval.parsing import (
+from transcreval.utils.parsing import (
     parse_boxes,
     parse_choice,
     parse_patch_ids,

@@ -15,9 +15,9 @@ from sacrebleu.metrics import CHRF
 
 from transcreval import PHashDistance, TitleChrF
 from transcreval.errors import InputError
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
-from transcreval.states import Cat, Max, ReducedState, Sum
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Cat, Max, ReducedState, Sum
 
 HYPS = ["Le Voyage de Chihiro", "千と千尋の神隠し", "", "hello  world!", "x", "🎬 Film noir", "tab\there"] * 3
 REFS = ["Le voyage de Chihiro", "千と千尋", "abc", "", "x", "🎬film Noir", "tab here"] * 3
@@ -183,7 +183,7 @@ def test_python_totals_are_kept_only_on_the_cpu():
 
 
 def test_is_cpu_recognises_every_spelling_of_the_cpu():
-    from transcreval.states import is_cpu
+    from transcreval.core.states import is_cpu
 
     assert is_cpu(torch.device("cpu")) and is_cpu(torch.device("cpu:0")) and is_cpu(torch.device("cpu", 1))
     assert not is_cpu(torch.device("meta")) and not is_cpu(torch.device("cuda", 0))

@@ -22,7 +22,7 @@ import torch
 
 from tests._helpers.every_metric import build, squeeze_trunk
 from tests._helpers.tester import check_gradient, check_half_precision, graph_values
-from transcreval.registry import MetricInfo, get_metric, list_metrics
+from transcreval.core.registry import MetricInfo, get_metric, list_metrics
 
 #: float16 vs float32 on the same numbers: the inputs are decoded to float32 before any network
 #: runs, so the two agree to float32 rounding (FID's Frechet distance of two tiny random sets

@@ -12,9 +12,9 @@ import pytest
 
 import transcreval
 import transcreval.functional as F
-from transcreval.metric import Metric
-from transcreval.metric_docs import sync_pages
-from transcreval.registry import DOMAINS, list_metrics
+from transcreval.core.metric import Metric
+from transcreval.core.metric_docs import sync_pages
+from transcreval.core.registry import DOMAINS, list_metrics
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "transcreval"
@@ -72,7 +72,7 @@ def test_list_metrics_filters():
 
 def test_every_metric_has_a_current_docs_page_and_the_index_lists_it():
     problems = sync_pages(ROOT, check=True)
-    assert not problems, "run `python -m transcreval.metric_docs`:\n" + "\n".join(problems)
+    assert not problems, "run `python -m transcreval.core.metric_docs`:\n" + "\n".join(problems)
     index = (ROOT / "docs" / "metrics" / "README.md").read_text(encoding="utf-8")
     for m in METRICS:
         assert f"[{m.name}]({m.name}.md)" in index

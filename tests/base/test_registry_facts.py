@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from transcreval.metric import Metric
-from transcreval.registry import list_metrics
+from transcreval.core.metric import Metric
+from transcreval.core.registry import list_metrics
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from transcreval.result import Signature
+from transcreval.core.result import Signature
 
 
 @pytest.mark.parametrize(

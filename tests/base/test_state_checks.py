@@ -3,7 +3,7 @@
 ``load_state_dict``, ``merge_state`` (of a metric or of a mapping), ``sync`` and a collection's
 compute refuse states made by a metric built with other options, and ``load_state_dict`` /
 ``merge_state`` refuse negative counts. The mechanism lives in the Metric base
-(:mod:`transcreval.state_checks`); the family-wide test runs it on every registered metric.
+(:mod:`transcreval.core.state_checks`); the family-wide test runs it on every registered metric.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from tests._helpers.comet_env import registry_params
 from tests._helpers.every_metric import BUILDERS, build
 from transcreval import MetricCollection, TitleChrF, WordRecall
 from transcreval.errors import InputError, StateMismatchError
-from transcreval.metric import Metric
-from transcreval.registry import list_metrics
-from transcreval.state_checks import SIGNATURE_STATE
-from transcreval.states import Sum
+from transcreval.core.metric import Metric
+from transcreval.core.registry import list_metrics
+from transcreval.core.state_checks import SIGNATURE_STATE
+from transcreval.core.states import Sum
 
 NAMES = [m.name for m in list_metrics()]
 LOW = torch.iinfo(torch.int64).min
@@ -69,7 +69,7 @@ def _same_states(a: dict[str, Any], b: dict[str, Any]) -> bool:
 def test_every_built_metric_is_its_registered_class_and_its_states_round_trip(name):
     """The shared builder gives an instance of the registered class, whose states survive
     ``state_dict`` / ``load_state_dict`` into a second instance, ``clone`` and ``reset``."""
-    from transcreval.registry import get_metric
+    from transcreval.core.registry import get_metric
 
     metric = build(name)
     assert type(metric) is get_metric(name).load(), f"{name}: the builder made a {type(metric).__name__}"

@@ -13,13 +13,14 @@ from PIL import Image
 
 import transcreval.functional.image.hashing as phash_module
 import transcreval.io.gray as gray_module
-from transcreval import PHashDistance, registry
+from transcreval import PHashDistance
+from transcreval.core import registry
 from transcreval.errors import InputError
 from transcreval.functional import phash
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
-from transcreval.states import Sum
-from transcreval.threads import (
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Sum
+from transcreval.utils.threads import (
     available_cpus,
     check_num_threads,
     default_threads,
@@ -258,7 +259,7 @@ def test_map_threads_a_caller_is_not_broken_by_another_growing_the_pool(monkeypa
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    from transcreval import threads
+    from transcreval.utils import threads
 
     go = threading.Event()
     paused = threading.Event()

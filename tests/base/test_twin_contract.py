@@ -1,13 +1,13 @@
 """One return type for the functional twins, classes that delegate, one options object per
 metric (issue 16 items 1 and 3), checked over the whole registry so a new metric inherits it.
 
-* the twin returns what ``compute()`` returns: a :class:`~transcreval.result.MetricResult`
+* the twin returns what ``compute()`` returns: a :class:`~transcreval.core.result.MetricResult`
   (per-item outputs have their own functions, e.g. ``lpips_per_pair``); each metric's tester
   case (``tests/_helpers/tester.py``) then checks that the twin's result equals the class's:
   value, n, per-item values, extras keys and signature;
 * the class's ``_stats`` calls a function of its functional module (the pure pieces live there,
   the class only holds states);
-* an instance keeps its options in one checked, frozen :class:`~transcreval.options.MetricOptions`
+* an instance keeps its options in one checked, frozen :class:`~transcreval.core.options.MetricOptions`
   object (``metric.options``), the object its twin builds from the same keywords.
 
 Every registered metric follows all three (the per-domain pending sets of the conversion are
@@ -24,9 +24,9 @@ import typing
 import pytest
 
 from tests._helpers.comet_env import NEEDS_COMET, needs_comet
-from transcreval.options import MetricOptions
-from transcreval.registry import get_metric, list_metrics
-from transcreval.result import MetricResult
+from transcreval.core.options import MetricOptions
+from transcreval.core.registry import get_metric, list_metrics
+from transcreval.core.result import MetricResult
 
 NAMES = [m.name for m in list_metrics()]
 

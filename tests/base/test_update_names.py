@@ -1,5 +1,5 @@
 """``update`` and ``forward`` name their inputs: ``preds`` first and, where ``_stats`` takes it
-second, ``target`` (the generated methods of :func:`transcreval.guards.public_methods` and the
+second, ``target`` (the generated methods of :func:`transcreval.core.guards.public_methods` and the
 torchmetrics adapter), and a call by name binds exactly as the same call by position."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import inspect
 
 import pytest
 
-from transcreval.guards import MISSING, join_inputs
-from transcreval.registry import list_metrics
+from transcreval.core.guards import MISSING, join_inputs
+from transcreval.core.registry import list_metrics
 from transcreval.text.chrf import TitleChrF
 
 

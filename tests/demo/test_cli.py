@@ -115,7 +115,7 @@ def test_cli_entry_points(monkeypatch, tmp_path):
 
 
 def test_list_prints_the_registry_and_filters(capsys):
-    from transcreval.registry import list_metrics
+    from transcreval.core.registry import list_metrics
 
     assert main(["list"]) == 0
     out = capsys.readouterr().out

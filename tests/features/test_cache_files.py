@@ -14,7 +14,7 @@ import torch
 from tests._helpers import random_weights as rw
 from transcreval.errors import FeatureCacheError, InputError
 from transcreval.features import FeatureCache, clear_extractors, get_extractor
-from transcreval.packages import package_version
+from transcreval.utils.packages import package_version
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from transcreval.features.images import FIXED_BATCH, fixed_batches
-from transcreval.threads import torch_threads
+from transcreval.utils.threads import torch_threads
 
 
 def _net() -> torch.nn.Module:

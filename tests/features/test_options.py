@@ -19,7 +19,7 @@ import torch
 from tests._helpers.feature_metrics import CASES, images, second_file
 from transcreval.errors import FeatureCacheError, InputError, WeightsChangedError
 from transcreval.features import FeatureCache
-from transcreval.registry import list_metrics
+from transcreval.core.registry import list_metrics
 
 FEATURE_METRICS = sorted(m.name for m in list_metrics() if m.domain in ("image", "multimodal") and "weights" in m.needs)
 PINNABLE = sorted(n for n, c in CASES.items() if c.file is not None)
@@ -72,7 +72,7 @@ def test_bad_feature_options_fail_at_construction(name, tmp_path):
 
 @pytest.mark.parametrize("name", FEATURE_METRICS)
 def test_functional_twin_takes_the_class_option_names(name):
-    from transcreval.registry import get_metric
+    from transcreval.core.registry import get_metric
 
     params = inspect.signature(get_metric(name).load_functional()).parameters
     assert {"input_range", "batch_size", "feature_cache"} <= set(params)
@@ -83,7 +83,7 @@ def test_functional_twin_takes_the_class_option_names(name):
 # ----------------------------------------------------------------------------- input_range
 @pytest.mark.parametrize("name", FEATURE_METRICS)
 def test_input_range_as_a_list_works_alone_in_a_collection_and_in_the_twin(name):
-    from transcreval.collection import MetricCollection
+    from transcreval.core.collection import MetricCollection
 
     case = CASES[name]
     a, b = _batch(seed=3)

@@ -102,7 +102,7 @@ def test_inception_features_equal_torch_fidelity(weights):
 def test_inception_features_of_an_image_do_not_depend_on_its_batch_or_the_threads(weights, threads):
     """On the CPU every image runs alone on one torch thread: in any batch, with any thread
     budget and any torch thread count, an image gets exactly the features it gets alone."""
-    from transcreval.threads import torch_threads
+    from transcreval.utils.threads import torch_threads
 
     x = poster_like(5, 75, 61, seed=6).float() / 255
     ex = fid_extractor(weights)
@@ -301,7 +301,7 @@ def test_clean_preprocessing_differs_and_is_recorded(weights):
 
 
 def test_fid_gt_and_fid_src_share_the_outputs_features(weights):
-    from transcreval.collection import MetricCollection
+    from transcreval.core.collection import MetricCollection
     from transcreval.features.extractor import feature_scope
 
     fake, real = _sets()

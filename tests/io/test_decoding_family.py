@@ -4,7 +4,7 @@ The same picture as an 8-bit PNG, a 16-bit PNG, a 16-bit PGM, a float TIFF, a PI
 image, a uint16 array, a float tensor and a [-1, 1] float tensor (``input_range=(-1, 1)``,
 scored against 8-bit references) gives the value of the uint8 picture in every registered
 image metric, and the judge metrics send the judge exactly the 8-bit picture's pixels. The
-tables are checked against :mod:`transcreval.registry`, so a new metric fails here until it is
+tables are checked against :mod:`transcreval.core.registry`, so a new metric fails here until it is
 added (and then inherits every check). Pictures hold multiples of 1/255, so every encoding
 decodes to the same 8-bit pixels: "within quantisation" is exact here.
 """
@@ -28,7 +28,7 @@ from tests.judge.cases import answer
 from transcreval.engines.ocr.base import DetectorInfo, OCRResult, TextDetector
 from transcreval.errors import InputError
 from transcreval.judge import FunctionJudge
-from transcreval.registry import list_metrics
+from transcreval.core.registry import list_metrics
 
 H, W = 48, 64
 MM = "transcreval.multimodal.embedding_similarity."

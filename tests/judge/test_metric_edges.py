@@ -92,7 +92,7 @@ def test_quiz_reader_only_returns_a_letter_shown(t):
 def test_the_registry_direction_is_every_instances_direction_or_none(name, options):
     """The registry (and the docs' facts table) may only claim a direction that every instance
     has; VLMTranscreationScore(aspect="creativity") has none, so the metric's entry is None."""
-    from transcreval.registry import get_metric
+    from transcreval.core.registry import get_metric
 
     info = get_metric(name)
     directions = {info.load()(judge=FunctionJudge(answer), **o).higher_is_better for o in options}

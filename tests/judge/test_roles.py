@@ -24,7 +24,7 @@ from tests.judge.oracle import sha
 from transcreval.engines.judge.roles import ROLES
 from transcreval.errors import InputError
 from transcreval.judge import FunctionJudge
-from transcreval.registry import get_metric, list_metrics
+from transcreval.core.registry import get_metric, list_metrics
 
 JUDGE_METRICS = sorted(m.name for m in list_metrics(domain="judge"))
 N = 2

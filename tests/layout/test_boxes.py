@@ -259,7 +259,7 @@ def test_pixel_boxes_past_the_image_say_so():
 
 
 def test_code_box_parser_reads_unicode_digits_like_the_script():
-    from transcreval.parsing import posteriq_code_boxes
+    from transcreval.utils.parsing import posteriq_code_boxes
 
     assert posteriq_code_boxes("１.５ 0.2 0.3 0.4 0.5") == [(1.5, 0.2, 0.3, 0.4)]
 

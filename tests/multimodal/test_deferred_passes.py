@@ -1,4 +1,4 @@
-"""Deferred network passes of the open_clip embedding metrics (transcreval.metric_held).
+"""Deferred network passes of the open_clip embedding metrics (transcreval.core.metric_held).
 
 ``update`` outside a collection converts and checks its inputs, holds them, and runs the tower
 on the held calls together. Every test compares with the same calls made without deferral
@@ -25,7 +25,7 @@ from transcreval.errors import EmptyInputError, HeldCallsError, InputError
 from transcreval.features.clip_models import CLIPEncoder, get_clip
 from transcreval.features.extractor import feature_scope
 from transcreval.features.images import chunk_rows
-from transcreval.threads import default_threads
+from transcreval.utils.threads import default_threads
 
 CLS = "transcreval.multimodal.embedding_similarity."
 KIND = {
@@ -180,7 +180,7 @@ def test_failed_pass_keeps_the_held_calls(monkeypatch):
 def test_a_failed_pass_before_a_collection_update_leaves_every_member_unchanged(monkeypatch):
     """The held calls run before the new batch is computed: when their pass fails, no member of
     the collection takes the batch (all or none)."""
-    from transcreval.collection import MetricCollection
+    from transcreval.core.collection import MetricCollection
 
     calls = _calls("CLIPSimilarity", sizes=(1, 1, 2))
     first, second = _metric("CLIPSimilarity"), _deferred("CLIPSimilarity", calls[:2])
@@ -267,7 +267,7 @@ def test_every_state_read_sees_the_held_calls(name, path):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_forward_and_collections_run_the_held_calls_first(name):
-    from transcreval.collection import MetricCollection
+    from transcreval.core.collection import MetricCollection
 
     calls = _calls(name, sizes=(1, 2, 1, 1))
     m = _deferred(name, calls[:2])

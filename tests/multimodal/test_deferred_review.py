@@ -1,4 +1,4 @@
-"""Review probes of the deferred passes (transcreval.metric_held): a failing pass must leave the
+"""Review probes of the deferred passes (transcreval.core.metric_held): a failing pass must leave the
 metric exactly as it was, whatever raised and whichever method started the pass (the first two
 from the review branch, 8196567)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.multimodal.test_deferred_passes import _assert_same_states, _calls, _deferred, _encoder, _metric, _one_by_one
-from transcreval import metric_held
+from transcreval.core import metric_held
 from transcreval.errors import HeldCallsError
 from transcreval.features.clip_models import CLIPEncoder
 

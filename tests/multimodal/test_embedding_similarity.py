@@ -252,7 +252,7 @@ def test_default_prompts_are_the_papers_and_presets_select_the_others():
 
 
 def test_collection_shares_image_embeddings():
-    from transcreval.collection import MetricCollection
+    from transcreval.core.collection import MetricCollection
     from transcreval.features.clip_models import get_clip
     from transcreval.features.extractor import feature_scope
 

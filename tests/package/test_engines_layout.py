@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import transcreval
-from transcreval.registry import DOMAINS, list_metrics
+from transcreval.core.registry import DOMAINS, list_metrics
 
 SRC = Path(transcreval.__file__).parent
 # modules in a metric domain folder that define a metric base, not a registered metric

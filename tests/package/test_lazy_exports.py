@@ -1,7 +1,7 @@
-"""Lazy package exports come from one place per package (:mod:`transcreval.lazy`).
+"""Lazy package exports come from one place per package (:mod:`transcreval.utils.lazy`).
 
 Every package that loads names on first use writes each public name once, as an explicit
-re-export (``from m import X as X``) under ``if TYPE_CHECKING:``; :func:`transcreval.lazy.lazy_exports`
+re-export (``from m import X as X``) under ``if TYPE_CHECKING:``; :func:`transcreval.utils.lazy.lazy_exports`
 reads that block and builds ``__all__``, ``__getattr__`` and ``__dir__`` from it.
 """
 
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from transcreval.lazy import type_checking_exports
-from transcreval.registry import list_metrics
+from transcreval.utils.lazy import type_checking_exports
+from transcreval.core.registry import list_metrics
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 PKG = SRC / "transcreval"
@@ -71,7 +71,7 @@ def test_every_exported_name_resolves_from_its_module(package):
 @pytest.mark.parametrize("path", sorted(PKG.rglob("__init__.py")), ids=lambda p: str(p.relative_to(SRC)))
 def test_no_package_writes_its_own_lazy_getattr(path):
     defs = [n.name for n in ast.parse(path.read_text()).body if isinstance(n, ast.FunctionDef)]
-    assert not {"__getattr__", "__dir__"} & set(defs), f"{path}: use transcreval.lazy.lazy_exports"
+    assert not {"__getattr__", "__dir__"} & set(defs), f"{path}: use transcreval.utils.lazy.lazy_exports"
 
 
 def test_top_level_exports_follow_the_registry():
@@ -82,13 +82,13 @@ def test_top_level_exports_follow_the_registry():
         assert top[m.name] == m.module
         assert functional[m.functional] == m.functional_module
     assert "__version__" in transcreval.__all__
-    assert {"significance", "report", "integrations", "stats", "lazy"} <= set(dir(transcreval))
+    assert {"significance", "report", "integrations", "stats", "utils", "core"} <= set(dir(transcreval))
 
 
 DEMO = """
 from typing import TYPE_CHECKING
 
-from transcreval.lazy import lazy_exports
+from transcreval.utils.lazy import lazy_exports
 
 VERSION = "1"
 

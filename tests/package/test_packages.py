@@ -1,4 +1,4 @@
-"""transcreval.packages: the one lookup of installed package versions (signatures, feature-cache
+"""transcreval.utils.packages: the one lookup of installed package versions (signatures, feature-cache
 keys and OCR run identities all go through it)."""
 
 from __future__ import annotations
@@ -7,13 +7,13 @@ import importlib.metadata
 
 import pytest
 
-from transcreval.packages import package_version
+from transcreval.utils.packages import package_version
 
 
 @pytest.fixture
 def counted(monkeypatch):
     """importlib.metadata.version with a call counter, and a cold cache (restored after)."""
-    from transcreval import packages
+    from transcreval.utils import packages
 
     calls: list[str] = []
     real = importlib.metadata.version
@@ -50,7 +50,7 @@ def test_every_consumer_uses_the_one_lookup():
     """Signatures, the feature extractors' identity and the OCR detectors record the same string."""
     from transcreval.engines.ocr import base, detector
     from transcreval.features import extractor
-    from transcreval.result import Signature
+    from transcreval.core.result import Signature
 
     assert extractor.package_version is base.package_version is detector.package_version is package_version
     assert Signature.make("M", {}, ("no-such-dist", "torch")).versions == (

@@ -10,7 +10,7 @@ import pytest
 
 from transcreval.cli import main, run_list
 from transcreval.protocols.catalog import PROTOCOLS, get_protocol, list_protocols
-from transcreval.registry import PAPERS
+from transcreval.core.registry import PAPERS
 
 PROTOCOL_DIR = pathlib.Path(__file__).resolve().parents[2] / "src" / "transcreval" / "protocols"
 NOT_PROTOCOLS = {

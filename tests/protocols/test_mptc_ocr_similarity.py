@@ -184,7 +184,7 @@ class _Stub:
 
     def compute(self):
         from transcreval.errors import UndefinedValueError
-        from transcreval.result import MetricResult, Signature
+        from transcreval.core.result import MetricResult, Signature
 
         preds, other = self.box["preds"], self.box["source" if self.name == "FID_SRC" else "target"]
         per = torch.tensor([float(p.mean() - o.mean()) for p, o in zip(preds, other)], dtype=torch.float64)
@@ -267,7 +267,7 @@ def test_table9_spearman_of_year_against_title_chrf_and_per_year_fid(monkeypatch
 
     def fake_fid(preds, target, **options):
         calls.append((len(preds), options))
-        from transcreval.result import MetricResult, Signature
+        from transcreval.core.result import MetricResult, Signature
 
         return MetricResult(
             float(sum(p.mean() for p in preds) - sum(t.mean() for t in target)), len(preds), Signature.make("FID")

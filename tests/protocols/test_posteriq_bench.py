@@ -247,7 +247,7 @@ def test_overall_rating_reads_scores_as_the_script_does(answer, code, paper):
     [("[19, 20,]", [19, 20]), ("[]", []), ("[ 1 ,, 2 ]", [1, 2]), ("use [1] then [ ]", []), ("[３, 4]", [3, 4])],
 )
 def test_empty_space_reads_patch_lists_as_the_script_does(answer, ids):
-    from transcreval.parsing import posteriq_code_patch_ids
+    from transcreval.utils.parsing import posteriq_code_patch_ids
 
     got = posteriq_code_patch_ids(answer)
     assert (got.status, got.value) == ("ok", ids)

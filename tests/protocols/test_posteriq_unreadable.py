@@ -21,8 +21,8 @@ from tests._helpers.tester import MetricCase, check_metric, join_lists, partial
 from transcreval import TextLocalizationIoU, WordRecall
 from transcreval.errors import InputError
 from transcreval.functional import box_recall_rate, match_accuracy, patch_iou, text_localization_iou
-from transcreval.registry import get_metric, list_metrics
-from transcreval.result import MetricResult
+from transcreval.core.registry import get_metric, list_metrics
+from transcreval.core.result import MetricResult
 
 A = (0.0, 0.0, 0.5, 0.5)
 

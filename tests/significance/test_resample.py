@@ -255,7 +255,7 @@ def test_results_are_json_ready():
 def test_inputs_as_tensors_and_metric_results():
     import torch
 
-    from transcreval.result import MetricResult, Signature
+    from transcreval.core.result import MetricResult, Signature
 
     a, b, groups = _data(9)
     ra = MetricResult(float(a.mean()), len(a), Signature.make("m"), per_item=torch.tensor(a))

@@ -9,7 +9,7 @@ from sacrebleu.metrics import CHRF
 
 from tests._helpers.tester import MetricCase, check_metric, join_lists, partial
 from transcreval import PlanChrF, TitleChrF
-from transcreval.common import image_path_kind
+from transcreval.core.common import image_path_kind
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional import corpus_chrf, plan_chrf, sentence_chrf, title_chrf
 from transcreval.functional.text.chrf import chrf_statistics

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from transcreval.aggregate_metric import MeanMetric
-from transcreval.common import Mode, OnUnreadable
+from transcreval.core.aggregate_metric import MeanMetric
+from transcreval.core.common import Mode, OnUnreadable
 from transcreval.functional.choice.point_score import (
     PACKAGES,
     CodeYes,
@@ -14,7 +14,7 @@ from transcreval.functional.choice.point_score import (
     point_score_from_stats,
     point_score_stats,
 )
-from transcreval.result import MetricResult
+from transcreval.core.result import MetricResult
 
 
 class PointScore(MeanMetric):

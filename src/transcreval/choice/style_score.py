@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from transcreval.aggregate_metric import AggregateMetric
-from transcreval.common import Mode, OnUnreadable
+from transcreval.core.aggregate_metric import AggregateMetric
+from transcreval.core.common import Mode, OnUnreadable
 from transcreval.functional.choice.style_score import (
     PACKAGES,
     POSTERIQ_STYLES,
@@ -14,7 +14,7 @@ from transcreval.functional.choice.style_score import (
     style_score_from_stats,
     style_score_stats,
 )
-from transcreval.result import MetricResult
+from transcreval.core.result import MetricResult
 
 
 class StyleScore(AggregateMetric):

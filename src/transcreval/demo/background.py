@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TextIO
 
-from transcreval.text_table import format_table
+from transcreval.utils.text_table import format_table
 
 if TYPE_CHECKING:
     import torch
@@ -48,7 +48,7 @@ def run(ctx: DemoContext, out: TextIO) -> None:
             file=out,
         )
         return
-    from transcreval.collection import MetricCollection
+    from transcreval.core.collection import MetricCollection
     from transcreval.image.lpips import LPIPS
     from transcreval.image.masked_lpips import BackgroundPreservation, MaskedLPIPS
 

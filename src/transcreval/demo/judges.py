@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from transcreval.errors import JudgeConfigError, JudgeUnreachableError
-from transcreval.text_table import format_table
+from transcreval.utils.text_table import format_table
 
 if TYPE_CHECKING:
     from transcreval.demo.context import DemoContext

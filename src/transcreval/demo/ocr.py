@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TextIO
 
-from transcreval.text_table import format_table
+from transcreval.utils.text_table import format_table
 
 if TYPE_CHECKING:
     from transcreval.demo.context import DemoContext

@@ -69,7 +69,7 @@ def evaluate_demo(out_dir: Path, stream: TextIO, progress: str = "auto") -> Any:
     from transcreval.demo.judges import demo_judge
     from transcreval.runs.api import Run, evaluate
     from transcreval.runs.summary import summary_rows
-    from transcreval.text_table import format_table
+    from transcreval.utils.text_table import format_table
 
     posters = build_demo_set()
     manifest, systems = write_demo_set(out_dir / "data", posters)

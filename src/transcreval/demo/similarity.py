@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TextIO
 
-from transcreval.text_table import format_table
+from transcreval.utils.text_table import format_table
 
 if TYPE_CHECKING:
     from transcreval.demo.context import DemoContext
@@ -57,7 +57,7 @@ def run(ctx: DemoContext, out: TextIO) -> None:
         metrics["CLIP"] = lambda: CLIPSimilarity("ViT-B-32-quickgelu", clip)
     if not metrics:
         return
-    from transcreval.collection import MetricCollection
+    from transcreval.core.collection import MetricCollection
 
     targets = [p.target for p in ctx.posters]
     sources = [p.source for p in ctx.posters]

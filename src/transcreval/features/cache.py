@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 from transcreval.engines.sqlite_locks import begin_immediate, is_lock_error
 from transcreval.errors import FeatureCacheError
 from transcreval.features.cache_db import FORMAT, is_corruption, normalise_mode, open_read_only, open_read_write
-from transcreval.warn import warn_user
+from transcreval.utils.warn import warn_user
 
 if TYPE_CHECKING:
     import torch

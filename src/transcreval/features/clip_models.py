@@ -253,7 +253,7 @@ class CLIPEncoder:
     def pass_rows(self) -> int:
         """Held items that start a tower pass: a fixed chunk per worker of the thread budget on CPU, one elsewhere."""
         from transcreval.features.images import CLIP_CPU_ROWS, chunk_rows
-        from transcreval.threads import default_threads
+        from transcreval.utils.threads import default_threads
 
         dev = self.device.type
         return chunk_rows(self.net, dev, CLIP_CPU_ROWS) * (default_threads() if dev == "cpu" else 1)

@@ -86,7 +86,7 @@ def batch_transform(transform: Any) -> Any:
     from open_clip.transform import MaybeToTensor
     from torchvision.transforms import Compose, Normalize, ToTensor
 
-    from transcreval.threads import map_threads
+    from transcreval.utils.threads import map_threads
 
     steps = list(transform.transforms) if isinstance(transform, Compose) else []
     split = (  # exactly these classes: a subclass may compute something else

@@ -41,9 +41,9 @@ from transcreval.features.registry import (
 )
 from transcreval.features.sanity import warn_if_constant
 from transcreval.features.scope import current_scope, feature_scope, shared_input
-from transcreval.packages import package_version
-from transcreval.threads import torch_threads
-from transcreval.warn import warn_user
+from transcreval.utils.packages import package_version
+from transcreval.utils.threads import torch_threads
+from transcreval.utils.warn import warn_user
 from transcreval.weights.pin import check_unchanged
 from transcreval.weights.resolve import ResolvedWeights, resolve, resolve_file
 
@@ -267,7 +267,7 @@ class FeatureExtractor:
                 self.stats.scope_hits += 1
                 return dict(hit[1])
         grad = torch.is_grad_enabled() and images.requires_grad
-        # preprocessing and the network on the thread budget (transcreval.threads), restored after
+        # preprocessing and the network on the thread budget (transcreval.utils.threads), restored after
         with torch_threads(), contextlib.nullcontext() if grad else torch.inference_mode():
             if cache is not None and not grad:
                 result = self._cached(images, batch_size, cache)

@@ -41,7 +41,7 @@ FIXED_BATCH = {"cpu": 4, "cuda": 16}
 
 #: the CPU chunk of the open_clip towers (``chunk_rows(net, "cpu", CLIP_CPU_ROWS)``): a chunk of 4
 #: re-read ViT-B-32's weights from memory often enough to cost ~4% of its time. Their metrics
-#: hold small calls until a pass fills (:mod:`transcreval.metric_held`), so the larger padded
+#: hold small calls until a pass fills (:mod:`transcreval.core.metric_held`), so the larger padded
 #: chunk seldom costs a lone call; DINOv2's metric does not, and keeps FIXED_BATCH's 4.
 CLIP_CPU_ROWS = 8
 
@@ -69,7 +69,7 @@ def fixed_batches(fn: Any, x: torch.Tensor, size: int | None = None, *, spread: 
     the batch size.
 
     ``spread=True`` (CPU): every chunk runs torch on one intra-op thread, and the chunks are
-    spread over the thread budget's workers (:mod:`transcreval.threads`; in the calling thread
+    spread over the thread budget's workers (:mod:`transcreval.utils.threads`; in the calling thread
     when a gradient is recorded or under autocast, modes a worker cannot reproduce):
     small chunks on several OpenMP threads each meet at a barrier per op, which under competing
     load costs more than the network (a thread waiting for a descheduled peer spins). One
@@ -92,7 +92,7 @@ def fixed_batches(fn: Any, x: torch.Tensor, size: int | None = None, *, spread: 
     if not spread or x.device.type != "cpu":
         outs = [fn(chunk)[:k] for chunk, k in chunks]
     elif not _parallel_safe():  # in the calling thread, but on one torch thread like the workers
-        from transcreval.threads import torch_threads
+        from transcreval.utils.threads import torch_threads
 
         with torch_threads(1):
             outs = [fn(chunk)[:k] for chunk, k in chunks]
@@ -109,9 +109,9 @@ def _parallel_safe() -> bool:
 
 
 def _run_chunks(fn: Any, chunks: list[tuple[torch.Tensor, int]]) -> list[torch.Tensor]:
-    """``fn`` on each chunk, in order, spread by :func:`transcreval.threads.map_threads` over up
+    """``fn`` on each chunk, in order, spread by :func:`transcreval.utils.threads.map_threads` over up
     to the thread budget's workers (one torch thread each, in the caller's inference mode)."""
-    from transcreval.threads import default_threads, map_threads
+    from transcreval.utils.threads import default_threads, map_threads
 
     return map_threads(lambda c: fn(c[0])[: c[1]], chunks, cap=default_threads())
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from transcreval.named_table import NamedTable
+from transcreval.utils.named_table import NamedTable
 
 if TYPE_CHECKING:
     import torch

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from transcreval.errors import MissingDependencyError
-from transcreval.named_table import NamedTable
+from transcreval.utils.named_table import NamedTable
 
 if TYPE_CHECKING:
     import torch

@@ -70,7 +70,7 @@ def warn_if_constant(name: str, signature: str, images: torch.Tensor, outputs: M
     """Warn (pointing at the caller's line) when :func:`constant_features` finds a problem;
     returns whether the question is settled for these weights (warned, or the features vary
     with the images): an extractor stops checking then, its weights being pinned."""
-    from transcreval.warn import warn_user
+    from transcreval.utils.warn import warn_user
 
     settled, problem = feature_verdict(images, outputs)
     if problem is None:

@@ -1,6 +1,6 @@
 """Per-update sharing of converted inputs and extractor outputs (:func:`feature_scope`).
 
-Within ``with feature_scope():`` (a :class:`~transcreval.collection.MetricCollection` opens one
+Within ``with feature_scope():`` (a :class:`~transcreval.core.collection.MetricCollection` opens one
 around each update), :func:`shared_input` converts each raw input (a list of PIL images,
 paths...) once for every metric that asks with the same options, and an extractor called twice
 on the same input tensor runs once. Keys are object identities held alive by the scope, so they

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from transcreval.lazy import lazy_exports
+from transcreval.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from transcreval.functional.choice.font_richness import font_richness as font_richness

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, ClassVar
 
-from transcreval.aggregate_metric import MeanMetric
+from transcreval.core.aggregate_metric import MeanMetric
 from transcreval.functional.image.dinov2_distance import (
     EMPTY_HINT,
     PACKAGES,
@@ -13,8 +13,8 @@ from transcreval.functional.image.dinov2_distance import (
     dinov2_distance_from_stats,
     dinov2_distance_stats,
 )
-from transcreval.options import option_property
-from transcreval.result import MetricResult
+from transcreval.core.options import option_property
+from transcreval.core.result import MetricResult
 
 
 class DINOv2Distance(MeanMetric):

@@ -24,9 +24,9 @@ from transcreval.functional.image.fid_reference import (
     load_fid_reference,
     save_fid_reference,
 )
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
-from transcreval.states import Sum
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Sum
 
 
 class FID(Metric):

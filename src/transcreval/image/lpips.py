@@ -6,12 +6,12 @@ from typing import Any, ClassVar
 
 import torch
 
-from transcreval.aggregate_metric import MeanMetric
+from transcreval.core.aggregate_metric import MeanMetric
 from transcreval.functional.image.lpips import EMPTY_HINT, PACKAGES, lpips_from_stats, lpips_stats, lpips_values
 from transcreval.functional.image.lpips_options import LPIPSOptions
 from transcreval.io import Range
-from transcreval.options import option_property
-from transcreval.result import MetricResult
+from transcreval.core.options import option_property
+from transcreval.core.result import MetricResult
 
 
 class LPIPSFamily(MeanMetric):
@@ -94,7 +94,7 @@ class LPIPS(LPIPSFamily):
             float32; None: no limit). See :mod:`transcreval.functional.image.lpips_memory`.
         version: the lpips version, "0.1" or "0.0" (None: v0.1, or the version of lpips' own
             linear layers in ``weights``; other linear layers need it said).
-        **kwargs: :class:`~transcreval.metric.Metric` options.
+        **kwargs: :class:`~transcreval.core.metric.Metric` options.
     """
 
     def _stats(self, preds: Any, target: Any) -> dict[str, Any]:

@@ -23,8 +23,8 @@ from transcreval.functional.image.masked_lpips import (
     masked_lpips_values,
 )
 from transcreval.image.lpips import LPIPSFamily
-from transcreval.result import MetricResult
-from transcreval.states import Sum
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Sum
 
 
 class MaskedLPIPS(LPIPSFamily):

@@ -13,9 +13,9 @@ from transcreval.functional.image.phash import (
     phash_distance_stats,
 )
 from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
-from transcreval.states import Cat, Sum
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Cat, Sum
 
 
 class PHashDistance(Metric):
@@ -35,9 +35,9 @@ class PHashDistance(Metric):
             :func:`transcreval.functional.phash`)
             (``fast_decode=True``: JPEG draft-mode decoding, faster and not bit-identical with
             imagehash; ``num_threads``: worker threads, default the thread budget of
-            :mod:`transcreval.threads`).
+            :mod:`transcreval.utils.threads`).
         surface_max, deep_min, inclusive: the band thresholds (12, 30, inclusive).
-        **kwargs: :class:`~transcreval.metric.Metric` options.
+        **kwargs: :class:`~transcreval.core.metric.Metric` options.
     """
 
     version_packages: tuple[str, ...] = PACKAGES

@@ -24,9 +24,9 @@ from typing import Any
 import torch
 
 from transcreval.errors import InputError, MissingDependencyError
-from transcreval.guards import MISSING, join_inputs
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
+from transcreval.core.guards import MISSING, join_inputs
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
 
 try:
     import torchmetrics
@@ -41,7 +41,7 @@ def _scalar(value: float) -> torch.Tensor:
 
 
 class TorchmetricsMetric(torchmetrics.Metric):
-    """A ``torchmetrics.Metric`` around a transcreval :class:`~transcreval.metric.Metric`.
+    """A ``torchmetrics.Metric`` around a transcreval :class:`~transcreval.core.metric.Metric`.
 
     Args:
         metric: the transcreval metric (its options, states and process group are its own).

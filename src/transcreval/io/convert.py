@@ -16,7 +16,7 @@ import torch
 from transcreval.io.decode import DEFAULT_MAX_PIXELS, is_encoded, is_pil, open_image
 from transcreval.io.layout import Channels, split_batch, to_hwc
 from transcreval.io.values import HIGH_DEPTH_MODES, Range, pil_rgb8, pil_unit_float, quantize, unit_float
-from transcreval.threads import torch_threads
+from transcreval.utils.threads import torch_threads
 
 if TYPE_CHECKING:
     from PIL import Image as PILImage
@@ -60,7 +60,7 @@ def to_rgb_float(
     float data (see :mod:`transcreval.io` for the whole rule).
     """
     out: list[torch.Tensor] = []
-    with torch_threads(1):  # a per-image loop: one intra-op thread (transcreval.threads)
+    with torch_threads(1):  # a per-image loop: one intra-op thread (transcreval.utils.threads)
         for i, item in enumerate(_items(images, channels, max_pixels, exif_transpose)):
             out.append(_float_hwc(item, input_range, channels, f"image {i}").permute(2, 0, 1))
         if all(t.shape == out[0].shape for t in out):
@@ -99,7 +99,7 @@ def to_rgb_uint8(
     and float images, other dtypes) is read by the value rule and quantised as ``round(x * 255)``.
     """
     out = []
-    with torch_threads(1):  # a per-image loop: one intra-op thread (transcreval.threads)
+    with torch_threads(1):  # a per-image loop: one intra-op thread (transcreval.utils.threads)
         for i, item in enumerate(_items(images, channels, max_pixels, exif_transpose)):
             rgb = _uint8_hwc(item, input_range, channels, f"image {i}")
             out.append(rgb if isinstance(rgb, np.ndarray) else np.asarray(rgb))
@@ -119,7 +119,7 @@ def to_rgb_pil(
     from PIL import Image
 
     out = []
-    with torch_threads(1):  # a per-image loop: one intra-op thread (transcreval.threads)
+    with torch_threads(1):  # a per-image loop: one intra-op thread (transcreval.utils.threads)
         for i, item in enumerate(_items(images, channels, max_pixels, exif_transpose)):
             rgb = _uint8_hwc(item, input_range, channels, f"image {i}")
             out.append(Image.fromarray(rgb, "RGB") if isinstance(rgb, np.ndarray) else rgb)

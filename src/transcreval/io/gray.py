@@ -19,7 +19,7 @@ from transcreval.errors import InputError
 from transcreval.io.decode import DEFAULT_MAX_PIXELS, is_encoded, is_pil, open_image
 from transcreval.io.layout import Channels, split_batch, to_hwc
 from transcreval.io.values import HIGH_DEPTH_MODES, Range, pil_unit_float, quantize, unit_float
-from transcreval.threads import torch_threads
+from transcreval.utils.threads import torch_threads
 
 if TYPE_CHECKING:
     from PIL import Image as PILImage
@@ -121,7 +121,7 @@ def to_gray_uint8(
     ``draft x draft`` pixels (faster; not the pixels of a full decode, see
     :func:`~transcreval.io.open_image`).
     """
-    with torch_threads(1):  # a per-image loop: one intra-op thread (transcreval.threads)
+    with torch_threads(1):  # a per-image loop: one intra-op thread (transcreval.utils.threads)
         return _gray_items(
             split_batch(images, channels=channels), input_range, channels, exif_transpose, max_pixels, draft
         )

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from transcreval.lazy import lazy_exports
+from transcreval.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from transcreval.engines.judge.base import CachingJudge as CachingJudge

@@ -14,7 +14,7 @@ from transcreval.functional.judge.imtbench import (
     imtbench_from_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.result import MetricResult
+from transcreval.core.result import MetricResult
 
 
 class HarmonizationScore(JudgeMetric):

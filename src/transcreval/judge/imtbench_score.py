@@ -16,9 +16,9 @@ from transcreval.functional.judge.imtbench_score import (
     imtbench_score_from_stats,
     imtbench_score_stats,
 )
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
-from transcreval.states import Cat
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Cat
 
 
 class IMTBenchScore(Metric):
@@ -54,7 +54,7 @@ class IMTBenchScore(Metric):
         device: where LPIPS runs.
         input_range: the value range of float images, e.g. ``(-1, 1)`` (default ``(0, 1)``), for
             the LPIPS and the judge inputs alike (:mod:`transcreval.io`).
-        **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
+        **kwargs: :class:`~transcreval.core.metric.Metric` options (process_group, ...).
 
     The options are one :class:`~transcreval.functional.judge.imtbench_score.IMTBenchOptions`
     (``metric.options``), the object the twin and the IMTBench protocol build too.

@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from transcreval.aggregate_metric import MeanMetric
+from transcreval.core.aggregate_metric import MeanMetric
 from transcreval.engines.judge.pipeline import JudgeOptions
 from transcreval.engines.judge.tally import OnFailure, judge_mean
 from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.engines.judge.types import FAILURE_STATUSES, Judge
-from transcreval.options import option_property
+from transcreval.core.options import option_property
 
 __all__ = ["JudgeMetric"]
 
@@ -31,7 +31,7 @@ __all__ = ["JudgeMetric"]
 class JudgeMetric(MeanMetric):
     """A metric whose items are scored by a judge (see the module docstring).
 
-    The five states are :class:`~transcreval.aggregate_metric.MeanMetric`'s, with the failures
+    The five states are :class:`~transcreval.core.aggregate_metric.MeanMetric`'s, with the failures
     per status as a vector side counter and the per-item statuses named ``item_status`` (codes
     of the judge's :data:`~transcreval.judge.ITEM_STATUSES`); the twin's statistics come from a
     :class:`~transcreval.engines.judge.tally.JudgeTally`.
@@ -52,7 +52,7 @@ class JudgeMetric(MeanMetric):
             uint8/uint16 images and files have a fixed meaning (:mod:`transcreval.io`). Images
             reach the judge as the 8-bit pixels of that rule.
         **kwargs: the metric's own options (those of its ``options_class``), then
-            :class:`~transcreval.metric.Metric` options (process_group, ...).
+            :class:`~transcreval.core.metric.Metric` options (process_group, ...).
     """
 
     higher_is_better: bool | None = True

@@ -14,8 +14,8 @@ from transcreval.functional.judge.judge_score import (
     judge_score_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.options import option_property
-from transcreval.result import MetricResult
+from transcreval.core.options import option_property
+from transcreval.core.result import MetricResult
 
 
 class JudgeScore(JudgeMetric):

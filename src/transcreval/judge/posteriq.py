@@ -21,8 +21,8 @@ from transcreval.functional.judge.posteriq import (
     judged_style_score_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.result import MetricResult
-from transcreval.states import Sum
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Sum
 
 
 class JudgedPointScore(JudgeMetric):

@@ -11,7 +11,7 @@ from transcreval.functional.judge.quiz_hit_rate import (
     quiz_hit_rate_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.result import MetricResult
+from transcreval.core.result import MetricResult
 
 
 class QuizHitRate(JudgeMetric):

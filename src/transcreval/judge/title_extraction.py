@@ -13,8 +13,8 @@ from transcreval.functional.judge.title_extraction import (
     title_extraction_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.result import MetricResult
-from transcreval.states import Sum
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Sum
 
 
 class TitleExtraction(JudgeMetric):

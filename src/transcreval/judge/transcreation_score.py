@@ -15,8 +15,8 @@ from transcreval.functional.judge.transcreation_score import (
     transcreation_score_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.options import option_property
-from transcreval.result import MetricResult
+from transcreval.core.options import option_property
+from transcreval.core.result import MetricResult
 
 
 class VLMTranscreationScore(JudgeMetric):

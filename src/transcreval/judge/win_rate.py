@@ -14,7 +14,7 @@ from transcreval.functional.judge.win_rate import (
     pairwise_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.result import MetricResult
+from transcreval.core.result import MetricResult
 
 
 class WinRate(JudgeMetric):

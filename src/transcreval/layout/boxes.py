@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from transcreval.aggregate_metric import AggregateMetric
-from transcreval.common import Mode, OnUnreadable
+from transcreval.core.aggregate_metric import AggregateMetric
+from transcreval.core.common import Mode, OnUnreadable
 from transcreval.functional.layout import boxes as F
 from transcreval.functional.layout.box_reading import Coords
-from transcreval.result import MetricResult
+from transcreval.core.result import MetricResult
 
 
 class _BoxMetric(AggregateMetric):

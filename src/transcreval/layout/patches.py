@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from transcreval.aggregate_metric import AggregateMetric
-from transcreval.common import Mode, OnUnreadable
+from transcreval.core.aggregate_metric import AggregateMetric
+from transcreval.core.common import Mode, OnUnreadable
 from transcreval.functional.layout import patches as F
-from transcreval.result import MetricResult
+from transcreval.core.result import MetricResult
 
 
 class _PatchMetric(AggregateMetric):

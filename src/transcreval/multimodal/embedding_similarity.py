@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, ClassVar
 
-from transcreval.aggregate_metric import MeanMetric
+from transcreval.core.aggregate_metric import MeanMetric
 from transcreval.functional.multimodal.embedding_similarity import (
     CATEGORY_TEMPLATE,
     CLIP_DEFAULT,
@@ -23,9 +23,9 @@ from transcreval.functional.multimodal.embedding_similarity import (
     similarity_stats,
     twin_stats,
 )
-from transcreval.metric_held import stats_inputs
-from transcreval.options import option_property
-from transcreval.result import MetricResult
+from transcreval.core.metric_held import stats_inputs
+from transcreval.core.options import option_property
+from transcreval.core.result import MetricResult
 
 __all__ = ["CLIPSimilarity", "CulturalRelevanceDelta", "EmbeddingMetric", "SemanticEquivalence", "VisualSimilarity"]
 
@@ -48,7 +48,7 @@ class EmbeddingMetric(MeanMetric):
         feature_cache: a :class:`~transcreval.features.FeatureCache` or its path (reuse image
             embeddings); see :mod:`transcreval.features.options`.
 
-    Deferred passes (:mod:`transcreval.metric_held`): ``update`` outside a collection converts
+    Deferred passes (:mod:`transcreval.core.metric_held`): ``update`` outside a collection converts
     and checks its inputs at once (a bad input raises there) and holds them; the network runs
     on the held calls together once they reach ``encoder.pass_rows()`` items (a chunk per
     worker: 16 with 8-image chunks and a 2-thread budget), when any state is read (``compute``,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from transcreval.lazy import lazy_exports
+from transcreval.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from transcreval.engines.ocr.base import DetectorInfo as DetectorInfo

@@ -14,9 +14,9 @@ from transcreval.functional.ocr.mask_iou import (
     ocr_mask_iou_from_stats,
     ocr_mask_iou_stats,
 )
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
-from transcreval.states import Cat, Sum
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Cat, Sum
 
 
 class OCRMaskIoU(Metric):
@@ -52,7 +52,7 @@ class OCRMaskIoU(Metric):
             :func:`transcreval.io.to_rgb_float`; uint8 images and files are read as 0-255.
         backend_options: options of the backend (e.g. ``{"paddle_compat": True}``,
             ``{"det_model_dir": ...}``); see :func:`~transcreval.ocr.get_detector`.
-        **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
+        **kwargs: :class:`~transcreval.core.metric.Metric` options (process_group, ...).
 
     The options are kept checked in ``metric.options`` (:class:`OCRMaskIoUOptions`, bound to
     the detector), the object :func:`~transcreval.functional.ocr_mask_iou` builds.

@@ -20,7 +20,7 @@ class ProtocolInfo:
 
     Attributes:
         name: the short name (``transcreval.protocols.<name>``, ``--protocol <name>``).
-        paper: the paper's key in :data:`transcreval.registry.PAPERS`.
+        paper: the paper's key in :data:`transcreval.core.registry.PAPERS`.
         module: the module that implements it.
         tables: the paper's tables and figures it reproduces (``"Table 3"``, ``"Fig. 7"``, ...).
         summary: one line on what it computes.

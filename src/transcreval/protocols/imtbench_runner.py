@@ -72,7 +72,7 @@ class IMTBenchAdapter(ProtocolAdapter):
     }
 
     def check_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
-        from transcreval.common import check_choice
+        from transcreval.core.common import check_choice
         from transcreval.engines.ocr.masks import check_dilate_px
         from transcreval.functional.judge.imtbench import check_combine
         from transcreval.functional.judge.imtbench_calls import JUDGE_CALLS, check_judge_templates

@@ -170,7 +170,7 @@ class Table:
 
     def to_text(self) -> str:
         """The table as aligned plain text (what ``print(table)`` shows), rounded as the paper rounds."""
-        from transcreval.text_table import format_table
+        from transcreval.utils.text_table import format_table
 
         notes = ["", *(f"- {n}" for n in self.notes)] if self.notes else []
         return "\n".join([self.caption, format_table(self._grid(), ["", *self.columns]), *notes])

@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from transcreval.common import check_positive_int
+from transcreval.core.common import check_positive_int
 from transcreval.errors import InputError
 from transcreval.protocols.records import ProtocolResult
 from transcreval.report.document import Card, GalleryBlock, fmt

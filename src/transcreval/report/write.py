@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from transcreval.files import replacing
+from transcreval.utils.files import replacing
 from transcreval.report.build import build_report
 
 __all__ = ["render_html", "render_markdown", "write_report"]

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from transcreval.errors import InputError
-from transcreval.jsonl import read_jsonl_lines
+from transcreval.utils.jsonl import read_jsonl_lines
 from transcreval.runs.spec import Item, Output
 
 __all__ = [

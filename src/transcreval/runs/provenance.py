@@ -22,7 +22,7 @@ from typing import Any
 
 from transcreval._version import __version__
 from transcreval.engines.judge.openai_params import redact_urls
-from transcreval.packages import package_version
+from transcreval.utils.packages import package_version
 
 __all__ = [
     "PROVENANCE_PACKAGES",

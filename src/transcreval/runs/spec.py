@@ -35,7 +35,7 @@ from transcreval.protocols.records import ItemRecord
 
 if TYPE_CHECKING:
     from transcreval.protocols.records import ProtocolResult
-    from transcreval.result import Signature
+    from transcreval.core.result import Signature
 
 __all__ = [
     "FAILED_OUTPUT_STATUSES",
@@ -159,7 +159,7 @@ class UnitContext:
 @dataclass(frozen=True)
 class Prepared:
     """A unit ready to score: its signature and ``score(works) -> outcomes`` (same order, same
-    length). The signature is a printed one (a string) or a :class:`~transcreval.result.Signature`;
+    length). The signature is a printed one (a string) or a :class:`~transcreval.core.result.Signature`;
     work keys hash its canonical JSON (:func:`~transcreval.runs.engine.signature_digest`)."""
 
     signature: str | Signature

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from transcreval.errors import InputError
-from transcreval.files import replacing
+from transcreval.utils.files import replacing
 from transcreval.protocols.records import ItemRecord
 from transcreval.runs.lock import LOCK_NAME
 from transcreval.runs.names import folder_name

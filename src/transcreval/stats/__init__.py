@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from transcreval.lazy import lazy_exports
+from transcreval.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from transcreval.significance.compare import CellSummary as CellSummary

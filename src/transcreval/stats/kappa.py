@@ -11,7 +11,7 @@ from transcreval.functional.stats.kappa import (
     quadratic_weighted_kappa_from_stats,
     quadratic_weighted_kappa_stats,
 )
-from transcreval.result import MetricResult
+from transcreval.core.result import MetricResult
 from transcreval.stats.resampling import BootstrappedMetric
 
 

@@ -7,16 +7,16 @@ from typing import Any
 
 import torch
 
-from transcreval.common import Mode
+from transcreval.core.common import Mode
 from transcreval.functional.stats.rating_similarity import (
     PACKAGES,
     RatingSimilarityOptions,
     overall_rating_similarity_from_stats,
     overall_rating_similarity_stats,
 )
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
-from transcreval.states import Cat, Sum
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Cat, Sum
 
 
 class OverallRatingSimilarity(Metric):

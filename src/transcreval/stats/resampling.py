@@ -7,8 +7,8 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.functional.stats.resampling import PACKAGES, BootstrapOptions
-from transcreval.metric import Metric
-from transcreval.states import Cat
+from transcreval.core.metric import Metric
+from transcreval.core.states import Cat
 
 
 class BootstrappedMetric(Metric):

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from transcreval.functional.stats.spearman import spearman_rho_from_stats, spearman_rho_stats
-from transcreval.result import MetricResult
+from transcreval.core.result import MetricResult
 from transcreval.stats.resampling import BootstrappedMetric
 
 

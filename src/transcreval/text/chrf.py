@@ -7,9 +7,9 @@ from typing import Any
 import torch
 
 from transcreval.functional.text.chrf import PACKAGES, ChrFOptions, RefLayout, title_chrf_from_stats, title_chrf_stats
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
-from transcreval.states import Cat, Sum
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Cat, Sum
 
 
 class TitleChrF(Metric):
@@ -28,7 +28,7 @@ class TitleChrF(Metric):
         lowercase / whitespace / eps_smoothing: as in ``sacrebleu.metrics.CHRF``.
         ref_layout: how nested references are laid out ("sample" or "stream"); required only
             when the shape is ambiguous.
-        **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
+        **kwargs: :class:`~transcreval.core.metric.Metric` options (process_group, ...).
     """
 
     version_packages: tuple[str, ...] = PACKAGES

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from transcreval.aggregate_metric import MeanMetric
+from transcreval.core.aggregate_metric import MeanMetric
 from transcreval.functional.text.comet import (
     DEFAULT_MODEL,
     PACKAGES,
@@ -16,8 +16,8 @@ from transcreval.functional.text.comet import (
     comet_score_from_stats,
     comet_score_stats,
 )
-from transcreval.options import option_property
-from transcreval.result import MetricResult
+from transcreval.core.options import option_property
+from transcreval.core.result import MetricResult
 
 
 class COMETScore(MeanMetric):
@@ -44,7 +44,7 @@ class COMETScore(MeanMetric):
             identity for models whose scores lie in [0, 1], an error otherwise), "identity", or
             ``(lo, hi)`` for ``(s - lo) / (hi - lo)``. ``extras["n_outside_unit"]`` counts
             segments outside [0, 1].
-        **kwargs: :class:`~transcreval.metric.Metric` options (process_group, ...).
+        **kwargs: :class:`~transcreval.core.metric.Metric` options (process_group, ...).
 
     The options are kept checked in ``metric.options`` (:class:`COMETOptions`, bound to the
     loaded checkpoint). The signature records the model name, the checkpoint's sha256, the

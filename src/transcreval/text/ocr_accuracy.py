@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from transcreval.aggregate_metric import AggregateMetric
-from transcreval.common import Mode, OnUnreadable
+from transcreval.core.aggregate_metric import AggregateMetric
+from transcreval.core.common import Mode, OnUnreadable
 from transcreval.functional.text.ocr_accuracy import (
     PACKAGES,
     OCRAccuracyOptions,
     ocr_accuracy_from_stats,
     ocr_accuracy_stats,
 )
-from transcreval.result import MetricResult
+from transcreval.core.result import MetricResult
 
 
 class OCRAccuracy(AggregateMetric):

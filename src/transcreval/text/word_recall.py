@@ -7,8 +7,8 @@ from typing import Any
 
 import torch
 
-from transcreval.aggregate_metric import AggregateMetric
-from transcreval.common import Mode, OnUnreadable
+from transcreval.core.aggregate_metric import AggregateMetric
+from transcreval.core.common import Mode, OnUnreadable
 from transcreval.functional.text.word_recall import (
     PACKAGES,
     FontSizeStabilityOptions,
@@ -20,9 +20,9 @@ from transcreval.functional.text.word_recall import (
     word_recall_from_stats,
     word_recall_stats,
 )
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
-from transcreval.states import Cat, Sum
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Cat, Sum
 
 
 class _Options:

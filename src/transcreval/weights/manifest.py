@@ -33,7 +33,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from transcreval.named_table import NamedTable
+from transcreval.utils.named_table import NamedTable
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._+-]*$")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import transcreval.threads
+import transcreval.utils.threads
 from tests._helpers.text_images import SAMPLES, render
 from transcreval.engines.ocr.rapid import RapidOCRDetector
 from transcreval.errors import InputError
@@ -27,7 +27,7 @@ class _Counting(RapidOCRDetector):
 @pytest.fixture
 def two_workers(monkeypatch):
     """A thread budget of 2 whatever the machine (the batch path needs >= 2 workers)."""
-    monkeypatch.setattr(transcreval.threads, "default_threads", lambda: 2)
+    monkeypatch.setattr(transcreval.utils.threads, "default_threads", lambda: 2)
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +84,7 @@ def test_threads_given_runs_one_session_one_image_at_a_time(two_workers, images)
 
 
 def test_one_worker_runs_the_batch_on_the_default_session(monkeypatch, images):
-    monkeypatch.setattr(transcreval.threads, "default_threads", lambda: 1)
+    monkeypatch.setattr(transcreval.utils.threads, "default_threads", lambda: 1)
     det = _Counting(cache_size=0)
     det.detect(images[:3])
     assert det.ran_on == [-1, -1, -1] and det._idle == []
@@ -132,7 +132,7 @@ class _FailsOn(_Counting):
 def test_a_failure_in_a_batch_keeps_the_images_that_succeeded(monkeypatch, images, budget):
     """Work already done is never lost: the images detected before (or beside) a failing one are
     cached, so the call after the fix detects only what was left."""
-    monkeypatch.setattr(transcreval.threads, "default_threads", lambda: budget)
+    monkeypatch.setattr(transcreval.utils.threads, "default_threads", lambda: budget)
     good, bad = images[0], images[-1]  # shapes differ
     det = _FailsOn(bad.shape)
     with pytest.raises(InputError, match="this image fails"):

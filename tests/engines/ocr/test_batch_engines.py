@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-import transcreval.threads
+import transcreval.utils.threads
 from transcreval.engines.ocr.detector import OCRResult
 from transcreval.engines.ocr.rapid import RapidOCRDetector
 
@@ -32,7 +32,7 @@ class _FakeEngine:
 
 
 def test_concurrent_batches_keep_no_more_engines_than_the_thread_budget(monkeypatch):
-    monkeypatch.setattr(transcreval.threads, "default_threads", lambda: 2)
+    monkeypatch.setattr(transcreval.utils.threads, "default_threads", lambda: 2)
     det = _Slow(cache_size=0)
     det.info_for(False)  # the real default engine (the identity), built before the stand-ins
     import rapidocr
@@ -58,7 +58,7 @@ def test_concurrent_batches_keep_no_more_engines_than_the_thread_budget(monkeypa
 def test_a_smaller_batch_keeps_the_engines_a_larger_one_built(monkeypatch):
     """Idle engines are capped by the thread budget, not by the current batch: a 2-image batch after
     a 4-image one must not drop engines that the next large batch would build again."""
-    monkeypatch.setattr(transcreval.threads, "default_threads", lambda: 4)
+    monkeypatch.setattr(transcreval.utils.threads, "default_threads", lambda: 4)
     det = _Slow(cache_size=0)
     det.info_for(False)
     import rapidocr

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from transcreval.common import check_positive_int
+from transcreval.core.common import check_positive_int
 from transcreval.engines.comet.models import CometModelSpec, comet_model_spec, known_comet_models
 from transcreval.errors import InputError, MissingDependencyError, WeightsFormatError, WeightsNotFoundError
 from transcreval.weights.resolve import cache_root, is_offline, resolve, sha256_file

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from transcreval.named_table import NamedTable
+from transcreval.utils.named_table import NamedTable
 from transcreval.weights.manifest import WeightsEntry, register_weights
 
 __all__ = ["CometModelSpec", "comet_model_spec", "known_comet_models", "register_comet_model"]

@@ -25,8 +25,8 @@ from transcreval.engines.judge.templates import resolve_template
 from transcreval.engines.judge.types import ImagePart, Judge
 from transcreval.engines.judge.verdicts import ask
 from transcreval.errors import InputError
-from transcreval.options import MetricOptions, option
-from transcreval.result import Signature
+from transcreval.core.options import MetricOptions, option
+from transcreval.core.result import Signature
 
 __all__ = [
     "AspectOptions",
@@ -253,7 +253,7 @@ class AspectOptions(JudgeOptions):
     aspect: str = ""
 
     def check_own(self) -> None:
-        from transcreval.common import check_choice
+        from transcreval.core.common import check_choice
 
         check_choice("aspect", self.aspect, tuple(self.specs))
 

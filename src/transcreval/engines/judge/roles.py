@@ -7,10 +7,10 @@ with the function of that role, so a ``str`` means the same thing everywhere:
   a tensor). A ``str`` is always a file path; one that names no readable image is an error.
 * ``"image_or_text"``: an image, or a text already read (a title given as text, a model's
   description of a poster). A ``str`` is an image when it is the path of an existing image file
-  (:func:`transcreval.common.image_path_kind`: an image extension, or image bytes), an error
+  (:func:`transcreval.core.common.image_path_kind`: an image extension, or image bytes), an error
   when it ends in an image extension but no such file exists, and a text otherwise.
 * ``"text"``: text for the prompt or the scoring (a market, a genre, a translation, an answer,
-  key points): a ``str`` checked by :func:`transcreval.common.check_text` (bytes, numbers,
+  key points): a ``str`` checked by :func:`transcreval.core.common.check_text` (bytes, numbers,
   lists, image paths and lone surrogates are errors naming the argument and the item),
   one for all items or one per item; None or NaN marks a missing value.
 * ``"ids"``: item ids (any value, compared as its ``str``).
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from transcreval.common import check_text, image_path_kind
+from transcreval.core.common import check_text, image_path_kind
 from transcreval.engines.judge.images import to_image_part, to_image_parts
 from transcreval.engines.judge.types import ImagePart
 from transcreval.errors import EmptyInputError, InputError

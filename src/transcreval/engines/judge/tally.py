@@ -5,7 +5,7 @@ and report it as ``extras["failures"]`` next to ``n_valid`` and ``n_failed``. A 
 never scored. :class:`JudgeTally` builds a batch's statistics item by item (the five states of
 :class:`~transcreval.judge.judge_metric.JudgeMetric`, plus named side totals), and
 :func:`judge_result` / :func:`judge_mean` turn the statistics into a
-:class:`~transcreval.result.MetricResult` whose ``per_item`` lines up with the inputs.
+:class:`~transcreval.core.result.MetricResult` whose ``per_item`` lines up with the inputs.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from transcreval.common import MeanStats, status_names
+from transcreval.core.common import MeanStats, status_names
 from transcreval.engines.judge.types import FAILURE_STATUSES, ITEM_STATUSES
 from transcreval.errors import EmptyInputError, InputError, JudgeFailure
 
@@ -73,7 +73,7 @@ def check_on_failure(on_failure: str) -> OnFailure:
 
 class JudgeTally(MeanStats):
     """A batch's statistics being built, one item at a time and in input order: the
-    :class:`~transcreval.common.MeanStats` of every mean, with the judge's status table and
+    :class:`~transcreval.core.common.MeanStats` of every mean, with the judge's status table and
     its failures counted per status.
 
     ``add(value)`` records a valid item, ``fail(status)`` a failed one (counted per status,
@@ -167,14 +167,14 @@ def check_valid_count(stats: Mapping[str, Any], what: str) -> int:
 
 
 def judge_result(value: float, stats: Mapping[str, Any], signature: Any, **extras: Any) -> Any:
-    """A :class:`~transcreval.result.MetricResult` with the per-item values and the failure extras.
+    """A :class:`~transcreval.core.result.MetricResult` with the per-item values and the failure extras.
 
     ``per_item`` lines up with the inputs (NaN where an item failed or is undefined) and
     ``extras["item_status"]`` says why, item by item ("ok" or a status of :data:`ITEM_STATUSES`).
     """
     import torch
 
-    from transcreval.result import MetricResult
+    from transcreval.core.result import MetricResult
 
     values = stats["values"]
     per_item = values.clone() if isinstance(values, torch.Tensor) else torch.as_tensor(values, dtype=torch.float64)

@@ -19,7 +19,7 @@ from transcreval.engines.ocr.detector import (
     options_key,
 )
 from transcreval.errors import InputError
-from transcreval.packages import package_version
+from transcreval.utils.packages import package_version
 
 __all__ = [
     "DetectorInfo",

@@ -32,7 +32,7 @@ import numpy as np
 
 from transcreval.engines.ocr.images import as_rgb_uint8, image_key
 from transcreval.errors import InputError
-from transcreval.packages import package_version
+from transcreval.utils.packages import package_version
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class DetectorInfo:
         return {f.name: getattr(self, f.name) for f in fields(self)} | {"det_params": dict(self.det_params)}
 
     def signature_options(self) -> dict[str, Any]:
-        """A compact form for a metric's :class:`~transcreval.result.Signature`."""
+        """A compact form for a metric's :class:`~transcreval.core.result.Signature`."""
         return {
             "ocr": self.backend,
             "pkg": self.package.replace(" ", "-"),

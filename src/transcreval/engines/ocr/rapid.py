@@ -121,7 +121,7 @@ class RapidOCRDetector(TextDetector):
         use_cls: with recognition, run the 0/180 degree line classifier (off by default, as
             the papers' PaddleOCR setting turns text-line orientation off).
         threads: onnxruntime threads for every image, one image at a time. Default (None): a batch
-            runs one image per worker thread (``transcreval.threads``), each on an engine of its
+            runs one image per worker thread (``transcreval.utils.threads``), each on an engine of its
             own with one onnxruntime thread; one image runs on onnxruntime's threads. Same boxes.
         recognize / cache_size: see :class:`~transcreval.engines.ocr.base.TextDetector`.
     """
@@ -281,7 +281,7 @@ class RapidOCRDetector(TextDetector):
     def _detect_many(self, rgbs: Sequence[np.ndarray], recognize: bool, done: Any = None) -> list[OCRResult]:
         """One image per worker thread, each on a one-thread engine; else :meth:`_detect_one` on
         each (``done(i, result)`` as each comes, as in :meth:`TextDetector._detect_many`)."""
-        from transcreval.threads import map_threads, worker_count
+        from transcreval.utils.threads import map_threads, worker_count
 
         if self.threads is not None or worker_count(None, len(rgbs)) < 2:
             return super()._detect_many(rgbs, recognize, done)

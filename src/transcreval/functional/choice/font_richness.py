@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from transcreval.common import Mode, as_list, check_mode
+from transcreval.core.common import Mode, as_list, check_mode
 from transcreval.errors import EmptyInputError, InputError
-from transcreval.options import MetricOptions
-from transcreval.result import MetricResult
-from transcreval.state_checks import list_digest
+from transcreval.core.options import MetricOptions
+from transcreval.core.result import MetricResult
+from transcreval.core.state_checks import list_digest
 
 __all__ = [
     "FontRichnessOptions",

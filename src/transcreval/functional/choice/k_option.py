@@ -23,10 +23,10 @@ from typing import Any
 
 import torch
 
-from transcreval.common import OnUnreadable, check_bool, check_on_unreadable, check_positive_int
+from transcreval.core.common import OnUnreadable, check_bool, check_on_unreadable, check_positive_int
 from transcreval.errors import EmptyInputError, InputError
-from transcreval.options import MetricOptions, option
-from transcreval.result import MetricResult
+from transcreval.core.options import MetricOptions, option
+from transcreval.core.result import MetricResult
 
 __all__ = [
     "KOptionOptions",

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from transcreval.functional.text.cleaning import posteriq_clean
-from transcreval.parsing import parse_choice
+from transcreval.utils.parsing import parse_choice
 
 __all__ = [
     "ALIGNMENT_LABELS",
@@ -125,7 +125,7 @@ def read_rotation(answer: Any) -> str | None:
 
 
 def read_letter(answer: Any, letters: str) -> str | None:
-    """One option letter (``transcreval.parsing.parse_choice``); None when unreadable."""
+    """One option letter (``transcreval.utils.parsing.parse_choice``); None when unreadable."""
     got = parse_choice(answer, letters)
     return got.value if got.ok else None
 

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from transcreval.common import (
+from transcreval.core.common import (
     MeanStats,
     Mode,
     OnUnreadable,
@@ -29,9 +29,9 @@ from transcreval.common import (
     status_names,
 )
 from transcreval.errors import EmptyInputError, InputError
-from transcreval.options import MetricOptions, option
-from transcreval.parsing import parse_yes_no
-from transcreval.result import MetricResult
+from transcreval.core.options import MetricOptions, option
+from transcreval.utils.parsing import parse_yes_no
+from transcreval.core.result import MetricResult
 
 CodeYes = Literal["substring", "exact"]
 
@@ -85,7 +85,7 @@ def read_verdict(v: Any, mode: Mode = "paper", code_yes: CodeYes = "substring") 
 
 
 def point_score_stats(preds: Sequence[Sequence[Any]], *, options: PointScoreOptions) -> dict[str, Any]:
-    """Per batch, the :class:`~transcreval.common.MeanStats` statistics of the posters: per
+    """Per batch, the :class:`~transcreval.core.common.MeanStats` statistics of the posters: per
     poster its value (``values``: all points covered, or in ``mode="posteriq-code"`` the
     covered fraction; NaN when left out) and status (``status``: ok or unparsable), their sum
     (``total``) and count, and the side counters ``unparsable`` and ``covered_fraction`` (the

@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import transcreval.common as C
+import transcreval.core.common as C
 from transcreval.errors import InputError
-from transcreval.options import MetricOptions, option
-from transcreval.result import MetricResult
-from transcreval.state_checks import list_digest
+from transcreval.core.options import MetricOptions, option
+from transcreval.core.result import MetricResult
+from transcreval.core.state_checks import list_digest
 
 __all__ = [
     "POSTERIQ_STYLES",

@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from transcreval.common import MeanStats, check_choice, mean_result
+from transcreval.core.common import MeanStats, check_choice, mean_result
 from transcreval.errors import InputError
 from transcreval.features.options import FeatureMetricOptions
-from transcreval.options import option
-from transcreval.result import MetricResult
+from transcreval.core.options import option
+from transcreval.core.result import MetricResult
 
 if TYPE_CHECKING:
     import torch

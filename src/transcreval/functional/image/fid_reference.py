@@ -117,7 +117,7 @@ def check_reference_identity(saved: Mapping[str, Any], current: Mapping[str, Any
     in the last bits at most, and a reference stays usable."""
     keys = sorted((set(saved) | set(current)) - {"_saved_with", "versions"})
     if "versions" in saved and saved.get("versions") != current.get("versions"):
-        from transcreval.warn import warn_user
+        from transcreval.utils.warn import warn_user
 
         warn_user(
             f"the FID reference {path} was computed with package versions {saved['versions']}, this FID runs "

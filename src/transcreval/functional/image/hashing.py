@@ -18,13 +18,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from transcreval.common import check_bool, check_positive_int
+from transcreval.core.common import check_bool, check_positive_int
 from transcreval.errors import InputError
 from transcreval.functional.image.pil_resample import resize_square
 from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range, split_batch, to_gray_uint8
 from transcreval.io.values import check_input_range
-from transcreval.options import MetricOptions
-from transcreval.threads import check_num_threads, map_threads, torch_threads, worker_count
+from transcreval.core.options import MetricOptions
+from transcreval.utils.threads import check_num_threads, map_threads, torch_threads, worker_count
 
 _CHUNK_PIXELS = 1_600_000  # pixels per worker chunk: ~4 posters of 512x768 (cache friendly)
 #: what a file counts for in a chunk: 4 files a chunk (a resize call's fixed cost shared by 4:
@@ -96,7 +96,7 @@ def _small_images(items: list[Any], size: int, kw: dict[str, Any], num_threads: 
     ``ceil(n / workers)`` items, so that a few items still spread over the workers; each worker
     thread takes chunks end to end: decode, grayscale (PIL releases the GIL), and the batched
     exact resize (torch releases it too). Workers: ``num_threads``, or
-    the thread budget of :mod:`transcreval.threads` (1 inside a DataLoader worker); every torch
+    the thread budget of :mod:`transcreval.utils.threads` (1 inside a DataLoader worker); every torch
     op runs on one intra-op thread, whatever the path, and torch's setting is restored after.
     """
     most = -(-len(items) // worker_count(num_threads, len(items)))  # few items still spread over the workers
@@ -140,7 +140,7 @@ def phash_bits(images: Any, **options: Any) -> torch.Tensor:
         channels: ``"first"``/``"last"`` when an array's channel dimension is ambiguous.
         exif_transpose: apply EXIF orientation to decoded files (imagehash does not).
         num_threads: worker threads for decoding/grayscale/resize (default: the thread budget
-            of :mod:`transcreval.threads`, at most 4: torch's intra-op count capped by the CPUs
+            of :mod:`transcreval.utils.threads`, at most 4: torch's intra-op count capped by the CPUs
             this process may use; 1 inside a DataLoader worker). torch runs on one intra-op
             thread inside pHash whatever this is, and its setting is restored afterwards.
         max_pixels: refuse image files larger than this many pixels (decompression bombs).

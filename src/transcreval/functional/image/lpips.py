@@ -32,15 +32,15 @@ import functools
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from transcreval.common import MeanStats, mean_result
+from transcreval.core.common import MeanStats, mean_result
 from transcreval.errors import InputError
 from transcreval.features import shared_input
 from transcreval.features.lpips_network import LPIPSNetwork
 from transcreval.functional.image.lpips_memory import check_pair_memory
 from transcreval.functional.image.lpips_options import LPIPSOptions, MaskMode
 from transcreval.functional.image.pairs import as_image_batch, pair_maps, per_pair, stack_group
-from transcreval.result import MetricResult
-from transcreval.threads import torch_threads
+from transcreval.core.result import MetricResult
+from transcreval.utils.threads import torch_threads
 
 if TYPE_CHECKING:
     import torch
@@ -191,7 +191,7 @@ def lpips_values(
     """LPIPS per pair (N), and with ``return_map`` lpips' spatial maps (see :func:`pair_maps`)."""
     values, maps = [], []
     n = 0
-    with torch_threads():  # the thread budget (transcreval.threads), restored afterwards
+    with torch_threads():  # the thread budget (transcreval.utils.threads), restored afterwards
         for idx, layers, size, _ in iter_pair_layers(preds, target, network, **options):
             values.append((idx, lpips_from_layers(layers)))
             n += len(idx)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from transcreval.common import MeanStats
+from transcreval.core.common import MeanStats
 from transcreval.errors import InputError
 from transcreval.features.lpips_network import LPIPSNetwork
 from transcreval.functional.image.lpips import (
@@ -45,8 +45,8 @@ from transcreval.functional.image.lpips_options import (
 )
 from transcreval.functional.image.masks import fit_masks, pair_masks
 from transcreval.functional.image.pairs import pair_maps, per_pair
-from transcreval.result import MetricResult
-from transcreval.threads import torch_threads
+from transcreval.core.result import MetricResult
+from transcreval.utils.threads import torch_threads
 
 if TYPE_CHECKING:
     import torch
@@ -86,7 +86,7 @@ def masked_values(
     values, coverage = [], []
     masks: list[torch.Tensor] | None = None
     n = 0
-    with torch_threads():  # the thread budget (transcreval.threads), restored afterwards
+    with torch_threads():  # the thread budget (transcreval.utils.threads), restored afterwards
         for idx, layers, size, total in iter_pair_layers(preds, target, network, **options):
             if masks is None:
                 masks = pair_masks(mask, total)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from transcreval.errors import InputError
-from transcreval.warn import warn_user
+from transcreval.utils.warn import warn_user
 
 if TYPE_CHECKING:
     import torch

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from transcreval.common import check_choice
+from transcreval.core.common import check_choice
 from transcreval.engines.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_JOINT, IMTBENCH_JOINT_REF
 from transcreval.engines.judge.images import to_image_parts
 from transcreval.engines.judge.parse import Read, looks_like_refusal

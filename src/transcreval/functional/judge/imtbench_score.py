@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from transcreval.common import check_bool, check_choice
+from transcreval.core.common import check_bool, check_choice
 from transcreval.engines.judge.types import FAILURE_STATUSES
 from transcreval.engines.judge.verdicts import check_judge
 from transcreval.errors import InputError
@@ -28,7 +28,7 @@ from transcreval.functional.judge.imtbench_components import (
     ItemComponents,
     imtbench_items,
 )
-from transcreval.result import MetricResult
+from transcreval.core.result import MetricResult
 
 __all__ = [
     "PACKAGES",

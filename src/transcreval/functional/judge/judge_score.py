@@ -28,7 +28,7 @@ from transcreval.engines.judge.tally import judge_mean
 from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import json_reader
-from transcreval.result import MetricResult
+from transcreval.core.result import MetricResult
 
 Aspect = Literal["aesthetic", "adaptation"]
 ASPECTS: dict[str, PromptTemplate] = {"aesthetic": MPTC_AESTHETIC, "adaptation": MPTC_ADAPTATION}

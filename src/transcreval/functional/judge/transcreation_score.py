@@ -28,7 +28,7 @@ from transcreval.engines.judge.tally import check_valid_count, judge_mean
 from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import json_reader
-from transcreval.result import MetricResult
+from transcreval.core.result import MetricResult
 
 Aspect = Literal["intent", "creativity", "cultural"]
 ASPECTS: dict[str, PromptTemplate] = {

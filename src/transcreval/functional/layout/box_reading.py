@@ -11,9 +11,9 @@ import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from transcreval.common import Mode, as_list, check_choice, check_mode, same_length
+from transcreval.core.common import Mode, as_list, check_choice, check_mode, same_length
 from transcreval.errors import InputError
-from transcreval.parsing import Box, parse_boxes, posteriq_code_boxes
+from transcreval.utils.parsing import Box, parse_boxes, posteriq_code_boxes
 
 Coords = Literal["normalized", "pixel"]
 COORDS = ("normalized", "pixel")

@@ -10,7 +10,7 @@ normalised where pixels are expected) are an error, never a silent number; so is
 box (``x1 < x0`` or ``y1 < y0``) in paper mode.
 
 Predictions may be boxes or the model's raw answer text (parsed by
-:func:`transcreval.parsing.parse_boxes`). An empty list ``[]`` is an answer: no boxes. An answer
+:func:`transcreval.utils.parsing.parse_boxes`). An empty list ``[]`` is an answer: no boxes. An answer
 that cannot be read (prose, None) is counted in ``n_unparsable``; for the IoU and the recall
 rate ``on_unreadable="zero"`` (default) scores it 0, as PosterIQ's code does (its parser reads
 it as no boxes), and ``"drop"`` leaves it out. Centre bias and area ratio average over paired
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any
 
-from transcreval.common import (
+from transcreval.core.common import (
     MeanStats,
     Mode,
     OnUnreadable,
@@ -52,9 +52,9 @@ from transcreval.functional.layout.box_reading import (
     sized_items,
     target_boxes,
 )
-from transcreval.options import MetricOptions, option
-from transcreval.parsing import Box
-from transcreval.result import MetricResult
+from transcreval.core.options import MetricOptions, option
+from transcreval.utils.parsing import Box
+from transcreval.core.result import MetricResult
 
 __all__ = [
     "BoxOptions",
@@ -139,7 +139,7 @@ class TextLocalizationOptions(BoxOptions):
 
 
 def _mean(stats: dict[str, Any], options: MetricOptions, name: str) -> MetricResult:
-    """The result of a mean of :class:`~transcreval.common.MeanStats` statistics, signed as ``name``."""
+    """The result of a mean of :class:`~transcreval.core.common.MeanStats` statistics, signed as ``name``."""
     return mean_result(stats, options.signature(name, PACKAGES), name)
 
 

@@ -2,7 +2,7 @@
 
 The poster is cut into a 7x7 grid (patch ids 0..48); the model names the patches that are
 empty. Answers may be id lists or raw text (parsed by
-:func:`transcreval.parsing.parse_patch_ids`; ``[]`` is an answer naming no patch). An answer that
+:func:`transcreval.utils.parsing.parse_patch_ids`; ``[]`` is an answer naming no patch). An answer that
 cannot be read is counted (``n_unparsable``) and scores 0 (``on_unreadable="zero"``, the
 default, as a literal reading of Eq. 8-9) or is left out (``"drop"``).
 ``mode="posteriq-code"`` uses PosterIQ's parser (the text between the last ``[`` and ``]``,
@@ -15,11 +15,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import transcreval.common as C
+import transcreval.core.common as C
 from transcreval.errors import InputError
-from transcreval.options import MetricOptions, option
-from transcreval.parsing import parse_patch_ids, posteriq_code_patch_ids
-from transcreval.result import MetricResult
+from transcreval.core.options import MetricOptions, option
+from transcreval.utils.parsing import parse_patch_ids, posteriq_code_patch_ids
+from transcreval.core.result import MetricResult
 
 __all__ = [
     "PatchOptions",

@@ -25,10 +25,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from transcreval.common import MeanStats, mean_result
+from transcreval.core.common import MeanStats, mean_result
 from transcreval.errors import InputError
-from transcreval.options import MetricOptions, option
-from transcreval.result import MetricResult, Signature
+from transcreval.core.options import MetricOptions, option
+from transcreval.core.result import MetricResult, Signature
 
 if TYPE_CHECKING:
     import torch
@@ -189,7 +189,7 @@ def bind_encoder(options: EmbeddingOptions, encoder: CLIPEncoder) -> EmbeddingOp
 
 def similarity_stats(values: torch.Tensor) -> dict[str, Any]:
     """Per-item values -> ``{"total", "count", "values"}`` (float64; see
-    :meth:`~transcreval.common.MeanStats.of_values`)."""
+    :meth:`~transcreval.core.common.MeanStats.of_values`)."""
     return MeanStats.of_values(values)
 
 

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import torch
 
-from transcreval.common import check_choice
+from transcreval.core.common import check_choice
 from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
-from transcreval.options import MetricOptions, option
-from transcreval.result import MetricResult
+from transcreval.core.options import MetricOptions, option
+from transcreval.core.result import MetricResult
 
 if TYPE_CHECKING:
     from transcreval.engines.ocr.base import TextDetector

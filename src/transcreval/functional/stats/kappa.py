@@ -8,11 +8,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from transcreval.common import as_list, check_choice, paired_vectors
+from transcreval.core.common import as_list, check_choice, paired_vectors
 from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
 from transcreval.functional.stats.resampling import BootstrapOptions, host_vector
-from transcreval.result import MetricResult
-from transcreval.state_checks import list_digest
+from transcreval.core.result import MetricResult
+from transcreval.core.state_checks import list_digest
 
 Unknown = Literal["raise", "drop"]
 

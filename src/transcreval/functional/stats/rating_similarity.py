@@ -2,7 +2,7 @@
 
 The human and model scores of a set of posters are centred on their means and compared by
 cosine: Pearson's r. Scores may be numbers or raw answers (read with
-:func:`transcreval.parsing.parse_score` on the 0-10 scale); pairs with an unreadable score on
+:func:`transcreval.utils.parsing.parse_score` on the 0-10 scale); pairs with an unreadable score on
 either side are dropped and counted. When either vector has zero spread the cosine is
 undefined: :class:`~transcreval.errors.UndefinedValueError` (``forward`` returns
 ``defined=False``), never a made-up number. ``mode="posteriq-code"`` does what the script does:
@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
-from transcreval.common import Mode, as_list, check_mode, same_length
+from transcreval.core.common import Mode, as_list, check_mode, same_length
 from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
-from transcreval.options import MetricOptions
-from transcreval.parsing import parse_score, posteriq_code_score
-from transcreval.result import MetricResult
+from transcreval.core.options import MetricOptions
+from transcreval.utils.parsing import parse_score, posteriq_code_score
+from transcreval.core.result import MetricResult
 
 __all__ = [
     "RatingSimilarityOptions",

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from transcreval.common import check_positive_int
+from transcreval.core.common import check_positive_int
 from transcreval.errors import InputError
-from transcreval.options import MetricOptions
-from transcreval.result import MetricResult, Signature
+from transcreval.core.options import MetricOptions
+from transcreval.core.result import MetricResult, Signature
 
 __all__ = [
     "BootstrapOptions",

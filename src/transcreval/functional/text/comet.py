@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 import torch
 
-from transcreval.common import check_positive_int, check_texts
+from transcreval.core.common import check_positive_int, check_texts
 from transcreval.errors import EmptyInputError, InputError
-from transcreval.options import MetricOptions, option
-from transcreval.result import MetricResult
+from transcreval.core.options import MetricOptions, option
+from transcreval.core.result import MetricResult
 
 if TYPE_CHECKING:
     from transcreval.engines.comet.engine import CometScorer
@@ -115,7 +115,7 @@ def normalize_scores(scores: Sequence[float], bounds: tuple[float, float] | None
 
 def comet_samples(preds: Any, target: Any, sources: Any) -> list[dict[str, str]]:
     """comet's input rows ``{"src", "mt", "ref"}`` from the three aligned lists, each text checked
-    as every text metric checks it (:func:`~transcreval.common.check_text`: no bytes, numbers,
+    as every text metric checks it (:func:`~transcreval.core.common.check_text`: no bytes, numbers,
     image paths or lone surrogates)."""
     mt, ref, src = check_texts(preds, "preds"), check_texts(target, "target"), check_texts(sources, "sources")
     if not len(mt) == len(ref) == len(src):
@@ -183,7 +183,7 @@ def comet_score_stats(
     scorer: CometScorer,
     options: COMETOptions,
 ) -> dict[str, Any]:
-    """One batch: the statistics of :class:`~transcreval.aggregate_metric.MeanMetric`: the
+    """One batch: the statistics of :class:`~transcreval.core.aggregate_metric.MeanMetric`: the
     segment scores (``values``, mapped as ``options.normalize`` resolves for ``scorer``), their
     sum, count and the side counter ``outside`` (how many fall outside [0, 1])."""
     bounds = comet_bounds(options, scorer)

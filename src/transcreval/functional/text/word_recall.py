@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
-from transcreval.common import (
+from transcreval.core.common import (
     MeanStats,
     Mode,
     OnUnreadable,
@@ -39,8 +39,8 @@ from transcreval.common import (
 )
 from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
 from transcreval.functional.text.cleaning import posteriq_clean, strip_invisible
-from transcreval.options import MetricOptions, option
-from transcreval.result import MetricResult
+from transcreval.core.options import MetricOptions, option
+from transcreval.core.result import MetricResult
 
 __all__ = [
     "PACKAGES",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from transcreval.errors import InputError
-from transcreval.jsonl import read_jsonl_lines
+from transcreval.utils.jsonl import read_jsonl_lines
 from transcreval.protocols.khanuja.csv_rows import read_csv_rows
 from transcreval.protocols.khanuja.inputs import COLUMNS
 

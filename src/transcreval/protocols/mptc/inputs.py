@@ -155,7 +155,7 @@ def load(
     split; the disagreements are listed in ``options["split_mismatch"]`` and warned about.
     ``split_by="field"`` uses each item's ``split`` (then required).
     """
-    from transcreval.warn import warn_user
+    from transcreval.utils.warn import warn_user
 
     if split_by not in ("phash", "field"):
         raise InputError(f"split_by must be 'phash' or 'field', got {split_by!r}")

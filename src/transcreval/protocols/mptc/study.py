@@ -23,7 +23,7 @@ from typing import Any, Literal
 import torch
 
 from transcreval.errors import InputError
-from transcreval.result import MetricResult
+from transcreval.core.result import MetricResult
 
 __all__ = [
     "EditIntensityStudy",
@@ -213,9 +213,9 @@ def similarity_metrics(
     (``tokenizer``, ``preprocess``, ``crop``) to CLIP; a keyword no member takes is a TypeError."""
     import inspect
 
-    from transcreval.collection import MetricCollection
+    from transcreval.core.collection import MetricCollection
     from transcreval.image.fid import FID
-    from transcreval.metric import Metric
+    from transcreval.core.metric import Metric
     from transcreval.multimodal.embedding_similarity import CLIPSimilarity
 
     shared = {"input_range", "batch_size", "feature_cache", *inspect.signature(Metric.__init__).parameters}

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from transcreval.common import MeanStats, Mode, OnUnreadable
+from transcreval.core.common import MeanStats, Mode, OnUnreadable
 from transcreval.errors import InputError, UndefinedValueError
 from transcreval.functional.choice.k_option import k_option_normalise
 from transcreval.functional.layout.box_reading import Coords
@@ -119,7 +119,7 @@ def records_of(
 ) -> list[ItemRecord]:
     """Records from per-item values and statuses (int codes or names); an unreadable answer
     scored 0 is an ``"ok"`` record with ``meta["unreadable"] = True``."""
-    from transcreval.common import ITEM_STATUSES
+    from transcreval.core.common import ITEM_STATUSES
 
     out = []
     for it, v, st in zip(items, values, status):

@@ -18,7 +18,7 @@ member's batch statistics are computed before any member accumulates, so an erro
 leaves all of them as they were.
 
 ``compute()`` syncs the members in groups of equal sync settings (process group, custom
-``dist_sync_fn``, ``sync_objects``, device): one :func:`~transcreval.distributed.sync_states`
+``dist_sync_fn``, ``sync_objects``, device): one :func:`~transcreval.core.distributed.sync_states`
 call per group, i.e. one ``all_reduce`` per (operation, dtype) and one gather per Cat dtype for
 all the members of a group, however many there are. Members never share state implicitly (no
 inferred compute groups).
@@ -34,9 +34,9 @@ import inspect
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from transcreval.distributed import sync_states
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
+from transcreval.core.distributed import sync_states
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
 
 Member = Metric | tuple[Metric, Mapping[str, str]]
 

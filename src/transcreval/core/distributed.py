@@ -26,7 +26,7 @@ from typing import Any
 import torch
 
 from transcreval.errors import SyncError
-from transcreval.states import Cat, Objects, ReducedState, State
+from transcreval.core.states import Cat, Objects, ReducedState, State
 
 DistSyncFn = Callable[[torch.Tensor, Any], list[torch.Tensor]]
 

@@ -1,5 +1,5 @@
 """``transcreval list``: the metric registry (or the protocol catalog) as a table; shared by the
-top-level command (:mod:`transcreval.cli`) and ``transcreval ls`` (:mod:`transcreval.runs.cli`)."""
+top-level command (:mod:`transcreval.cli`) and ``transcreval ls`` (:mod:`transcreval.cli.runs`)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ def _direction(hib: bool | None) -> str:
 
 def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Print the registered metrics (filtered) as a table."""
-    from transcreval.registry import list_metrics
-    from transcreval.text_table import format_table
+    from transcreval.core.registry import list_metrics
+    from transcreval.utils.text_table import format_table
 
     stream = out if out is not None else sys.stdout
     if getattr(args, "protocols", False):
@@ -50,7 +50,7 @@ def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 def _list_protocols(stream: TextIO) -> int:
     from transcreval.protocols.catalog import list_protocols
-    from transcreval.text_table import format_table
+    from transcreval.utils.text_table import format_table
 
     protocols = list_protocols()
     if not protocols:

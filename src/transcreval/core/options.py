@@ -3,14 +3,14 @@
 A family's options are a frozen dataclass derived from :class:`MetricOptions`. Its
 ``__post_init__`` runs :meth:`MetricOptions.check`, where the family validates (and, with
 :meth:`MetricOptions.set_checked`, normalises) each field with the shared validators of
-:mod:`transcreval.common` (``check_bool``, ``check_positive_int``, ``check_range``,
+:mod:`transcreval.core.common` (``check_bool``, ``check_positive_int``, ``check_range``,
 ``check_choice``), so a bad option is an InputError naming it, raised before any input is read.
 The class stores the object (``self.options``) and its twins build the same object from their
 keyword arguments, so class and function can never disagree on what they accept.
 
 :meth:`MetricOptions.signature_options` gives the options printed in a result's signature (a
 field's ``signature`` metadata renames it, ``None`` leaves it out), and
-:meth:`MetricOptions.signature` the :class:`~transcreval.result.Signature` itself, so the twin's
+:meth:`MetricOptions.signature` the :class:`~transcreval.core.result.Signature` itself, so the twin's
 result carries the class's signature exactly. A small family to read as an example:
 :class:`~transcreval.functional.text.word_recall.WordRecallOptions` (three fields, one printed
 under another name with ``option(..., signature="unreadable")``, and a ``check`` made of the
@@ -23,7 +23,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from transcreval.result import Signature
+from transcreval.core.result import Signature
 
 __all__ = ["MetricOptions", "option", "option_property"]
 

@@ -6,7 +6,7 @@ re-export under ``if TYPE_CHECKING:`` (what type checkers and IDEs read), and ge
 
     from typing import TYPE_CHECKING
 
-    from transcreval.lazy import lazy_exports
+    from transcreval.utils.lazy import lazy_exports
 
     if TYPE_CHECKING:
         from transcreval.engines.judge.replay import ReplayJudge as ReplayJudge

@@ -5,8 +5,8 @@ measures, the formula, a runnable example, its options), whose facts table sits 
 markers ``<!-- facts -->`` and ``<!-- /facts -->`` and is generated from the registry. The index
 ``docs/metrics/README.md`` (by domain and by paper) is generated whole.
 
-    python -m transcreval.metric_docs          # rewrite the facts tables and the index
-    python -m transcreval.metric_docs --check  # exit 1 if anything is out of date or missing
+    python -m transcreval.core.metric_docs          # rewrite the facts tables and the index
+    python -m transcreval.core.metric_docs --check  # exit 1 if anything is out of date or missing
 
 The test suite runs the check, so the pages cannot drift from the registry.
 """
@@ -17,7 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from transcreval.registry import DOMAINS, PAPERS, MetricInfo, list_metrics
+from transcreval.core.registry import DOMAINS, PAPERS, MetricInfo, list_metrics
 
 BEGIN, END = "<!-- facts -->", "<!-- /facts -->"
 
@@ -57,7 +57,7 @@ def index_page() -> str:
     out = [
         "# Metrics",
         "",
-        "Generated from the registry by `python -m transcreval.metric_docs` (do not edit by hand);",
+        "Generated from the registry by `python -m transcreval.core.metric_docs` (do not edit by hand);",
         "`transcreval list` prints the same facts in a terminal. Each name links to its page.",
         "",
         "## By domain",
@@ -120,7 +120,7 @@ def sync_pages(root: Path, check: bool = False) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m transcreval.metric_docs", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m transcreval.core.metric_docs", description=__doc__)
     parser.add_argument("--check", action="store_true", help="only report what is out of date")
     parser.add_argument("--root", default=".", help="the repository root (default: the current directory)")
     args = parser.parse_args(argv)

@@ -1,6 +1,6 @@
 """The installed versions of the packages whose behaviour changes our numbers.
 
-Signatures (:class:`~transcreval.result.Signature`), feature-cache keys and OCR run identities
+Signatures (:class:`~transcreval.core.result.Signature`), feature-cache keys and OCR run identities
 record them. One lookup per distribution and process: ``importlib.metadata.version`` scans
 ``sys.path`` on every call (about 1.5 ms), which made it the largest fixed cost of a small
 metric's ``compute``.

@@ -10,7 +10,7 @@ A metric is two pure pieces plus bookkeeping:
 
 Both delegate to the public pieces of the functional twin in :mod:`transcreval.functional`, so
 the class over a whole data set equals the function over the same data by construction. A
-metric may hold ``update`` calls and run their network pass later (:mod:`transcreval.metric_held`).
+metric may hold ``update`` calls and run their network pass later (:mod:`transcreval.core.metric_held`).
 
 Vocabulary follows torchmetrics (``update``, ``compute``, ``forward``, ``reset``,
 ``merge_state``, ``sync``/``unsync``, ``higher_is_better``, ``process_group``,
@@ -37,14 +37,14 @@ from typing import Any, ClassVar
 
 import torch
 
-from transcreval.distributed import DistSyncFn
+from transcreval.core.distributed import DistSyncFn
 from transcreval.errors import StateMismatchError, UndefinedValueError, UndefinedValueWarning
-from transcreval.guards import byte_ranges, check_arguments, check_picklable, public_methods, shares_memory
-from transcreval.metric_sync import DistributedStates
-from transcreval.metric_totals import PythonTotals
-from transcreval.registry import take_registry_facts
-from transcreval.result import MetricResult, Signature
-from transcreval.state_checks import (
+from transcreval.core.guards import byte_ranges, check_arguments, check_picklable, public_methods, shares_memory
+from transcreval.core.metric_sync import DistributedStates
+from transcreval.core.metric_totals import PythonTotals
+from transcreval.core.registry import take_registry_facts
+from transcreval.core.result import MetricResult, Signature
+from transcreval.core.state_checks import (
     SIGNATURE_STATE,
     check_counts,
     check_keys,
@@ -53,8 +53,8 @@ from transcreval.state_checks import (
     signature_spec,
     signature_value,
 )
-from transcreval.states import Cat, Objects, PythonValue, ReducedState, State, is_cpu
-from transcreval.threads import torch_threads
+from transcreval.core.states import Cat, Objects, PythonValue, ReducedState, State, is_cpu
+from transcreval.utils.threads import torch_threads
 
 
 class Metric(DistributedStates, PythonTotals):
@@ -112,14 +112,14 @@ class Metric(DistributedStates, PythonTotals):
         self._unsynced: dict[str, Any] | None = None
         self._update_count = 0
         self._options_digest: int | None = None
-        # [id, -id] of the options the states were made with (see transcreval.state_checks)
+        # [id, -id] of the options the states were made with (see transcreval.core.state_checks)
         self.add_state(SIGNATURE_STATE, signature_spec())
 
     # ------------------------------------------------------------------ declaration
     def add_state(self, name: str, spec: State) -> None:
         """Declare a state; its initial value is restored by :meth:`reset`."""
         if not isinstance(spec, State):
-            raise TypeError(f"state {name!r} must be a transcreval.states.State, got {type(spec).__name__}")
+            raise TypeError(f"state {name!r} must be a transcreval.core.states.State, got {type(spec).__name__}")
         if name in self._specs:
             raise ValueError(f"state {name!r} is already declared")
         self._specs[name] = spec
@@ -194,7 +194,7 @@ class Metric(DistributedStates, PythonTotals):
         # collective, and one rank's cache may be valid where another's is not
         if key != "sync" and self._computed is not None and self._computed[0] == key:
             return self._computed[1].copy()
-        with torch_threads():  # the thread budget (transcreval.threads), restored afterwards
+        with torch_threads():  # the thread budget (transcreval.utils.threads), restored afterwards
             states = self.synced_state() if do_sync else self._materialise(self._state)
             result = self._from_stats(states)
         self._computed = (key, result)
@@ -281,13 +281,13 @@ class Metric(DistributedStates, PythonTotals):
         self._refuse_if_synced(method)
         check_arguments(self, method, args, kwargs)
         self._flushed_store()  # held update calls run first: a failure leaves this batch (and a collection) out
-        with torch_threads():  # every torch op of the batch on the thread budget (transcreval.threads)
+        with torch_threads():  # every torch op of the batch on the thread budget (transcreval.utils.threads)
             return self._signed(self._stats(*args, **kwargs), inputs=(*args, *kwargs.values()))
 
     def _signed(self, stats: dict[str, Any], inputs: tuple[Any, ...] = ()) -> dict[str, Any]:
         """A batch's statistics in canonical form, with the options' signature state."""
         batch = self._canonical(stats, inputs=inputs)
-        own = self._options_id()  # [id, -id]; in Python form on the CPU (transcreval.metric_totals)
+        own = self._options_id()  # [id, -id]; in Python form on the CPU (transcreval.core.metric_totals)
         cpu = is_cpu(self._device)
         batch[SIGNATURE_STATE] = PythonValue([own, -own]) if cpu else signature_value(own, self._device)
         return batch
@@ -305,7 +305,7 @@ class Metric(DistributedStates, PythonTotals):
             return MetricResult.undefined(self.signature, str(e))
 
     def _update(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        if not self._defer(args, kwargs):  # a deferring metric holds the call (transcreval.metric_held)
+        if not self._defer(args, kwargs):  # a deferring metric holds the call (transcreval.core.metric_held)
             self._merge(self._batch(args, kwargs, "update"))
 
     def _forward(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> MetricResult:
@@ -346,9 +346,9 @@ class Metric(DistributedStates, PythonTotals):
         return out
 
     def _merge(self, stats: dict[str, Any], count: bool = True) -> None:
-        store = self._flushed_store()  # held update calls first (transcreval.metric_held)
+        store = self._flushed_store()  # held update calls first (transcreval.core.metric_held)
         for n, v in stats.items():
-            if self._add_python(n, v):  # running Python totals (transcreval.metric_totals)
+            if self._add_python(n, v):  # running Python totals (transcreval.core.metric_totals)
                 continue
             spec = self._specs[n]
             if isinstance(spec, (ReducedState, Objects)):

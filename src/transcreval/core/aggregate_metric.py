@@ -1,9 +1,9 @@
 """The base of every metric whose value is a mean of per-item values.
 
-:class:`MeanMetric` declares the states of :class:`~transcreval.common.MeanStats` statistics
+:class:`MeanMetric` declares the states of :class:`~transcreval.core.common.MeanStats` statistics
 (``total``, ``count``, ``values``, and where the class asks for them per-item ``status`` codes
 and named side counters) and turns them into a result with
-:func:`~transcreval.common.mean_result`. :class:`AggregateMetric` is the variant with item
+:func:`~transcreval.core.common.mean_result`. :class:`AggregateMetric` is the variant with item
 statuses and an ``unparsable`` count (the PosterIQ family and the OCR/layout means).
 """
 
@@ -14,10 +14,10 @@ from typing import Any, ClassVar
 
 import torch
 
-from transcreval.common import mean_result
-from transcreval.metric import Metric
-from transcreval.result import MetricResult
-from transcreval.states import Cat, Sum
+from transcreval.core.common import mean_result
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Cat, Sum
 
 __all__ = ["AggregateMetric", "MeanMetric", "mean_result"]
 
@@ -30,12 +30,12 @@ class MeanMetric(Metric):
     ``extras["n_unparsable"]``), one float64 sum per name in ``side_totals``, one int64 vector
     per entry of ``side_vectors``, ``values``
     (one float64 per item, NaN where it adds nothing) and, with ``per_item_status``, the
-    ``status_state`` (int64 codes of :data:`~transcreval.common.ITEM_STATUSES`, reported as
+    ``status_state`` (int64 codes of :data:`~transcreval.core.common.ITEM_STATUSES`, reported as
     ``extras["item_status"]``; the judge metrics name it ``item_status`` and use their own table).
 
     Subclasses implement ``_stats(preds, target, ...)`` by returning the functional twin's
-    statistics (:meth:`~transcreval.common.MeanStats.as_stats` or
-    :meth:`~transcreval.common.MeanStats.of_values`), and add their own extras with
+    statistics (:meth:`~transcreval.core.common.MeanStats.as_stats` or
+    :meth:`~transcreval.core.common.MeanStats.of_values`), and add their own extras with
     :meth:`_extras`.
     """
 
@@ -77,7 +77,7 @@ class AggregateMetric(MeanMetric):
     ``extras["item_status"]`` lines up with ``per_item`` (one entry per input item).
 
     Subclasses implement ``_stats(preds, target, ...)`` by returning the functional twin's
-    ``..._stats(...)`` dict (a :meth:`~transcreval.common.MeanStats.as_stats`).
+    ``..._stats(...)`` dict (a :meth:`~transcreval.core.common.MeanStats.as_stats`).
     """
 
     higher_is_better: bool | None = True

@@ -1,5 +1,5 @@
 """The run commands: ``ls``, ``validate``, ``evaluate``, ``rescore``, ``compare``, ``report``,
-and ``meta-evaluate`` (:mod:`transcreval.runs.meta_cli`).
+and ``meta-evaluate`` (:mod:`transcreval.cli.meta`).
 
 Exit codes (docs/cli.md, :mod:`transcreval.runs.exit_codes`): 0 done; 1 an unexpected error (a
 traceback follows); 2 bad input or usage, or a local file problem (one message saying what and
@@ -97,7 +97,7 @@ def add_parsers(sub: Any) -> None:
         help="show galleries of this metric (repeat for more; default: the most spread metric)",
     )
     _fmt(p)
-    from transcreval.runs import meta_cli
+    from transcreval.cli import meta as meta_cli
 
     meta_cli.add_parser(sub)
 
@@ -124,7 +124,7 @@ def _metrics(text: str | None) -> list[str] | None:
 
 
 def _print_result(run: Any, out: TextIO) -> None:
-    from transcreval.text_table import format_table
+    from transcreval.utils.text_table import format_table
 
     result = run.results
     for table in result.tables.values():
@@ -139,7 +139,7 @@ def _result_json(run: Any) -> dict[str, Any]:
 
 
 def _ls(args: argparse.Namespace, out: TextIO) -> int:
-    from transcreval.text_table import format_table
+    from transcreval.utils.text_table import format_table
 
     if args.what == "protocols":
         from transcreval.protocols.catalog import list_protocols
@@ -162,11 +162,11 @@ def _ls(args: argparse.Namespace, out: TextIO) -> int:
             print(format_table(rows2, ["protocol", "paper", "evaluate", "what it computes"]), file=out)
         return 0
     if args.protocol is None:
-        from transcreval.listing import run_list
+        from transcreval.cli.listing import run_list
 
         ns = argparse.Namespace(domain=None, paper=None, extra=None, needs=None, name=None, protocols=False)
         if args.format == "json":
-            from transcreval.registry import list_metrics
+            from transcreval.core.registry import list_metrics
 
             print(json.dumps([m.name for m in list_metrics()], indent=1), file=out)
             return 0
@@ -272,7 +272,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         if args.format == "json":
             print(json.dumps(got.to_dict(), indent=1), file=out)
             return 0
-        from transcreval.text_table import format_table
+        from transcreval.utils.text_table import format_table
 
         rows = [[u, v.get("calls", 0), v.get("cached", 0), v.get("est_prompt_tokens", 0)] for u, v in got.judge.items()]
         print(format_table(rows, ["metric", "judge calls", "cached", "est. prompt tokens"]), file=out)
@@ -313,7 +313,7 @@ def _rescore(args: argparse.Namespace, out: TextIO) -> int:
 
 def _compare(args: argparse.Namespace, out: TextIO) -> int:
     from transcreval.runs.api import Run
-    from transcreval.text_table import format_table
+    from transcreval.utils.text_table import format_table
 
     comp = Run(args.run_dir).compare(
         args.baseline,
@@ -362,7 +362,7 @@ def _report(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _meta_evaluate(args: argparse.Namespace, out: TextIO) -> int:
-    from transcreval.runs.meta_cli import meta_evaluate_command
+    from transcreval.cli.meta import meta_evaluate_command
 
     return meta_evaluate_command(args, out)
 

@@ -1,4 +1,4 @@
-"""Update calls whose network pass is deferred (a base of :class:`~transcreval.metric.Metric`).
+"""Update calls whose network pass is deferred (a base of :class:`~transcreval.core.metric.Metric`).
 
 A metric whose batch costs a fixed-size network chunk (the open_clip towers run chunks of 8
 images on the CPU, the last one padded) pays for a whole chunk on every small call: an
@@ -30,8 +30,8 @@ from typing import Any, cast
 
 from transcreval.errors import HeldCallsError
 from transcreval.features.scope import current_scope
-from transcreval.guards import check_arguments
-from transcreval.threads import torch_threads
+from transcreval.core.guards import check_arguments
+from transcreval.utils.threads import torch_threads
 
 __all__ = ["HOLD_BYTES", "HeldCalls", "stats_inputs"]
 

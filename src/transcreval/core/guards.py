@@ -141,7 +141,7 @@ def join_inputs(preds: Any, target: Any, args: tuple[Any, ...], kwargs: dict[str
 def public_methods(cls: type, stats_fn: Callable[..., Any]) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """``update`` and ``forward`` for a metric class whose ``_stats`` is ``stats_fn``: same
     parameters, names and docs, delegating to the base's ``_update`` / ``_forward``."""
-    from transcreval.result import MetricResult
+    from transcreval.core.result import MetricResult
 
     sig = inspect.signature(stats_fn).replace(return_annotation=None)
     doc = inspect.getdoc(stats_fn) or ""

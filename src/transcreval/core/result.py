@@ -23,7 +23,7 @@ from typing import Any
 import torch
 
 from transcreval._version import __version__
-from transcreval.packages import package_version
+from transcreval.utils.packages import package_version
 
 
 def _fmt(value: Any) -> str:

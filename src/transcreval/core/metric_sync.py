@@ -1,9 +1,9 @@
-"""The distributed half of :class:`~transcreval.metric.Metric`: syncing states across ranks.
+"""The distributed half of :class:`~transcreval.core.metric.Metric`: syncing states across ranks.
 
-``synced_state()`` combines the states of every rank (one :func:`~transcreval.distributed.sync_states`
+``synced_state()`` combines the states of every rank (one :func:`~transcreval.core.distributed.sync_states`
 call) and refuses states made by a rank whose metric was built with other options
-(:func:`~transcreval.state_checks.check_signature_state`); ``sync()`` / ``unsync()`` /
-``sync_context()`` swap the synced states in and out. See :mod:`transcreval.metric`.
+(:func:`~transcreval.core.state_checks.check_signature_state`); ``sync()`` / ``unsync()`` /
+``sync_context()`` swap the synced states in and out. See :mod:`transcreval.core.metric`.
 """
 
 from __future__ import annotations
@@ -14,18 +14,18 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from transcreval.distributed import DistSyncFn, distributed_available, sync_states
-from transcreval.state_checks import SIGNATURE_STATE, check_signature_state
-from transcreval.states import Cat, State
+from transcreval.core.distributed import DistSyncFn, distributed_available, sync_states
+from transcreval.core.state_checks import SIGNATURE_STATE, check_signature_state
+from transcreval.core.states import Cat, State
 
 if TYPE_CHECKING:
-    from transcreval.result import MetricResult
+    from transcreval.core.result import MetricResult
 
 __all__ = ["DistributedStates"]
 
 
 class DistributedStates:
-    """Mixed into :class:`~transcreval.metric.Metric` (which sets these attributes)."""
+    """Mixed into :class:`~transcreval.core.metric.Metric` (which sets these attributes)."""
 
     process_group: Any
     dist_sync_fn: DistSyncFn | None

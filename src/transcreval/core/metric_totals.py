@@ -1,15 +1,15 @@
-"""Running Python totals of a metric's small states (a base of :class:`~transcreval.metric.Metric`).
+"""Running Python totals of a metric's small states (a base of :class:`~transcreval.core.metric.Metric`).
 
 A metric called once per item (``update`` on one pair, as evaluation loops call it) would
 otherwise create and add a few tiny tensors per call, which costs more than many metrics'
 arithmetic. So a statistic that ``_stats`` returns as plain Python numbers of the state's own
-kind (:meth:`~transcreval.states.State.python_form`: ``int`` for int64, ``float``/``int`` for
+kind (:meth:`~transcreval.core.states.State.python_form`: ``int`` for int64, ``float``/``int`` for
 float64 ``Sum`` and ``Cat`` states on the CPU) is added up in Python, in ``_pending``: the very
 additions the tensors would do, so the state is bit for bit the same. The totals become tensors
 whenever ``_state`` is read (compute, state_dict, sync, a tensor statistic for that state,
 pickling), and a ``Cat`` state's Python rows at the latest every 4,096 rows.
 
-The same reads first run the update calls a metric holds (:mod:`transcreval.metric_held`).
+The same reads first run the update calls a metric holds (:mod:`transcreval.core.metric_held`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 
 import torch
 
-from transcreval.metric_held import HeldCalls
-from transcreval.states import Cat, PythonValue, State, fold_python, merge_python, python_tensor
+from transcreval.core.metric_held import HeldCalls
+from transcreval.core.states import Cat, PythonValue, State, fold_python, merge_python, python_tensor
 
 __all__ = ["PythonTotals"]
 

@@ -23,7 +23,7 @@ import numpy as np
 from transcreval.errors import EmptyInputError, InputError
 
 if TYPE_CHECKING:
-    from transcreval.result import MetricResult, Signature
+    from transcreval.core.result import MetricResult, Signature
 
 Mode = Literal["paper", "posteriq-code"]
 MODES: tuple[str, ...] = ("paper", "posteriq-code")
@@ -245,7 +245,7 @@ class MeanStats:
     declares others, counted with :meth:`tally`; a side total may be a float, as a judge
     metric's covered fraction). ``statuses`` is the table of status names whose indices are the
     int64 codes in the states (:data:`ITEM_STATUSES` by default; the judge metrics use theirs).
-    :meth:`as_stats` gives the statistics of :class:`~transcreval.aggregate_metric.MeanMetric`'s
+    :meth:`as_stats` gives the statistics of :class:`~transcreval.core.aggregate_metric.MeanMetric`'s
     states; :meth:`of_values` is the same for a batch of values that are all valid (a tensor of
     per-pair distances, say)."""
 
@@ -369,7 +369,7 @@ def mean_result(
     each item's status ("ok", "unparsable", ...); ``extras`` adds the metric's own."""
     import torch
 
-    from transcreval.result import MetricResult
+    from transcreval.core.result import MetricResult
 
     values = stats["values"]
     per_item = values if isinstance(values, torch.Tensor) else torch.as_tensor(values, dtype=torch.float64)

@@ -3,7 +3,7 @@
 ``transcreval demo`` evaluates the embedded demo set; ``transcreval list`` prints the metric
 registry as a table (filters: ``--domain``, ``--paper``, ``--extra``, ``--needs``, ``--name``);
 ``ls``, ``validate``, ``evaluate``, ``rescore``, ``compare`` and ``report`` run a protocol over a
-data set (:mod:`transcreval.runs.cli`, docs/cli.md: commands and exit codes).
+data set (:mod:`transcreval.cli.runs`, docs/cli.md: commands and exit codes).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from transcreval._version import __version__
-from transcreval.listing import run_list
+from transcreval.cli.listing import run_list
 
 __all__ = ["main", "run_list"]
 
@@ -46,13 +46,13 @@ def _main(argv: Sequence[str] | None) -> int:
     p_list.add_argument("--needs", help="weights, ocr, judge, or nothing")
     p_list.add_argument("--name", help="a shell pattern on the class name, e.g. '*ChrF'")
     p_list.add_argument("--protocols", action="store_true", help="list the paper protocols instead of the metrics")
-    from transcreval.weights import cli as weights_cli
+    from transcreval.cli import weights as weights_cli
 
     weights_cli.add_parser(sub)
-    from transcreval.engines.judge import cache_cli
+    from transcreval.cli import judge_cache as cache_cli
 
     cache_cli.add_parser(sub)
-    from transcreval.runs import cli as runs_cli
+    from transcreval.cli import runs as runs_cli
 
     runs_cli.add_parsers(sub)
     args = parser.parse_args(argv)

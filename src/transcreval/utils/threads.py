@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 
 import torch
 
-from transcreval.common import check_positive_int
+from transcreval.core.common import check_positive_int
 
 __all__ = ["available_cpus", "check_num_threads", "default_threads", "map_threads", "torch_threads", "worker_count"]
 

@@ -5,9 +5,9 @@ a name pattern); ``transcreval list`` prints them as a table. Importing this mod
 metric: entries name their class and functional twin by module path, and ``info.load()`` /
 ``info.load_functional()`` import them on demand. The docs page of each metric
 (``docs/metrics/<Name>.md``) starts with a facts table generated from its entry
-(:mod:`transcreval.metric_docs`), and the tests check that every public metric is registered,
+(:mod:`transcreval.core.metric_docs`), and the tests check that every public metric is registered,
 that every entry imports, and that every entry has a page. A metric's direction and range are
-written here only: :class:`~transcreval.metric.Metric` sets the class attributes
+written here only: :class:`~transcreval.core.metric.Metric` sets the class attributes
 ``higher_is_better`` and ``value_range`` of a registered class from its entry.
 """
 

@@ -1,0 +1,1 @@
+"""The ground floor: the Metric base, its states, sync, results, options, registry."""

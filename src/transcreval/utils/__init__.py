@@ -1,0 +1,1 @@
+"""Small shared helpers: JSON Lines, threads, named tables, text tables, warnings."""
