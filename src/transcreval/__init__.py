@@ -34,6 +34,12 @@ if TYPE_CHECKING:
     from transcreval.choice.point_score import PointScore as PointScore
     from transcreval.choice.style_score import StyleScore as StyleScore
     from transcreval.core.collection import MetricCollection as MetricCollection
+    from transcreval.core.metric import Metric as Metric
+    from transcreval.core.registry import MetricInfo as MetricInfo
+    from transcreval.core.registry import get_metric as get_metric
+    from transcreval.core.registry import list_metrics as list_metrics
+    from transcreval.core.result import MetricResult as MetricResult
+    from transcreval.core.result import Signature as Signature
     from transcreval.errors import EmptyInputError as EmptyInputError
     from transcreval.errors import ImageDecodeError as ImageDecodeError
     from transcreval.errors import InputError as InputError
@@ -65,17 +71,11 @@ if TYPE_CHECKING:
     from transcreval.layout.boxes import TextLocalizationIoU as TextLocalizationIoU
     from transcreval.layout.patches import MatchAccuracy as MatchAccuracy
     from transcreval.layout.patches import PatchIoU as PatchIoU
-    from transcreval.core.metric import Metric as Metric
     from transcreval.multimodal.embedding_similarity import CLIPSimilarity as CLIPSimilarity
     from transcreval.multimodal.embedding_similarity import CulturalRelevanceDelta as CulturalRelevanceDelta
     from transcreval.multimodal.embedding_similarity import SemanticEquivalence as SemanticEquivalence
     from transcreval.multimodal.embedding_similarity import VisualSimilarity as VisualSimilarity
     from transcreval.ocr.mask_iou import OCRMaskIoU as OCRMaskIoU
-    from transcreval.core.registry import MetricInfo as MetricInfo
-    from transcreval.core.registry import get_metric as get_metric
-    from transcreval.core.registry import list_metrics as list_metrics
-    from transcreval.core.result import MetricResult as MetricResult
-    from transcreval.core.result import Signature as Signature
     from transcreval.runs.api import Run as Run
     from transcreval.runs.api import evaluate as evaluate
     from transcreval.stats.kappa import QuadraticWeightedKappa as QuadraticWeightedKappa

@@ -26,8 +26,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
 from transcreval.core.result import Signature
+from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
 from transcreval.runs.features import frechet_from_rows, pack, unpack
 from transcreval.runs.spec import Outcome, Prepared, ProtocolAdapter, RunData, Unit, UnitContext, Work
 

@@ -39,9 +39,9 @@ from typing import Any
 import pytest
 import torch
 
-from transcreval.errors import EmptyInputError, InputError
 from transcreval.core.metric import Metric
 from transcreval.core.result import MetricResult
+from transcreval.errors import EmptyInputError, InputError
 
 
 @dataclass

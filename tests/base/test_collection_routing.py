@@ -12,8 +12,8 @@ from PIL import Image
 from tests._helpers.comet_env import registry_params
 from tests._helpers.every_metric import BUILDERS
 from transcreval import MetricCollection, PHashDistance, TitleChrF, WordRecall
-from transcreval.errors import InputError
 from transcreval.core.registry import list_metrics
+from transcreval.errors import InputError
 
 TITLES = ["Le voyage", "Parasite", "La strada"]
 REFS = ["Le Voyage", "Parasite", "La Strada"]

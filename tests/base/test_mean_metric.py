@@ -15,11 +15,11 @@ import torch
 
 from transcreval.core.aggregate_metric import MeanMetric
 from transcreval.core.common import MeanStats
+from transcreval.core.registry import get_metric, list_metrics
+from transcreval.core.state_checks import SIGNATURE_STATE
 from transcreval.engines.judge.tally import JudgeTally
 from transcreval.engines.judge.types import FAILURE_STATUSES, ITEM_STATUSES
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.core.registry import get_metric, list_metrics
-from transcreval.core.state_checks import SIGNATURE_STATE
 
 #: registered metrics whose value is not total / count of per-item values (kept on Metric)
 NOT_MEANS = {

@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from transcreval import KOptionScore, MetricCollection, PlanChrF, TitleChrF
-from transcreval.errors import EmptyInputError
 from transcreval.core.metric import Metric
 from transcreval.core.result import MetricResult, Signature
 from transcreval.core.states import Cat, Max, Min, Objects, Sum
+from transcreval.errors import EmptyInputError
 
 
 class Summary(Metric):

@@ -25,11 +25,11 @@ from transcreval import (
     TitleChrF,
     WordRecall,
 )
-from transcreval.errors import InputError, SyncError, UndefinedValueWarning
-from transcreval.functional import overall_rating_similarity, spearman_rho
 from transcreval.core.metric import Metric
 from transcreval.core.result import MetricResult
 from transcreval.core.states import Cat, Max, Min, Objects, Sum
+from transcreval.errors import InputError, SyncError, UndefinedValueWarning
+from transcreval.functional import overall_rating_similarity, spearman_rho
 
 
 def _twin_ranks(tensor: torch.Tensor, group: Any) -> list[torch.Tensor]:

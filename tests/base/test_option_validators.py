@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from transcreval.core.common import check_bool, check_positive_int, check_range
-from transcreval.errors import InputError
 from transcreval.core.metric import Metric
 from transcreval.core.registry import list_metrics
+from transcreval.errors import InputError
 
 BASE_OPTIONS = set(inspect.signature(Metric.__init__).parameters)
 

@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 
 from transcreval.core.common import check_bool, check_positive_int, check_range
-from transcreval.errors import InputError
 from transcreval.core.options import MetricOptions, option
+from transcreval.errors import InputError
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,10 +14,10 @@ from PIL import Image
 from sacrebleu.metrics import CHRF
 
 from transcreval import PHashDistance, TitleChrF
-from transcreval.errors import InputError
 from transcreval.core.metric import Metric
 from transcreval.core.result import MetricResult
 from transcreval.core.states import Cat, Max, ReducedState, Sum
+from transcreval.errors import InputError
 
 HYPS = ["Le Voyage de Chihiro", "千と千尋の神隠し", "", "hello  world!", "x", "🎬 Film noir", "tab\there"] * 3
 REFS = ["Le voyage de Chihiro", "千と千尋", "abc", "", "x", "🎬film Noir", "tab here"] * 3

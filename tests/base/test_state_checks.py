@@ -16,11 +16,11 @@ import torch
 from tests._helpers.comet_env import registry_params
 from tests._helpers.every_metric import BUILDERS, build
 from transcreval import MetricCollection, TitleChrF, WordRecall
-from transcreval.errors import InputError, StateMismatchError
 from transcreval.core.metric import Metric
 from transcreval.core.registry import list_metrics
 from transcreval.core.state_checks import SIGNATURE_STATE
 from transcreval.core.states import Sum
+from transcreval.errors import InputError, StateMismatchError
 
 NAMES = [m.name for m in list_metrics()]
 LOW = torch.iinfo(torch.int64).min

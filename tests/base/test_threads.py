@@ -15,11 +15,11 @@ import transcreval.functional.image.hashing as phash_module
 import transcreval.io.gray as gray_module
 from transcreval import PHashDistance
 from transcreval.core import registry
-from transcreval.errors import InputError
-from transcreval.functional import phash
 from transcreval.core.metric import Metric
 from transcreval.core.result import MetricResult
 from transcreval.core.states import Sum
+from transcreval.errors import InputError
+from transcreval.functional import phash
 from transcreval.utils.threads import (
     available_cpus,
     check_num_threads,

@@ -17,9 +17,9 @@ import pytest
 import torch
 
 from tests._helpers.feature_metrics import CASES, images, second_file
+from transcreval.core.registry import list_metrics
 from transcreval.errors import FeatureCacheError, InputError, WeightsChangedError
 from transcreval.features import FeatureCache
-from transcreval.core.registry import list_metrics
 
 FEATURE_METRICS = sorted(m.name for m in list_metrics() if m.domain in ("image", "multimodal") and "weights" in m.needs)
 PINNABLE = sorted(n for n, c in CASES.items() if c.file is not None)

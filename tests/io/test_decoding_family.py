@@ -25,10 +25,10 @@ from tests._helpers import model_weights as mw
 from tests._helpers import random_weights as rw
 from tests._helpers.comet_env import registry_params
 from tests.judge.cases import answer
+from transcreval.core.registry import list_metrics
 from transcreval.engines.ocr.base import DetectorInfo, OCRResult, TextDetector
 from transcreval.errors import InputError
 from transcreval.judge import FunctionJudge
-from transcreval.core.registry import list_metrics
 
 H, W = 48, 64
 MM = "transcreval.multimodal.embedding_similarity."

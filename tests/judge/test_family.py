@@ -13,9 +13,9 @@ import pytest
 from tests._helpers.comet_env import registry_params
 from tests.judge.cases import CASES, answer, call
 from transcreval import MetricCollection
+from transcreval.core.registry import list_metrics
 from transcreval.functional.choice.style_score import POSTERIQ_STYLES
 from transcreval.judge import ITEM_STATUSES, STATUSES, FunctionJudge
-from transcreval.core.registry import list_metrics
 
 JUDGE_METRICS = sorted(m.name for m in list_metrics(domain="judge"))
 FAIL = np.full((24, 16, 3), 77, np.uint8)  # the judge cannot read any request showing this image

@@ -21,10 +21,10 @@ from PIL import Image
 from tests._helpers.comet_env import registry_params
 from tests.judge.cases import CASES, answer
 from tests.judge.oracle import sha
+from transcreval.core.registry import get_metric, list_metrics
 from transcreval.engines.judge.roles import ROLES
 from transcreval.errors import InputError
 from transcreval.judge import FunctionJudge
-from transcreval.core.registry import get_metric, list_metrics
 
 JUDGE_METRICS = sorted(m.name for m in list_metrics(domain="judge"))
 N = 2

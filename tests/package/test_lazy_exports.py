@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from transcreval.utils.lazy import type_checking_exports
 from transcreval.core.registry import list_metrics
+from transcreval.utils.lazy import type_checking_exports
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 PKG = SRC / "transcreval"

@@ -48,9 +48,9 @@ def test_a_missing_distribution_is_none_and_looked_up_again(counted, tmp_path, m
 
 def test_every_consumer_uses_the_one_lookup():
     """Signatures, the feature extractors' identity and the OCR detectors record the same string."""
+    from transcreval.core.result import Signature
     from transcreval.engines.ocr import base, detector
     from transcreval.features import extractor
-    from transcreval.core.result import Signature
 
     assert extractor.package_version is base.package_version is detector.package_version is package_version
     assert Signature.make("M", {}, ("no-such-dist", "torch")).versions == (

@@ -9,8 +9,8 @@ import pathlib
 import pytest
 
 from transcreval.cli import main, run_list
-from transcreval.protocols.catalog import PROTOCOLS, get_protocol, list_protocols
 from transcreval.core.registry import PAPERS
+from transcreval.protocols.catalog import PROTOCOLS, get_protocol, list_protocols
 
 PROTOCOL_DIR = pathlib.Path(__file__).resolve().parents[2] / "src" / "transcreval" / "protocols"
 NOT_PROTOCOLS = {

@@ -183,8 +183,8 @@ class _Stub:
         self.name, self.box = name, box
 
     def compute(self):
-        from transcreval.errors import UndefinedValueError
         from transcreval.core.result import MetricResult, Signature
+        from transcreval.errors import UndefinedValueError
 
         preds, other = self.box["preds"], self.box["source" if self.name == "FID_SRC" else "target"]
         per = torch.tensor([float(p.mean() - o.mean()) for p, o in zip(preds, other)], dtype=torch.float64)

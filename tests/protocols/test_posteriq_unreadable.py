@@ -19,10 +19,10 @@ import pytest
 
 from tests._helpers.tester import MetricCase, check_metric, join_lists, partial
 from transcreval import TextLocalizationIoU, WordRecall
-from transcreval.errors import InputError
-from transcreval.functional import box_recall_rate, match_accuracy, patch_iou, text_localization_iou
 from transcreval.core.registry import get_metric, list_metrics
 from transcreval.core.result import MetricResult
+from transcreval.errors import InputError
+from transcreval.functional import box_recall_rate, match_accuracy, patch_iou, text_localization_iou
 
 A = (0.0, 0.0, 0.5, 0.5)
 

@@ -8,15 +8,15 @@ from typing import Any
 import torch
 
 from transcreval.core.common import Mode
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Sum
 from transcreval.functional.choice.font_richness import (
     PACKAGES,
     FontRichnessOptions,
     font_richness_from_stats,
     font_richness_stats,
 )
-from transcreval.core.metric import Metric
-from transcreval.core.result import MetricResult
-from transcreval.core.states import Sum
 
 
 class FontRichness(Metric):

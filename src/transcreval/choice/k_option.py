@@ -8,6 +8,9 @@ from typing import Any
 import torch
 
 from transcreval.core.common import OnUnreadable
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Sum
 from transcreval.functional.choice.k_option import (
     DEFAULT_MAX_K,
     PACKAGES,
@@ -15,9 +18,6 @@ from transcreval.functional.choice.k_option import (
     k_option_score_from_stats,
     k_option_score_stats,
 )
-from transcreval.core.metric import Metric
-from transcreval.core.result import MetricResult
-from transcreval.core.states import Sum
 
 
 class KOptionScore(Metric):

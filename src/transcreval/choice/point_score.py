@@ -7,6 +7,7 @@ from typing import Any
 
 from transcreval.core.aggregate_metric import MeanMetric
 from transcreval.core.common import Mode, OnUnreadable
+from transcreval.core.result import MetricResult
 from transcreval.functional.choice.point_score import (
     PACKAGES,
     CodeYes,
@@ -14,7 +15,6 @@ from transcreval.functional.choice.point_score import (
     point_score_from_stats,
     point_score_stats,
 )
-from transcreval.core.result import MetricResult
 
 
 class PointScore(MeanMetric):

@@ -7,6 +7,7 @@ from typing import Any
 
 from transcreval.core.aggregate_metric import AggregateMetric
 from transcreval.core.common import Mode, OnUnreadable
+from transcreval.core.result import MetricResult
 from transcreval.functional.choice.style_score import (
     PACKAGES,
     POSTERIQ_STYLES,
@@ -14,7 +15,6 @@ from transcreval.functional.choice.style_score import (
     style_score_from_stats,
     style_score_stats,
 )
-from transcreval.core.result import MetricResult
 
 
 class StyleScore(AggregateMetric):

@@ -25,8 +25,8 @@ from typing import Any
 
 import torch
 
-from transcreval.errors import SyncError
 from transcreval.core.states import Cat, Objects, ReducedState, State
+from transcreval.errors import SyncError
 
 DistSyncFn = Callable[[torch.Tensor, Any], list[torch.Tensor]]
 

@@ -38,7 +38,6 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.core.distributed import DistSyncFn
-from transcreval.errors import StateMismatchError, UndefinedValueError, UndefinedValueWarning
 from transcreval.core.guards import byte_ranges, check_arguments, check_picklable, public_methods, shares_memory
 from transcreval.core.metric_sync import DistributedStates
 from transcreval.core.metric_totals import PythonTotals
@@ -54,6 +53,7 @@ from transcreval.core.state_checks import (
     signature_value,
 )
 from transcreval.core.states import Cat, Objects, PythonValue, ReducedState, State, is_cpu
+from transcreval.errors import StateMismatchError, UndefinedValueError, UndefinedValueWarning
 from transcreval.utils.threads import torch_threads
 
 

@@ -28,9 +28,9 @@ import inspect
 from collections.abc import Callable
 from typing import Any, cast
 
+from transcreval.core.guards import check_arguments
 from transcreval.errors import HeldCallsError
 from transcreval.features.scope import current_scope
-from transcreval.core.guards import check_arguments
 from transcreval.utils.threads import torch_threads
 
 __all__ = ["HOLD_BYTES", "HeldCalls", "stats_inputs"]

@@ -20,8 +20,8 @@ from typing import Any
 
 import torch
 
-from transcreval.errors import InputError, StateMismatchError
 from transcreval.core.states import Max, State, Sum
+from transcreval.errors import InputError, StateMismatchError
 
 #: the name of the state every metric keeps for :func:`check_signature_state`
 SIGNATURE_STATE = "signature_check"

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from transcreval.core.common import check_positive_int
+from transcreval.core.options import MetricOptions, option
 from transcreval.errors import InputError
 from transcreval.io.values import check_input_range  # the one input_range rule, re-exported here
-from transcreval.core.options import MetricOptions, option
 
 if TYPE_CHECKING:
     from transcreval.features.cache import FeatureCache

@@ -6,6 +6,8 @@ import os
 from typing import Any, ClassVar
 
 from transcreval.core.aggregate_metric import MeanMetric
+from transcreval.core.options import option_property
+from transcreval.core.result import MetricResult
 from transcreval.functional.image.dinov2_distance import (
     EMPTY_HINT,
     PACKAGES,
@@ -13,8 +15,6 @@ from transcreval.functional.image.dinov2_distance import (
     dinov2_distance_from_stats,
     dinov2_distance_stats,
 )
-from transcreval.core.options import option_property
-from transcreval.core.result import MetricResult
 
 
 class DINOv2Distance(MeanMetric):

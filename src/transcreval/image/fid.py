@@ -10,6 +10,9 @@ from typing import Any, Literal
 
 import torch
 
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Sum
 from transcreval.errors import InputError, SignatureMismatchError
 from transcreval.functional.image.fid import (
     FEATURES,
@@ -24,9 +27,6 @@ from transcreval.functional.image.fid_reference import (
     load_fid_reference,
     save_fid_reference,
 )
-from transcreval.core.metric import Metric
-from transcreval.core.result import MetricResult
-from transcreval.core.states import Sum
 
 
 class FID(Metric):

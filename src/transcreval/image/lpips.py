@@ -7,11 +7,11 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.core.aggregate_metric import MeanMetric
+from transcreval.core.options import option_property
+from transcreval.core.result import MetricResult
 from transcreval.functional.image.lpips import EMPTY_HINT, PACKAGES, lpips_from_stats, lpips_stats, lpips_values
 from transcreval.functional.image.lpips_options import LPIPSOptions
 from transcreval.io import Range
-from transcreval.core.options import option_property
-from transcreval.core.result import MetricResult
 
 
 class LPIPSFamily(MeanMetric):

@@ -6,6 +6,8 @@ from typing import Any, ClassVar
 
 import torch
 
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Sum
 from transcreval.errors import InputError
 from transcreval.functional.image.lpips_options import (
     DEFAULT_MIN_COVERAGE,
@@ -23,8 +25,6 @@ from transcreval.functional.image.masked_lpips import (
     masked_lpips_values,
 )
 from transcreval.image.lpips import LPIPSFamily
-from transcreval.core.result import MetricResult
-from transcreval.core.states import Sum
 
 
 class MaskedLPIPS(LPIPSFamily):

@@ -6,6 +6,9 @@ from typing import Any
 
 import torch
 
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Cat, Sum
 from transcreval.functional.image.phash import (
     PACKAGES,
     PHashOptions,
@@ -13,9 +16,6 @@ from transcreval.functional.image.phash import (
     phash_distance_stats,
 )
 from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range
-from transcreval.core.metric import Metric
-from transcreval.core.result import MetricResult
-from transcreval.core.states import Cat, Sum
 
 
 class PHashDistance(Metric):

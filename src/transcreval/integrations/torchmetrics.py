@@ -23,10 +23,10 @@ from typing import Any
 
 import torch
 
-from transcreval.errors import InputError, MissingDependencyError
 from transcreval.core.guards import MISSING, join_inputs
 from transcreval.core.metric import Metric
 from transcreval.core.result import MetricResult
+from transcreval.errors import InputError, MissingDependencyError
 
 try:
     import torchmetrics

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from transcreval.core.result import MetricResult
 from transcreval.engines.judge.roles import Texts
 from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.functional.judge.csi_overlap import (
@@ -14,7 +15,6 @@ from transcreval.functional.judge.csi_overlap import (
     csi_overlap_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.core.result import MetricResult
 
 
 class CSIOverlap(JudgeMetric):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from transcreval.core.result import MetricResult
 from transcreval.functional.judge.imtbench import (
     AlignmentScoreOptions,
     Combine,
@@ -14,7 +15,6 @@ from transcreval.functional.judge.imtbench import (
     imtbench_from_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.core.result import MetricResult
 
 
 class HarmonizationScore(JudgeMetric):

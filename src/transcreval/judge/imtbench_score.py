@@ -9,6 +9,9 @@ from typing import Any, ClassVar
 
 import torch
 
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Cat
 from transcreval.functional.judge.imtbench_components import COMPONENTS
 from transcreval.functional.judge.imtbench_score import (
     PACKAGES,
@@ -16,9 +19,6 @@ from transcreval.functional.judge.imtbench_score import (
     imtbench_score_from_stats,
     imtbench_score_stats,
 )
-from transcreval.core.metric import Metric
-from transcreval.core.result import MetricResult
-from transcreval.core.states import Cat
 
 
 class IMTBenchScore(Metric):

@@ -19,11 +19,11 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from transcreval.core.aggregate_metric import MeanMetric
+from transcreval.core.options import option_property
 from transcreval.engines.judge.pipeline import JudgeOptions
 from transcreval.engines.judge.tally import OnFailure, judge_mean
 from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.engines.judge.types import FAILURE_STATUSES, Judge
-from transcreval.core.options import option_property
 
 __all__ = ["JudgeMetric"]
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from transcreval.core.options import option_property
+from transcreval.core.result import MetricResult
 from transcreval.engines.judge.roles import Texts
 from transcreval.functional.judge.judge_score import (
     FIELDS,
@@ -14,8 +16,6 @@ from transcreval.functional.judge.judge_score import (
     judge_score_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.core.options import option_property
-from transcreval.core.result import MetricResult
 
 
 class JudgeScore(JudgeMetric):

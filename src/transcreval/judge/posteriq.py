@@ -7,6 +7,8 @@ from typing import Any, ClassVar
 
 import torch
 
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Sum
 from transcreval.functional.choice.style_score import POSTERIQ_STYLES
 from transcreval.functional.judge.posteriq import (
     JudgedFontRichnessOptions,
@@ -21,8 +23,6 @@ from transcreval.functional.judge.posteriq import (
     judged_style_score_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.core.result import MetricResult
-from transcreval.core.states import Sum
 
 
 class JudgedPointScore(JudgeMetric):

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from transcreval.core.result import MetricResult
 from transcreval.functional.judge.quiz_hit_rate import (
     QuizHitRateOptions,
     quiz_hit_rate_from_stats,
     quiz_hit_rate_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.core.result import MetricResult
 
 
 class QuizHitRate(JudgeMetric):

@@ -7,14 +7,14 @@ from typing import Any, ClassVar
 
 import torch
 
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Sum
 from transcreval.functional.judge.title_extraction import (
     TitleExtractionOptions,
     title_extraction_from_stats,
     title_extraction_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.core.result import MetricResult
-from transcreval.core.states import Sum
 
 
 class TitleExtraction(JudgeMetric):

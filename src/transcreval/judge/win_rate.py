@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from transcreval.core.result import MetricResult
 from transcreval.engines.judge.roles import Texts
 from transcreval.functional.judge.win_rate import (
     PAIRWISE_FIELDS,
@@ -14,7 +15,6 @@ from transcreval.functional.judge.win_rate import (
     pairwise_stats,
 )
 from transcreval.judge.judge_metric import JudgeMetric
-from transcreval.core.result import MetricResult
 
 
 class WinRate(JudgeMetric):

@@ -7,9 +7,9 @@ from typing import Any
 
 from transcreval.core.aggregate_metric import AggregateMetric
 from transcreval.core.common import Mode, OnUnreadable
+from transcreval.core.result import MetricResult
 from transcreval.functional.layout import boxes as F
 from transcreval.functional.layout.box_reading import Coords
-from transcreval.core.result import MetricResult
 
 
 class _BoxMetric(AggregateMetric):

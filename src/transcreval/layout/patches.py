@@ -7,8 +7,8 @@ from typing import Any
 
 from transcreval.core.aggregate_metric import AggregateMetric
 from transcreval.core.common import Mode, OnUnreadable
-from transcreval.functional.layout import patches as F
 from transcreval.core.result import MetricResult
+from transcreval.functional.layout import patches as F
 
 
 class _PatchMetric(AggregateMetric):

@@ -6,6 +6,9 @@ import os
 from typing import Any, ClassVar
 
 from transcreval.core.aggregate_metric import MeanMetric
+from transcreval.core.metric_held import stats_inputs
+from transcreval.core.options import option_property
+from transcreval.core.result import MetricResult
 from transcreval.functional.multimodal.embedding_similarity import (
     CATEGORY_TEMPLATE,
     CLIP_DEFAULT,
@@ -23,9 +26,6 @@ from transcreval.functional.multimodal.embedding_similarity import (
     similarity_stats,
     twin_stats,
 )
-from transcreval.core.metric_held import stats_inputs
-from transcreval.core.options import option_property
-from transcreval.core.result import MetricResult
 
 __all__ = ["CLIPSimilarity", "CulturalRelevanceDelta", "EmbeddingMetric", "SemanticEquivalence", "VisualSimilarity"]
 

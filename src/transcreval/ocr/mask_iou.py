@@ -6,6 +6,9 @@ from typing import Any
 
 import torch
 
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Cat, Sum
 from transcreval.engines.ocr.base import TextDetector
 from transcreval.functional.ocr.mask_iou import (
     PACKAGES,
@@ -14,9 +17,6 @@ from transcreval.functional.ocr.mask_iou import (
     ocr_mask_iou_from_stats,
     ocr_mask_iou_stats,
 )
-from transcreval.core.metric import Metric
-from transcreval.core.result import MetricResult
-from transcreval.core.states import Cat, Sum
 
 
 class OCRMaskIoU(Metric):

@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from transcreval.utils.files import replacing
 from transcreval.report.build import build_report
+from transcreval.utils.files import replacing
 
 __all__ = ["render_html", "render_markdown", "write_report"]
 

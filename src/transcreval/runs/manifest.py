@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from transcreval.errors import InputError
-from transcreval.utils.jsonl import read_jsonl_lines
 from transcreval.runs.spec import Item, Output
+from transcreval.utils.jsonl import read_jsonl_lines
 
 __all__ = [
     "ITEM_KEYS",

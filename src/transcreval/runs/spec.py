@@ -34,8 +34,8 @@ from transcreval.errors import InputError
 from transcreval.protocols.records import ItemRecord
 
 if TYPE_CHECKING:
-    from transcreval.protocols.records import ProtocolResult
     from transcreval.core.result import Signature
+    from transcreval.protocols.records import ProtocolResult
 
 __all__ = [
     "FAILED_OUTPUT_STATUSES",

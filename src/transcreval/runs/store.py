@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any, overload
 
 from transcreval.errors import InputError
-from transcreval.utils.files import replacing
 from transcreval.protocols.records import ItemRecord
 from transcreval.runs.lock import LOCK_NAME
 from transcreval.runs.names import folder_name
+from transcreval.utils.files import replacing
 
 __all__ = ["RUN_FORMAT", "RunDir", "read_lines", "record_from_dict", "write_json"]
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from transcreval.core.result import MetricResult
 from transcreval.functional.stats.kappa import (
     KappaOptions,
     Unknown,
     quadratic_weighted_kappa_from_stats,
     quadratic_weighted_kappa_stats,
 )
-from transcreval.core.result import MetricResult
 from transcreval.stats.resampling import BootstrappedMetric
 
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import torch
 
-from transcreval.functional.stats.kendall import segment_kendall_tau_from_stats, segment_kendall_tau_stats
 from transcreval.core.result import MetricResult
 from transcreval.core.states import Cat, Objects
+from transcreval.functional.stats.kendall import segment_kendall_tau_from_stats, segment_kendall_tau_stats
 from transcreval.stats.resampling import BootstrappedMetric
 
 

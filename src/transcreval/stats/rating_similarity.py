@@ -8,15 +8,15 @@ from typing import Any
 import torch
 
 from transcreval.core.common import Mode
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Cat, Sum
 from transcreval.functional.stats.rating_similarity import (
     PACKAGES,
     RatingSimilarityOptions,
     overall_rating_similarity_from_stats,
     overall_rating_similarity_stats,
 )
-from transcreval.core.metric import Metric
-from transcreval.core.result import MetricResult
-from transcreval.core.states import Cat, Sum
 
 
 class OverallRatingSimilarity(Metric):

@@ -6,9 +6,9 @@ from typing import Any, ClassVar
 
 import torch
 
-from transcreval.functional.stats.resampling import PACKAGES, BootstrapOptions
 from transcreval.core.metric import Metric
 from transcreval.core.states import Cat
+from transcreval.functional.stats.resampling import PACKAGES, BootstrapOptions
 
 
 class BootstrappedMetric(Metric):

@@ -7,8 +7,8 @@ from typing import Any
 
 import torch
 
-from transcreval.functional.stats.separability import separability_auc_from_stats, separability_auc_stats
 from transcreval.core.result import MetricResult
+from transcreval.functional.stats.separability import separability_auc_from_stats, separability_auc_stats
 from transcreval.stats.resampling import BootstrappedMetric
 
 

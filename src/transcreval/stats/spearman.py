@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from transcreval.functional.stats.spearman import spearman_rho_from_stats, spearman_rho_stats
 from transcreval.core.result import MetricResult
+from transcreval.functional.stats.spearman import spearman_rho_from_stats, spearman_rho_stats
 from transcreval.stats.resampling import BootstrappedMetric
 
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import torch
 
-from transcreval.functional.text.chrf import PACKAGES, ChrFOptions, RefLayout, title_chrf_from_stats, title_chrf_stats
 from transcreval.core.metric import Metric
 from transcreval.core.result import MetricResult
 from transcreval.core.states import Cat, Sum
+from transcreval.functional.text.chrf import PACKAGES, ChrFOptions, RefLayout, title_chrf_from_stats, title_chrf_stats
 
 
 class TitleChrF(Metric):

@@ -6,6 +6,8 @@ import os
 from typing import Any
 
 from transcreval.core.aggregate_metric import MeanMetric
+from transcreval.core.options import option_property
+from transcreval.core.result import MetricResult
 from transcreval.functional.text.comet import (
     DEFAULT_MODEL,
     PACKAGES,
@@ -16,8 +18,6 @@ from transcreval.functional.text.comet import (
     comet_score_from_stats,
     comet_score_stats,
 )
-from transcreval.core.options import option_property
-from transcreval.core.result import MetricResult
 
 
 class COMETScore(MeanMetric):

@@ -7,13 +7,13 @@ from typing import Any
 
 from transcreval.core.aggregate_metric import AggregateMetric
 from transcreval.core.common import Mode, OnUnreadable
+from transcreval.core.result import MetricResult
 from transcreval.functional.text.ocr_accuracy import (
     PACKAGES,
     OCRAccuracyOptions,
     ocr_accuracy_from_stats,
     ocr_accuracy_stats,
 )
-from transcreval.core.result import MetricResult
 
 
 class OCRAccuracy(AggregateMetric):

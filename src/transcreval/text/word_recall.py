@@ -9,6 +9,9 @@ import torch
 
 from transcreval.core.aggregate_metric import AggregateMetric
 from transcreval.core.common import Mode, OnUnreadable
+from transcreval.core.metric import Metric
+from transcreval.core.result import MetricResult
+from transcreval.core.states import Cat, Sum
 from transcreval.functional.text.word_recall import (
     PACKAGES,
     FontSizeStabilityOptions,
@@ -20,9 +23,6 @@ from transcreval.functional.text.word_recall import (
     word_recall_from_stats,
     word_recall_stats,
 )
-from transcreval.core.metric import Metric
-from transcreval.core.result import MetricResult
-from transcreval.core.states import Cat, Sum
 
 
 class _Options:

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, TypeVar
 
+from transcreval.core.options import MetricOptions, option
+from transcreval.core.result import Signature
 from transcreval.engines.judge.items import check_judge, render_each
 from transcreval.engines.judge.prompt_template import PromptTemplate
 from transcreval.engines.judge.roles import image_parts, text_field
@@ -25,8 +27,6 @@ from transcreval.engines.judge.templates import resolve_template
 from transcreval.engines.judge.types import ImagePart, Judge
 from transcreval.engines.judge.verdicts import ask
 from transcreval.errors import InputError
-from transcreval.core.options import MetricOptions, option
-from transcreval.core.result import Signature
 
 __all__ = [
     "AspectOptions",

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from transcreval.core.common import Mode, as_list, check_mode
-from transcreval.errors import EmptyInputError, InputError
 from transcreval.core.options import MetricOptions
 from transcreval.core.result import MetricResult
 from transcreval.core.state_checks import list_digest
+from transcreval.errors import EmptyInputError, InputError
 
 __all__ = [
     "FontRichnessOptions",

@@ -24,9 +24,9 @@ from typing import Any
 import torch
 
 from transcreval.core.common import OnUnreadable, check_bool, check_on_unreadable, check_positive_int
-from transcreval.errors import EmptyInputError, InputError
 from transcreval.core.options import MetricOptions, option
 from transcreval.core.result import MetricResult
+from transcreval.errors import EmptyInputError, InputError
 
 __all__ = [
     "KOptionOptions",

@@ -28,10 +28,10 @@ from transcreval.core.common import (
     check_on_unreadable,
     status_names,
 )
-from transcreval.errors import EmptyInputError, InputError
 from transcreval.core.options import MetricOptions, option
-from transcreval.utils.parsing import parse_yes_no
 from transcreval.core.result import MetricResult
+from transcreval.errors import EmptyInputError, InputError
+from transcreval.utils.parsing import parse_yes_no
 
 CodeYes = Literal["substring", "exact"]
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import transcreval.core.common as C
-from transcreval.errors import InputError
 from transcreval.core.options import MetricOptions, option
 from transcreval.core.result import MetricResult
 from transcreval.core.state_checks import list_digest
+from transcreval.errors import InputError
 
 __all__ = [
     "POSTERIQ_STYLES",

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from transcreval.core.common import MeanStats, check_choice, mean_result
-from transcreval.errors import InputError
-from transcreval.features.options import FeatureMetricOptions
 from transcreval.core.options import option
 from transcreval.core.result import MetricResult
+from transcreval.errors import InputError
+from transcreval.features.options import FeatureMetricOptions
 
 if TYPE_CHECKING:
     import torch

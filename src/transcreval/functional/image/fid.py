@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from transcreval.core.common import check_bool, check_choice
+from transcreval.core.options import option
+from transcreval.core.result import MetricResult
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.features.options import FeatureMetricOptions
 from transcreval.functional.image.frechet import frechet_distance, gaussian_from_moments, moments
-from transcreval.core.options import option
-from transcreval.core.result import MetricResult
 
 if TYPE_CHECKING:
     import torch

@@ -19,11 +19,11 @@ import numpy as np
 import torch
 
 from transcreval.core.common import check_bool, check_positive_int
+from transcreval.core.options import MetricOptions
 from transcreval.errors import InputError
 from transcreval.functional.image.pil_resample import resize_square
 from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range, split_batch, to_gray_uint8
 from transcreval.io.values import check_input_range
-from transcreval.core.options import MetricOptions
 from transcreval.utils.threads import check_num_threads, map_threads, torch_threads, worker_count
 
 _CHUNK_PIXELS = 1_600_000  # pixels per worker chunk: ~4 posters of 512x768 (cache friendly)

@@ -33,13 +33,13 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from transcreval.core.common import MeanStats, mean_result
+from transcreval.core.result import MetricResult
 from transcreval.errors import InputError
 from transcreval.features import shared_input
 from transcreval.features.lpips_network import LPIPSNetwork
 from transcreval.functional.image.lpips_memory import check_pair_memory
 from transcreval.functional.image.lpips_options import LPIPSOptions, MaskMode
 from transcreval.functional.image.pairs import as_image_batch, pair_maps, per_pair, stack_group
-from transcreval.core.result import MetricResult
 from transcreval.utils.threads import torch_threads
 
 if TYPE_CHECKING:

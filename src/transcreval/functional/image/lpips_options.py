@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from transcreval.core.common import check_bool, check_choice, check_range
+from transcreval.core.options import option
 from transcreval.features.lpips_network import NETS, LPIPSNetwork, load_lpips_network
 from transcreval.features.options import FeatureMetricOptions
 from transcreval.functional.image.lpips_memory import check_max_pixels
-from transcreval.core.options import option
 
 if TYPE_CHECKING:
     from transcreval.engines.ocr.base import TextDetector

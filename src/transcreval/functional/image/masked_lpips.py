@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from transcreval.core.common import MeanStats
+from transcreval.core.result import MetricResult
 from transcreval.errors import InputError
 from transcreval.features.lpips_network import LPIPSNetwork
 from transcreval.functional.image.lpips import (
@@ -45,7 +46,6 @@ from transcreval.functional.image.lpips_options import (
 )
 from transcreval.functional.image.masks import fit_masks, pair_masks
 from transcreval.functional.image.pairs import pair_maps, per_pair
-from transcreval.core.result import MetricResult
 from transcreval.utils.threads import torch_threads
 
 if TYPE_CHECKING:

@@ -24,11 +24,11 @@ import numpy as np
 import torch
 
 from transcreval.core.common import check_bool
+from transcreval.core.result import MetricResult
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.image.edit_intensity import edit_intensity_counts, edit_intensity_split
 from transcreval.functional.image.hashing import HashOptions, hamming_distance, phash, phash_bits, phash_hex
 from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range
-from transcreval.core.result import MetricResult
 
 __all__ = [
     "PACKAGES",

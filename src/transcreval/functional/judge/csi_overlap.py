@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from transcreval.core.common import check_choice
+from transcreval.core.options import option
+from transcreval.core.result import MetricResult
 from transcreval.engines.judge.catalog import KHANUJA_CSI_MATCH, KHANUJA_CSI_OBJECTS, KHANUJA_CSI_REPLACEMENTS
 from transcreval.engines.judge.items import render_each
 from transcreval.engines.judge.parse import Read, extract_json, looks_like_refusal, read_str_list
@@ -39,8 +41,6 @@ from transcreval.engines.judge.templates import PromptTemplate, resolve_template
 from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import Verdict, ask
 from transcreval.errors import EmptyInputError, InputError
-from transcreval.core.options import option
-from transcreval.core.result import MetricResult
 
 Matching = Literal["judge", "exact"]
 STEPS = {"objects": KHANUJA_CSI_OBJECTS, "replacements": KHANUJA_CSI_REPLACEMENTS, "match": KHANUJA_CSI_MATCH}

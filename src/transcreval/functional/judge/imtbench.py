@@ -34,6 +34,8 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal
 
 from transcreval.core.common import check_bool
+from transcreval.core.options import option
+from transcreval.core.result import MetricResult
 from transcreval.engines.judge.catalog import IMTBENCH_ALIGNMENT, IMTBENCH_HARMONIZATION, IMTBENCH_HARMONIZATION_REF
 from transcreval.engines.judge.parse import Read, read_int
 from transcreval.engines.judge.pipeline import JudgeOptions, JudgeSpec, judge_items
@@ -42,8 +44,6 @@ from transcreval.engines.judge.templates import PromptTemplate, resolve_template
 from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import json_reader
 from transcreval.errors import InputError
-from transcreval.core.options import option
-from transcreval.core.result import MetricResult
 
 Combine = Literal["naturalness", "min", "mean"]
 COMBINE = ("naturalness", "min", "mean")

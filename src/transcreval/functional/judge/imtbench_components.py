@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transcreval.core.common import check_choice, check_texts
+from transcreval.core.options import MetricOptions
 from transcreval.engines.judge.types import FAILURE_STATUSES
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.judge.imtbench_calls import ItemScore, judge_items
 from transcreval.functional.text.comet import comet_samples, normalize_scores
-from transcreval.core.options import MetricOptions
 
 __all__ = [
     "BG_MASKS",

@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from transcreval.core.common import check_bool, check_choice
+from transcreval.core.result import MetricResult
 from transcreval.engines.judge.types import FAILURE_STATUSES
 from transcreval.engines.judge.verdicts import check_judge
 from transcreval.errors import InputError
@@ -28,7 +29,6 @@ from transcreval.functional.judge.imtbench_components import (
     ItemComponents,
     imtbench_items,
 )
-from transcreval.core.result import MetricResult
 
 __all__ = [
     "PACKAGES",

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from transcreval.core.result import MetricResult
 from transcreval.engines.judge.catalog import MPTC_ADAPTATION, MPTC_AESTHETIC
 from transcreval.engines.judge.parse import read_int
 from transcreval.engines.judge.pipeline import AspectOptions, JudgeSpec, judge_items
@@ -28,7 +29,6 @@ from transcreval.engines.judge.tally import judge_mean
 from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import json_reader
-from transcreval.core.result import MetricResult
 
 Aspect = Literal["aesthetic", "adaptation"]
 ASPECTS: dict[str, PromptTemplate] = {"aesthetic": MPTC_AESTHETIC, "adaptation": MPTC_ADAPTATION}

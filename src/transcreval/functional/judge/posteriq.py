@@ -34,6 +34,9 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.core.common import Mode, check_mode, check_text
+from transcreval.core.options import option
+from transcreval.core.result import MetricResult
+from transcreval.core.state_checks import list_digest
 from transcreval.engines.judge.catalog import POSTERIQ_FONT, POSTERIQ_POINT_IMAGE, POSTERIQ_POINT_TEXT, POSTERIQ_STYLE
 from transcreval.engines.judge.items import check_judge, render_each
 from transcreval.engines.judge.parse import Read, extract_json, read_bare, read_bool, read_str, read_str_list
@@ -45,9 +48,6 @@ from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import Verdict, ask, json_reader
 from transcreval.errors import InputError
 from transcreval.functional.choice.style_score import POSTERIQ_STYLES
-from transcreval.core.options import option
-from transcreval.core.result import MetricResult
-from transcreval.core.state_checks import list_digest
 
 #: the text fields JudgedPointScore fills (``description`` only for descriptions given as text)
 POINT_FIELDS = ("point", "description")

@@ -21,6 +21,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from transcreval.core.common import check_text
+from transcreval.core.options import option
+from transcreval.core.result import MetricResult
+from transcreval.core.state_checks import list_digest
 from transcreval.engines.judge.catalog import MPTC_QUIZ, QUIZ_QUESTIONS
 from transcreval.engines.judge.items import content_id, item_id_list, item_rng, render_each
 from transcreval.engines.judge.parse import Read, extract_json, read_bare, read_choice
@@ -31,9 +34,6 @@ from transcreval.engines.judge.templates import format_options
 from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import ask
 from transcreval.errors import InputError
-from transcreval.core.options import option
-from transcreval.core.result import MetricResult
-from transcreval.core.state_checks import list_digest
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

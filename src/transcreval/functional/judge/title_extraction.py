@@ -25,6 +25,8 @@ from typing import Any, ClassVar
 import torch
 
 from transcreval.core.common import check_bool, check_positive_int
+from transcreval.core.options import option
+from transcreval.core.result import MetricResult
 from transcreval.engines.judge.catalog import MPTC_TITLE
 from transcreval.engines.judge.items import check_judge, render_each
 from transcreval.engines.judge.parse import read_str
@@ -35,8 +37,6 @@ from transcreval.engines.judge.templates import PromptTemplate, resolve_template
 from transcreval.engines.judge.types import ImagePart, Judge
 from transcreval.engines.judge.verdicts import Verdict, ask, json_reader
 from transcreval.errors import InputError
-from transcreval.core.options import option
-from transcreval.core.result import MetricResult
 
 __all__ = [
     "TitleExtractionOptions",

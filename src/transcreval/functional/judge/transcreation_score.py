@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from transcreval.core.result import MetricResult
 from transcreval.engines.judge.catalog import KHANUJA_CREATIVITY, KHANUJA_CULTURAL, KHANUJA_INTENT
 from transcreval.engines.judge.parse import Read, read_int
 from transcreval.engines.judge.pipeline import AspectOptions, JudgeSpec, judge_items
@@ -28,7 +29,6 @@ from transcreval.engines.judge.tally import check_valid_count, judge_mean
 from transcreval.engines.judge.templates import PromptTemplate
 from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import json_reader
-from transcreval.core.result import MetricResult
 
 Aspect = Literal["intent", "creativity", "cultural"]
 ASPECTS: dict[str, PromptTemplate] = {

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from transcreval.core.common import check_bool
+from transcreval.core.options import option
+from transcreval.core.result import MetricResult
 from transcreval.engines.judge.catalog import MPTC_MARKET, MPTC_PAIRWISE
 from transcreval.engines.judge.items import content_id, item_id_list, item_rng, render_each
 from transcreval.engines.judge.parse import read_choice
@@ -33,8 +35,6 @@ from transcreval.engines.judge.pipeline import JudgeOptions, JudgeSpec, check_se
 from transcreval.engines.judge.tally import check_valid_count, judge_mean
 from transcreval.engines.judge.types import Judge
 from transcreval.engines.judge.verdicts import ask, json_reader
-from transcreval.core.options import option
-from transcreval.core.result import MetricResult
 
 #: the text fields the pairwise metrics fill
 PAIRWISE_FIELDS = ("target_market", "source_market", "genre")

@@ -38,6 +38,8 @@ from transcreval.core.common import (
     check_positive_int,
     mean_result,
 )
+from transcreval.core.options import MetricOptions, option
+from transcreval.core.result import MetricResult
 from transcreval.errors import InputError
 from transcreval.functional.layout.box_reading import (
     COORDS,
@@ -52,9 +54,7 @@ from transcreval.functional.layout.box_reading import (
     sized_items,
     target_boxes,
 )
-from transcreval.core.options import MetricOptions, option
 from transcreval.utils.parsing import Box
-from transcreval.core.result import MetricResult
 
 __all__ = [
     "BoxOptions",

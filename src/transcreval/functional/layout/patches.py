@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import transcreval.core.common as C
-from transcreval.errors import InputError
 from transcreval.core.options import MetricOptions, option
-from transcreval.utils.parsing import parse_patch_ids, posteriq_code_patch_ids
 from transcreval.core.result import MetricResult
+from transcreval.errors import InputError
+from transcreval.utils.parsing import parse_patch_ids, posteriq_code_patch_ids
 
 __all__ = [
     "PatchOptions",

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from transcreval.core.common import MeanStats, mean_result
-from transcreval.errors import InputError
 from transcreval.core.options import MetricOptions, option
 from transcreval.core.result import MetricResult, Signature
+from transcreval.errors import InputError
 
 if TYPE_CHECKING:
     import torch

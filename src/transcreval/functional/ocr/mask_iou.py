@@ -20,9 +20,9 @@ import numpy as np
 import torch
 
 from transcreval.core.common import check_choice
-from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
 from transcreval.core.options import MetricOptions, option
 from transcreval.core.result import MetricResult
+from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
 
 if TYPE_CHECKING:
     from transcreval.engines.ocr.base import TextDetector

@@ -9,10 +9,10 @@ from typing import Any, Literal
 import numpy as np
 
 from transcreval.core.common import as_list, check_choice, paired_vectors
-from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
-from transcreval.functional.stats.resampling import BootstrapOptions, host_vector
 from transcreval.core.result import MetricResult
 from transcreval.core.state_checks import list_digest
+from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
+from transcreval.functional.stats.resampling import BootstrapOptions, host_vector
 
 Unknown = Literal["raise", "drop"]
 

@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from transcreval.core.common import as_list, float_vector, paired_vectors
+from transcreval.core.result import MetricResult
 from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
 from transcreval.functional.stats.resampling import BootstrapOptions, host_vector
-from transcreval.core.result import MetricResult
 
 __all__ = [
     "SKIP_REASONS",

@@ -19,10 +19,10 @@ from numbers import Real
 from typing import Any
 
 from transcreval.core.common import Mode, as_list, check_mode, same_length
-from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
 from transcreval.core.options import MetricOptions
-from transcreval.utils.parsing import parse_score, posteriq_code_score
 from transcreval.core.result import MetricResult
+from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
+from transcreval.utils.parsing import parse_score, posteriq_code_score
 
 __all__ = [
     "RatingSimilarityOptions",

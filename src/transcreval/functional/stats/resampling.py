@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from transcreval.core.common import check_positive_int
-from transcreval.errors import InputError
 from transcreval.core.options import MetricOptions
 from transcreval.core.result import MetricResult, Signature
+from transcreval.errors import InputError
 
 __all__ = [
     "BootstrapOptions",

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from transcreval.core.common import as_list, float_vector, paired_vectors
+from transcreval.core.result import MetricResult
 from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
 from transcreval.functional.stats.resampling import BootstrapOptions, host_vector, rankdata
-from transcreval.core.result import MetricResult
 
 __all__ = [
     "is_deep",

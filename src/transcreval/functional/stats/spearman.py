@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from transcreval.core.common import paired_vectors
+from transcreval.core.result import MetricResult
 from transcreval.errors import EmptyInputError, UndefinedValueError
 from transcreval.functional.stats.resampling import BootstrapOptions, bootstrap_options, host_vector, rankdata
-from transcreval.core.result import MetricResult
 
 __all__ = ["bootstrap_options", "pearson", "spearman_rho", "spearman_rho_from_stats", "spearman_rho_stats"]
 

@@ -29,10 +29,10 @@ from typing import Any, Literal
 import torch
 
 from transcreval.core.common import check_bool, check_choice, check_positive_int, check_text, check_texts
-from transcreval.errors import EmptyInputError, InputError
-from transcreval.functional.text.chrf_ngrams import fscore, segment_statistics
 from transcreval.core.options import MetricOptions, option
 from transcreval.core.result import MetricResult
+from transcreval.errors import EmptyInputError, InputError
+from transcreval.functional.text.chrf_ngrams import fscore, segment_statistics
 
 __all__ = [
     "PACKAGES",

@@ -31,9 +31,9 @@ import numpy as np
 import torch
 
 from transcreval.core.common import check_positive_int, check_texts
-from transcreval.errors import EmptyInputError, InputError
 from transcreval.core.options import MetricOptions, option
 from transcreval.core.result import MetricResult
+from transcreval.errors import EmptyInputError, InputError
 
 if TYPE_CHECKING:
     from transcreval.engines.comet.engine import CometScorer

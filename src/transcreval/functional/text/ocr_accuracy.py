@@ -37,10 +37,10 @@ from transcreval.core.common import (
     mean_result,
     same_length,
 )
-from transcreval.errors import InputError
-from transcreval.functional.text.cleaning import posteriq_clean, strip_invisible
 from transcreval.core.options import MetricOptions, option
 from transcreval.core.result import MetricResult
+from transcreval.errors import InputError
+from transcreval.functional.text.cleaning import posteriq_clean, strip_invisible
 
 __all__ = [
     "CODE_POSTER_MIN",

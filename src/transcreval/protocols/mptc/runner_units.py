@@ -194,9 +194,9 @@ def fid_unit(options: Mapping[str, Any]) -> Unit:
         return None
 
     def prepare(ctx: UnitContext) -> Prepared:
+        from transcreval.core.result import Signature
         from transcreval.features.images import extract
         from transcreval.functional.image.fid import fid_extractor, fid_signature_options, fid_version_packages
-        from transcreval.core.result import Signature
         from transcreval.runs.features import pack
 
         o = ctx.options

@@ -22,8 +22,8 @@ from typing import Any, Literal
 
 import torch
 
-from transcreval.errors import InputError
 from transcreval.core.result import MetricResult
+from transcreval.errors import InputError
 
 __all__ = [
     "EditIntensityStudy",
@@ -214,8 +214,8 @@ def similarity_metrics(
     import inspect
 
     from transcreval.core.collection import MetricCollection
-    from transcreval.image.fid import FID
     from transcreval.core.metric import Metric
+    from transcreval.image.fid import FID
     from transcreval.multimodal.embedding_similarity import CLIPSimilarity
 
     shared = {"input_range", "batch_size", "feature_cache", *inspect.signature(Metric.__init__).parameters}

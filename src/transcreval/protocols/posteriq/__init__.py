@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from transcreval.core.common import Mode, OnUnreadable, check_mode, check_on_unreadable
+from transcreval.core.result import Signature
 from transcreval.errors import InputError
 from transcreval.functional.choice.k_option import k_option_normalise
 from transcreval.functional.layout.box_reading import Coords, check_box_options
@@ -34,7 +35,6 @@ from transcreval.protocols.posteriq.summary import (
 from transcreval.protocols.posteriq.tables import TABLE_COLUMNS, build_tables
 from transcreval.protocols.posteriq.tasks import font_output, layout_output, understanding_output
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult
-from transcreval.core.result import Signature
 
 __all__ = [
     "CODE_TASK_K",
