@@ -97,7 +97,7 @@ def add_parsers(sub: Any) -> None:
         help="show galleries of this metric (repeat for more; default: the most spread metric)",
     )
     _fmt(p)
-    from transcreval.cli import meta as meta_cli
+    import transcreval.cli.meta as meta_cli
 
     meta_cli.add_parser(sub)
 
