@@ -1,18 +1,30 @@
 """The scoring loop: every selected unit over every system's items, resumable and budgeted.
 
-For each unit and system the engine lists the items (this rank's shard under torchrun), keys
-each one (:func:`work_key`: the unit's signature, the item's and the output's content digests),
-skips those whose stored line has that key, writes a failure line at once for an output that
-cannot be scored (missing, missing file, undecodable, lacking what the unit needs), and scores
-the rest ``batch_size`` at a time, appending each batch's lines (fsynced) before the next
-starts. A stored line whose records hold a transient judge failure (``api_error``,
-``timeout``, or a status derived from one such as ``gt_title_api_error``; or whose payload's
-``status`` is one) is redone. A batch the judge budget cannot pay for
-(:class:`~transcreval.runs.judging.BudgetExceeded`) is tried again item by item, so what the
-budget allows is scored; the first item it cannot pay for ends the loop cleanly: that item did
-not write, the judge answers it got are cached, and a rerun goes on from there. Whatever leaves a
-batch early (the budget, Ctrl-C, an error) leaves a usage line with the calls it made first: they
-were paid, and the rerun answers them from the cache without counting them again.
+The walk from a manifest row to its per-item record, one pass of ``evaluate``:
+
+1. ``orchestrate.run_evaluate`` reads the rows (``manifest.read_manifest``: an :class:`Item`
+   per row, an :class:`Output` per system), opens the directory (``RunDir.open``) and starts
+   the pass (``RunDir.begin``: manifest.lock.jsonl, run.json);
+2. here, per unit and system (:func:`run_units`): key every work (``keys.work_key``), ask the
+   store once what is done (``RunDir.unit_lines``), then score the rest batch by batch, each
+   batch's lines written (``RunDir.append``, fsynced) before the next starts;
+3. ``RunDir.finish`` merges the ranks' lines; ``aggregate`` reads every unit file once, keeps the
+   line whose key is current per item (its records are the item's records) and writes
+   results.json.
+
+In step 2, for each unit and system the engine lists the items (this rank's shard under
+torchrun), keys each one (:func:`work_key`: the unit's signature, the item's and the output's
+content digests), skips those whose stored line has that key, writes a failure line at once for
+an output that cannot be scored (missing, missing file, undecodable, lacking what the unit
+needs), and scores the rest ``batch_size`` at a time. A stored line whose records hold a
+transient judge failure (``api_error``, ``timeout``, or a status derived from one such as
+``gt_title_api_error``; or whose payload's ``status`` is one) is redone. A batch the judge budget
+cannot pay for (:class:`~transcreval.runs.judging.BudgetExceeded`) is tried again item by item,
+so what the budget allows is scored; the first item it cannot pay for ends the loop cleanly:
+that item did not write, the judge answers it got are cached, and a rerun goes on from there.
+Whatever leaves a batch early (the budget, Ctrl-C, an error) leaves a usage line with the calls
+it made first: they were paid, and the rerun answers them from the cache without counting them
+again.
 """
 
 from __future__ import annotations
