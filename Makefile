@@ -2,6 +2,7 @@
 #   make demo   - create .venv, install, run `transcreval demo`
 #   make test   - create .venv with the dev extras, run the test suite
 #   make test-comet - the COMET tests (and the IMTBench protocol) in their own venv, .venv-comet
+#   make docs   - the documentation site into site/ (mkdocs --strict: broken links and references fail)
 #
 # torch/torchvision are pinned to the wheels that install on our build machines
 # (x86_64 CUDA builds that run on the CPU; plain `pip install torch` would download GBs).
@@ -11,7 +12,7 @@ BIN := $(VENV)/bin
 TORCH_PINS ?= torch==2.14.1 torchvision==0.29.1
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-all test-comet lint bench bench-gpu clean browser
+.PHONY: demo test test-all test-comet lint docs bench bench-gpu clean browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -103,6 +104,17 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff format --check src tests benchmarks examples
 	$(BIN)/mypy
 
+# `make docs`: the site from docs/ (mkdocs.yml), its API reference read from the docstrings by
+# mkdocstrings (statically: nothing is imported), built with --strict, so a broken link or anchor, a
+# page missing from the nav or a docstring reference mkdocstrings cannot read fails. The pages'
+# examples are doctested by `make test` (tests/package/test_docs.py, tests/base/test_registry.py).
+$(VENV)/.docs: pyproject.toml $(VENV)/.torch
+	$(BIN)/pip install --quiet -e '.[docs]'
+	touch $@
+
+docs: $(VENV)/.docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 # `make bench`: every suite, then benchmarks/README.md's table from the JSON; fails when a ratio is below
 # its row's goal (1x unless the row states another). `make bench BENCH_K="phash and quiet"` runs the
 # benchmarks pytest -k selects and prints their table instead of writing the README's.
@@ -126,4 +138,4 @@ bench-gpu: $(VENV)/.installed
 	$(BIN)/python benchmarks/table.py $(GPU_BENCH_JSON) -
 
 clean:
-	rm -rf $(VENV) $(COMET_VENV) .mypy_cache .ruff_cache .benchmarks dist build
+	rm -rf $(VENV) $(COMET_VENV) .mypy_cache .ruff_cache .benchmarks dist build site

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import doctest
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
 OPTIONAL = {"matplotlib", "pandas", "pyarrow", "torchmetrics", "lightning", "PIL", "scipy", "torch"}
 
 
@@ -39,12 +36,3 @@ def test_public_names_resolve():
     for name in report.__all__:
         assert getattr(report, name) is not None
     assert {"significance", "report", "integrations", "stats"} <= set(dir(transcreval))
-
-
-def test_significance_docs_examples_run():
-    res = doctest.testfile(
-        str(ROOT / "docs" / "significance.md"),
-        module_relative=False,
-        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
-    )
-    assert res.attempted > 0 and res.failed == 0

@@ -45,8 +45,8 @@ class MaskedLPIPS(LPIPSFamily):
         mode: "area" (default) or "upsample".
         min_coverage: the coverage below which a pair is counted in ``low_coverage`` (0.05).
         resize_mask: resize masks of another aspect ratio too, without a warning (default False).
-        net, weights, input_range, device, dtype, batch_size, feature_cache, max_pixels,
-            **kwargs: as :class:`~transcreval.image.lpips.LPIPS`.
+        net, weights, input_range, device, dtype, batch_size, feature_cache, max_pixels, **kwargs:
+            as :class:`~transcreval.image.lpips.LPIPS`.
     """
 
     options_type: ClassVar[type[LPIPSOptions]] = MaskedLPIPSOptions

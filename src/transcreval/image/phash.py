@@ -30,8 +30,8 @@ class PHashDistance(Metric):
     records the Pillow and scipy versions (their resize and DCT define the bits).
 
     Args:
-        hash_size, highfreq_factor, input_range, channels, exif_transpose, num_threads,
-            max_pixels, fast_decode: the hash options (:class:`~transcreval.functional.image.phash.PHashOptions`,
+        hash_size, highfreq_factor, input_range, channels, exif_transpose, num_threads, max_pixels, fast_decode:
+            the hash options (:class:`~transcreval.functional.image.phash.PHashOptions`,
             :func:`transcreval.functional.phash`)
             (``fast_decode=True``: JPEG draft-mode decoding, faster and not bit-identical with
             imagehash; ``num_threads``: worker threads, default the thread budget of

@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from transcreval.errors import InputError
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
-from transcreval.runs.engine import reference_output, work_key
+from transcreval.runs.keys import is_current, reference_output, work_key
 from transcreval.runs.manifest import items_from_lock, sha256_file
 from transcreval.runs.provenance import run_provenance
 from transcreval.runs.served import other_models
-from transcreval.runs.spec import ProtocolAdapter, RunData, Work
-from transcreval.runs.store import RunDir, record_from_dict, write_json
+from transcreval.runs.spec import Item, Output, ProtocolAdapter, RunData, Work
+from transcreval.runs.store import RunDir, UnitLines, record_from_dict, write_json
 
 __all__ = ["aggregate", "counts", "result_from_dict", "run_data"]
 
@@ -32,14 +33,31 @@ __all__ = ["aggregate", "counts", "result_from_dict", "run_data"]
 Served = dict[tuple[str, str, str], tuple[dict[str, int], dict[str, list[str]] | None]]
 
 
-def _collect(store: RunDir, info: Mapping[str, Any]) -> tuple[RunData, Served]:
-    """Everything stored, for the adapter's tables, and the served models the current lines record."""
+#: ``{(unit, system): its stored lines}`` of every unit run.json lists (reference systems included)
+Stored = dict[tuple[str, str], UnitLines]
+
+
+def _read(store: RunDir, info: Mapping[str, Any]) -> tuple[list[Item], dict[str, dict[str, Output]], Stored]:
+    """What the run directory holds: the items and outputs of ``manifest.lock.jsonl`` and every
+    unit's stored lines, each file read once."""
     items, outputs = items_from_lock(store.read_lock())
+    store.check_current(info)
+    stored: Stored = {}
+    for name, u in dict(info.get("units", {})).items():
+        ref = u.get("reference_system")
+        for system in (*info.get("systems", {}), *([ref] if ref else [])):
+            stored[(name, system)] = store.unit_lines(system, name)
+    return items, outputs, stored
+
+
+def _collect(
+    root: Path, info: Mapping[str, Any], items: list[Item], outputs: dict[str, dict[str, Output]], stored: Stored
+) -> tuple[RunData, Served]:
+    """Everything stored, for the adapter's tables, and the served models the current lines record."""
     systems = tuple(info.get("systems", {}))
     records: list[ItemRecord] = []
     payloads: dict[tuple[str, str, str], dict[str, Any]] = {}
     signatures: dict[str, str] = {}
-    store.check_current(info)
     served: Served = {}
     for name, u in dict(info.get("units", {})).items():
         sig = u["signature"]
@@ -47,12 +65,12 @@ def _collect(store: RunDir, info: Mapping[str, Any]) -> tuple[RunData, Served]:
         signatures[name] = sig
         ref = u.get("reference_system")
         for system in (*systems, *([ref] if ref else [])):
-            stored = store.latest(system, name)
+            latest = stored[(name, system)].latest()
             for it in items:
                 out = reference_output(it, system) if system == ref else outputs[system][it.id]
                 key = work_key(info["protocol"], str(info["protocol_version"]), name, digest, Work(it, out, system))
-                line = stored.get(it.id)
-                if line is not None and line.get("key") == key:
+                line = latest.get(it.id)
+                if line is not None and is_current(line, key):
                     records += [record_from_dict(r) for r in line.get("records", ())]
                     if line.get("payload"):
                         payloads[(system, name, it.id)] = dict(line["payload"])
@@ -68,14 +86,14 @@ def _collect(store: RunDir, info: Mapping[str, Any]) -> tuple[RunData, Served]:
                         for m in u.get("metrics", ())
                     ]
     data = RunData(
-        tuple(items), systems, outputs, tuple(records), payloads, signatures, dict(info.get("options", {})), store.root
+        tuple(items), systems, outputs, tuple(records), payloads, signatures, dict(info.get("options", {})), root
     )
     return data, served
 
 
 def run_data(store: RunDir, info: Mapping[str, Any]) -> RunData:
     """Everything stored, for the adapter's tables (see the module docstring)."""
-    return _collect(store, info)[0]
+    return _collect(store.root, info, *_read(store, info))[0]
 
 
 def counts(
@@ -99,7 +117,7 @@ def counts(
     return out
 
 
-def _judge_models(store: RunDir, info: Mapping[str, Any], served: Served) -> dict[str, Any]:
+def _judge_models(info: Mapping[str, Any], stored: Stored, served: Served) -> dict[str, Any]:
     """Per judge unit: the served model names of the calls the run made (summed over systems and
     passes), and per system the items with answers from another model, with those answers and,
     per metric, the items whose value such answers scored (every metric of the unit for a line
@@ -112,7 +130,7 @@ def _judge_models(store: RunDir, info: Mapping[str, Any], served: Served) -> dic
         calls: dict[str, int] = {}
         ref = u.get("reference_system")
         for system in (*info.get("systems", {}), *([ref] if ref else [])):
-            for line in store.read_unit(system, name):
+            for line in stored[(name, system)].lines:
                 for model, n in (line.get("served") or {}).items() if "usage" in line else ():
                     calls[model] = calls.get(model, 0) + int(n)
         per_unit[name] = {"served": calls, "other_model": {}}
@@ -143,7 +161,7 @@ def _other_model_cells(judge: Mapping[str, Any]) -> dict[str, dict[str, int]]:
     return out
 
 
-def judge_usage(store: RunDir, info: Mapping[str, Any]) -> dict[str, Any]:
+def judge_usage(info: Mapping[str, Any], stored: Stored) -> dict[str, Any]:
     """Judge calls, cached answers and tokens per unit (summed over systems and runs)."""
     per_unit: dict[str, dict[str, float]] = {}
     for name, u in dict(info.get("units", {})).items():
@@ -152,7 +170,7 @@ def judge_usage(store: RunDir, info: Mapping[str, Any]) -> dict[str, Any]:
         ref = u.get("reference_system")
         tot: dict[str, float] = {}
         for system in (*info.get("systems", {}), *([ref] if ref else [])):
-            for k, v in store.usage(system, name).items():
+            for k, v in stored[(name, system)].usage().items():
                 tot[k] = tot.get(k, 0) + v
         per_unit[name] = tot
     total: dict[str, float] = {}
@@ -167,9 +185,10 @@ def aggregate(store: RunDir, adapter: ProtocolAdapter) -> ProtocolResult:
     info = store.read_run()
     if not info.get("units"):
         raise InputError(f"{store.root}: no unit has run yet (run.json lists none): run `transcreval evaluate`")
-    data, served = _collect(store, info)
+    items, outputs, stored = _read(store, info)
+    data, served = _collect(store.root, info, items, outputs, stored)
     result = adapter.tables(data)
-    models = _judge_models(store, info, served)
+    models = _judge_models(info, stored, served)
     lock = sha256_file(store.lock) if store.lock.is_file() else None
     write_json(
         store.results,
@@ -179,7 +198,7 @@ def aggregate(store: RunDir, adapter: ProtocolAdapter) -> ProtocolResult:
             "systems": list(info.get("systems", {})),
             "units": {k: v["signature"] for k, v in info["units"].items()},
             "counts": counts(result, _other_model_cells(models)),
-            "judge_usage": judge_usage(store, info),
+            "judge_usage": judge_usage(info, stored),
             "provenance": run_provenance(info, lock_sha256=lock, signatures=result.signatures, served=models),
             "result": result.to_dict(),
         },

@@ -1,31 +1,41 @@
 """The scoring loop: every selected unit over every system's items, resumable and budgeted.
 
-For each unit and system the engine lists the items (this rank's shard under torchrun), keys
-each one (:func:`work_key`: the unit's signature, the item's and the output's content digests),
-skips those whose stored line has that key, writes a failure line at once for an output that
-cannot be scored (missing, missing file, undecodable, lacking what the unit needs), and scores
-the rest ``batch_size`` at a time, appending each batch's lines (fsynced) before the next
-starts. A stored line whose records hold a transient judge failure (``api_error``,
-``timeout``, or a status derived from one such as ``gt_title_api_error``; or whose payload's
-``status`` is one) is redone. A batch the judge budget cannot pay for
-(:class:`~transcreval.runs.judging.BudgetExceeded`) is tried again item by item, so what the
-budget allows is scored; the first item it cannot pay for ends the loop cleanly: that item did
-not write, the judge answers it got are cached, and a rerun goes on from there. Whatever leaves a
-batch early (the budget, Ctrl-C, an error) leaves a usage line with the calls it made first: they
-were paid, and the rerun answers them from the cache without counting them again.
+The walk from a manifest row to its per-item record, one pass of ``evaluate``:
+
+1. ``orchestrate.run_evaluate`` reads the rows (``manifest.read_manifest``: an :class:`Item`
+   per row, an :class:`Output` per system), opens the directory (``RunDir.open``) and starts
+   the pass (``RunDir.begin``: manifest.lock.jsonl, run.json);
+2. here, per unit and system (:func:`run_units`): key every work (``keys.work_key``), ask the
+   store once what is done (``RunDir.unit_lines``), then score the rest batch by batch, each
+   batch's lines written (``RunDir.append``, fsynced) before the next starts;
+3. ``RunDir.finish`` merges the ranks' lines; ``aggregate`` reads every unit file once, keeps the
+   line whose key is current per item (its records are the item's records) and writes
+   results.json.
+
+In step 2, for each unit and system the engine lists the items (this rank's shard under
+torchrun), keys each one (:func:`work_key`: the unit's signature, the item's and the output's
+content digests), skips those whose stored line has that key, writes a failure line at once for
+an output that cannot be scored (missing, missing file, undecodable, lacking what the unit
+needs), and scores the rest ``batch_size`` at a time. A stored line whose records hold a
+transient judge failure (``api_error``, ``timeout``, or a status derived from one such as
+``gt_title_api_error``; or whose payload's ``status`` is one) is redone. A batch the judge budget
+cannot pay for (:class:`~transcreval.runs.judging.BudgetExceeded`) is tried again item by item,
+so what the budget allows is scored; the first item it cannot pay for ends the loop cleanly:
+that item did not write, the judge answers it got are cached, and a rerun goes on from there.
+Whatever leaves a batch early (the budget, Ctrl-C, an error) leaves a usage line with the calls
+it made first: they were paid, and the rerun answers them from the cache without counting them
+again.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from transcreval.errors import ImageDecodeError, InputError
 from transcreval.runs.judging import BudgetExceeded, MeteredJudge
-from transcreval.runs.manifest import content_digest
+from transcreval.runs.keys import TRANSIENT, is_done, is_transient, reference_output, signature_digest, work_key
 from transcreval.runs.progress import Progress
 from transcreval.runs.ranks import Ranks
 from transcreval.runs.served import served_per_item
@@ -33,15 +43,6 @@ from transcreval.runs.spec import Item, Outcome, Output, Prepared, Unit, UnitCon
 from transcreval.runs.store import RunDir
 
 __all__ = ["TRANSIENT", "EngineReport", "is_transient", "reference_output", "run_units", "signature_digest", "work_key"]
-
-#: record statuses redone on the next run (the answer may come back next time)
-TRANSIENT = ("api_error", "timeout")
-
-
-def is_transient(status: Any) -> bool:
-    """A transient judge failure, or a status derived from one (MPTc's ``gt_title_api_error``:
-    the title could not be scored because the GT poster's title call failed): redone on resume."""
-    return isinstance(status, str) and (status in TRANSIENT or status.endswith(tuple(f"_{t}" for t in TRANSIENT)))
 
 
 @dataclass
@@ -55,54 +56,6 @@ class EngineReport:
     skipped: dict[str, str] = field(default_factory=dict)
     #: why the judge cannot be used (a judge unit got no usable answer in this run), or None
     judge_unusable: str | None = None
-
-
-def signature_digest(signature: Any) -> str:
-    """sha256 of a unit signature's canonical JSON (a printed signature is its own JSON string)."""
-    canonical = getattr(signature, "canonical_json", None)
-    text = canonical() if callable(canonical) else json.dumps(str(signature), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def work_key(protocol: str, version: str, unit: str, digest: str, work: Work) -> str:
-    """sha256 of what defines a unit's result for one item: the protocol and its version, the
-    unit, the system, the unit's signature (its :func:`signature_digest`), the item's and the
-    output's content (images by sha256)."""
-    payload = [
-        protocol,
-        str(version),
-        unit,
-        work.system,
-        digest,
-        work.item.digest,
-        work.output.digest,
-        work.output.status,
-    ]
-    return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()
-
-
-def reference_output(item: Item, system: str) -> Output:
-    """The item's own reference (image and text) as the output of a reference system ("GT")."""
-    if item.reference_image is None and item.reference_text is None:
-        return Output(
-            system,
-            item.id,
-            digest=content_digest({"ref": None}),
-            status="missing_output",
-            detail="the item has no reference",
-            where=item.where,
-        )
-    return Output(
-        system,
-        item.id,
-        item.reference_image,
-        item.reference_text,
-        {},
-        content_digest({"ref": item.digest}),
-        "ok",
-        "",
-        item.where,
-    )
 
 
 class _Decodes:
@@ -161,18 +114,18 @@ def _line(key: str, work: Work, out: Outcome) -> dict[str, Any]:
     }
 
 
-def _done(line: Mapping[str, Any] | None, key: str) -> bool:
-    """The stored line has this key and no transient failure in its records or its payload's
-    ``status`` (a unit whose payload holds a judge's verdicts says there when one failed)."""
-    if line is None or line.get("key") != key:
-        return False
-    if is_transient((line.get("payload") or {}).get("status")):
-        return False
-    return not any(is_transient(r.get("status")) for r in line.get("records", ()))
-
-
 def _systems(unit: Unit, outputs: Mapping[str, Mapping[str, Output]]) -> list[str]:
     return [*outputs, *([unit.reference_system] if unit.reference_system else [])]
+
+
+@dataclass
+class _Plan:
+    """One system's works of a unit (this rank's shard), with the key of each work still to do."""
+
+    system: str
+    works: list[Work]
+    todo: list[tuple[Work, str]]
+    done: int
 
 
 def run_units(
@@ -190,116 +143,179 @@ def run_units(
     on_signature: Callable[[str, Any], None] | None = None,
 ) -> EngineReport:
     """Score every unit over every system (see the module docstring)."""
-    report = EngineReport()
-    judge = ctx.judge if isinstance(ctx.judge, MeteredJudge) else None
-    decodes = _Decodes()
+    scoring = _Pass(protocol, version, ctx, store, ranks, progress, dry_run, on_signature)
     for unit in units:
-        sig = unit.signature(ctx) if unit.signature is not None else None
-        prepared: Prepared | None = None
-        if sig is None and (not dry_run or unit.uses_judge):  # a dry run builds no model
-            prepared = unit.prepare(ctx)
-            sig = prepared.signature
+        if not scoring.unit(unit, items, outputs):
+            break
+    return scoring.report
+
+
+class _Pass:
+    """One ``run_units`` call: what every unit shares (the store, the judge, the report)."""
+
+    def __init__(
+        self,
+        protocol: str,
+        version: str,
+        ctx: UnitContext,
+        store: RunDir,
+        ranks: Ranks,
+        progress: Progress,
+        dry_run: bool,
+        on_signature: Callable[[str, Any], None] | None,
+    ) -> None:
+        self.protocol, self.version, self.ctx, self.store, self.ranks = protocol, version, ctx, store, ranks
+        self.progress, self.dry_run, self.on_signature = progress, dry_run, on_signature
+        self.report = EngineReport()
+        self.judge = ctx.judge if isinstance(ctx.judge, MeteredJudge) else None
+        self.decodes = _Decodes()
+
+    def unit(self, unit: Unit, items: Sequence[Item], outputs: Mapping[str, Mapping[str, Output]]) -> bool:
+        """Plan and score one unit over every system; False when the judge budget stopped the run."""
+        sig, prepared = self._sign(unit)
         digest = signature_digest(sig) if sig is not None else ""
-        if sig is not None:
-            report.signatures[unit.name] = str(sig)
-            if on_signature is not None:
-                on_signature(unit.name, sig)
-        plans = []
-        for system in _systems(unit, outputs):
-            if system == unit.reference_system:
-                works = [Work(it, reference_output(it, system), system) for it in items]
-            else:
-                works = [Work(it, outputs[system][it.id], system) for it in items]
-            works = ranks.shard(works)
-            stored = store.latest(system, unit.name)
-            todo: list[tuple[Work, str]] = []
-            n_done = 0
-            for w in works:
-                k = work_key(protocol, version, unit.name, digest, w) if sig is not None else ""
-                if sig is not None and _done(stored.get(w.item.id), k):
-                    n_done += 1
-                else:
-                    todo.append((w, k))
-            plans.append((system, works, todo, n_done))
-        total = sum(len(t) for _, _, t, _ in plans)
-        if dry_run and not unit.uses_judge:
-            for system, works, todo, n_done in plans:
-                report.rows.append(
+        plans = [
+            self._plan(unit, system, items, outputs, sig is not None, digest) for system in _systems(unit, outputs)
+        ]
+        if self.dry_run and not unit.uses_judge:
+            for plan in plans:
+                todo = len(plan.todo) if sig is not None else None
+                self.report.rows.append(
                     {
                         "unit": unit.name,
-                        "system": system,
-                        "items": len(works),
-                        "done": n_done,
-                        "to_compute": len(todo) if sig is not None else None,
+                        "system": plan.system,
+                        "items": len(plan.works),
+                        "done": plan.done,
+                        "to_compute": todo,
                     }
                 )
-            continue
-        progress.start(total, f"{unit.name}")
-        for system, works, todo, n_done in plans:
-            row: dict[str, Any] = {
-                "unit": unit.name,
-                "system": system,
-                "items": len(works),
-                "done": n_done,
-                "computed": 0,
-                "failed": 0,
-            }
-            report.rows.append(row)
-            ready: list[tuple[Work, str]] = []
-            fails: list[dict[str, Any]] = []
-            for w, k in todo:
-                bad = _failure(unit, w, decodes)
-                if bad is None:
-                    ready.append((w, k))
-                else:
-                    w2 = Work(w.item, Output(**{**w.output.__dict__, "status": bad[0], "detail": bad[1]}), w.system)
-                    fails.append(_line(k, w2, failed_records(w2, unit.metrics, bad[0])))
-            row["failed"] = len(fails)
-            if not dry_run:
-                store.append(system, unit.name, fails)
-            progress.advance(len(fails))
-            batches = [ready[i : i + ctx.batch_size] for i in range(0, len(ready), max(1, ctx.batch_size))]
-            while batches:
-                batch = batches.pop(0)
-                if prepared is None:
-                    prepared = unit.prepare(ctx)
-                if judge is not None:
-                    judge.unit = unit.name
-                try:
-                    outs = list(prepared.score([w for w, _ in batch]))
-                except BaseException as e:  # Ctrl-C, an error, the budget: the batch's calls were paid all the same
-                    if judge is not None:
-                        _keep_spent(
-                            report, store, judge, unit.name, system, dry_run, quiet=not isinstance(e, BudgetExceeded)
-                        )
-                    if not isinstance(e, BudgetExceeded):
-                        raise
-                    if len(batch) > 1:  # what the budget still allows, item by item: a rerun goes on
-                        batches[:0] = [[x] for x in batch]
-                        continue
-                    report.stopped = str(e)
-                    progress.close()
-                    return report
-                if len(outs) != len(batch):
-                    raise InputError(f"unit {unit.name!r} returned {len(outs)} outcomes for {len(batch)} items")
-                lines = [_line(k, w, o) for (w, k), o in zip(batch, outs)]
-                if judge is not None and unit.uses_judge:  # which metric got no answer at all (exit 4)
-                    judge.note_records(unit.name, [r for o in outs for r in o.records])
-                if judge is not None:  # answers from another model than the one asked: which item and metric got them
-                    for line, served in zip(
-                        lines, served_per_item(judge.served, prepared.score, [w for w, _ in batch])
-                    ):
-                        line.update(served)
-                used = judge.take(unit.name) if judge is not None else {}
-                _add_usage(report, unit.name, used)
-                if not dry_run:
-                    if any(used.values()):
-                        lines.append(_usage_line(judge, unit.name, used))
-                    store.append(system, unit.name, lines)
-                row["computed"] += len(batch)
-                progress.advance(len(batch))
-        progress.close()
-    return report
+            return True
+        self.progress.start(sum(len(plan.todo) for plan in plans), f"{unit.name}")
+        for plan in plans:
+            prepared = self._score(unit, plan, prepared)
+            if self.report.stopped is not None:
+                self.progress.close()
+                return False
+        self.progress.close()
+        return True
+
+    def _sign(self, unit: Unit) -> tuple[Any, Prepared | None]:
+        """The unit's signature (built with the unit where it has no cheap one; a dry run builds
+        no model) and the prepared unit if it was built; the signature is reported."""
+        sig = unit.signature(self.ctx) if unit.signature is not None else None
+        prepared: Prepared | None = None
+        if sig is None and (not self.dry_run or unit.uses_judge):
+            prepared = unit.prepare(self.ctx)
+            sig = prepared.signature
+        if sig is not None:
+            self.report.signatures[unit.name] = str(sig)
+            if self.on_signature is not None:
+                self.on_signature(unit.name, sig)
+        return sig, prepared
+
+    def _plan(
+        self,
+        unit: Unit,
+        system: str,
+        items: Sequence[Item],
+        outputs: Mapping[str, Mapping[str, Output]],
+        keyed: bool,
+        digest: str,
+    ) -> _Plan:
+        """This rank's works of ``system``, split by the stored lines into done and to do
+        (without a signature yet, nothing can be known done: every work is to do)."""
+        if system == unit.reference_system:
+            works = [Work(it, reference_output(it, system), system) for it in items]
+        else:
+            works = [Work(it, outputs[system][it.id], system) for it in items]
+        works = self.ranks.shard(works)
+        stored = self.store.unit_lines(system, unit.name).latest()
+        todo: list[tuple[Work, str]] = []
+        for w in works:
+            k = work_key(self.protocol, self.version, unit.name, digest, w) if keyed else ""
+            if not (keyed and is_done(stored.get(w.item.id), k)):
+                todo.append((w, k))
+        return _Plan(system, works, todo, len(works) - len(todo))
+
+    def _score(self, unit: Unit, plan: _Plan, prepared: Prepared | None) -> Prepared | None:
+        """Write the failure lines of the works that cannot be scored, then score the rest
+        ``batch_size`` at a time, each batch's lines written before the next starts; a batch the
+        budget cannot pay for is tried again item by item, and the first item it cannot pay for
+        sets ``report.stopped``. Returns the prepared unit (built here on the first batch)."""
+        row: dict[str, Any] = {
+            "unit": unit.name,
+            "system": plan.system,
+            "items": len(plan.works),
+            "done": plan.done,
+            "computed": 0,
+            "failed": 0,
+        }
+        self.report.rows.append(row)
+        ready: list[tuple[Work, str]] = []
+        fails: list[dict[str, Any]] = []
+        for w, k in plan.todo:
+            bad = _failure(unit, w, self.decodes)
+            if bad is None:
+                ready.append((w, k))
+            else:
+                w2 = Work(w.item, Output(**{**w.output.__dict__, "status": bad[0], "detail": bad[1]}), w.system)
+                fails.append(_line(k, w2, failed_records(w2, unit.metrics, bad[0])))
+        row["failed"] = len(fails)
+        if not self.dry_run:
+            self.store.append(plan.system, unit.name, fails)
+        self.progress.advance(len(fails))
+        size = max(1, self.ctx.batch_size)
+        batches = [ready[i : i + self.ctx.batch_size] for i in range(0, len(ready), size)]
+        while batches:
+            batch = batches.pop(0)
+            if prepared is None:
+                prepared = unit.prepare(self.ctx)
+            try:
+                self._batch(unit, plan.system, prepared, batch)
+            except BudgetExceeded as e:
+                if len(batch) > 1:  # what the budget still allows, item by item: a rerun goes on
+                    batches[:0] = [[x] for x in batch]
+                    continue
+                self.report.stopped = str(e)
+                return prepared
+            row["computed"] += len(batch)
+            self.progress.advance(len(batch))
+        return prepared
+
+    def _batch(self, unit: Unit, system: str, prepared: Prepared, batch: list[tuple[Work, str]]) -> None:
+        """Score one batch and write its lines (with the judge usage it spent and, where another
+        model answered, which); whatever leaves it early first stores the calls it paid for."""
+        judge = self.judge
+        if judge is not None:
+            judge.unit = unit.name
+        try:
+            outs = list(prepared.score([w for w, _ in batch]))
+        except BaseException as e:  # Ctrl-C, an error, the budget: the batch's calls were paid all the same
+            if judge is not None:
+                _keep_spent(
+                    self.report,
+                    self.store,
+                    judge,
+                    unit.name,
+                    system,
+                    self.dry_run,
+                    quiet=not isinstance(e, BudgetExceeded),
+                )
+            raise
+        if len(outs) != len(batch):
+            raise InputError(f"unit {unit.name!r} returned {len(outs)} outcomes for {len(batch)} items")
+        lines = [_line(k, w, o) for (w, k), o in zip(batch, outs)]
+        if judge is not None and unit.uses_judge:  # which metric got no answer at all (exit 4)
+            judge.note_records(unit.name, [r for o in outs for r in o.records])
+        if judge is not None:  # answers from another model than the one asked: which item and metric got them
+            for line, served in zip(lines, served_per_item(judge.served, prepared.score, [w for w, _ in batch])):
+                line.update(served)
+        used = judge.take(unit.name) if judge is not None else {}
+        _add_usage(self.report, unit.name, used)
+        if not self.dry_run:
+            if any(used.values()):
+                lines.append(_usage_line(judge, unit.name, used))
+            self.store.append(system, unit.name, lines)
 
 
 def _keep_spent(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -146,14 +146,17 @@ def run_evaluate(
     stream: TextIO,
     command: Sequence[str] | None = None,
 ) -> Run | DryRun:
+    """``evaluate`` (:func:`~transcreval.runs.api.evaluate` says what the arguments mean): check
+    the arguments, take the run directory, read the inputs, pick the units, start the pass
+    (run.json, manifest.lock.jsonl), score (:func:`~transcreval.runs.engine.run_units`), then
+    finish it: merge the ranks' lines and aggregate them into results.json."""
     from transcreval.runs.aggregate import aggregate
-    from transcreval.runs.budget import BUDGET_FILE
-    from transcreval.runs.engine import run_units, signature_digest
-    from transcreval.runs.judging import MeteredJudge, build_judge, planned_usage, read_judge_config
+    from transcreval.runs.engine import run_units
+    from transcreval.runs.judging import planned_usage, read_judge_config
     from transcreval.runs.progress import Progress
-    from transcreval.runs.provenance import finish_pass, package_versions, start_pass
+    from transcreval.runs.provenance import finish_pass, start_pass
     from transcreval.runs.ranks import current
-    from transcreval.runs.store import RUN_FORMAT, RunDir
+    from transcreval.runs.store import RunDir
 
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise InputError(f"--batch-size must be a positive integer, got {batch_size!r}")
@@ -163,28 +166,10 @@ def run_evaluate(
     check_device(device)
     cfg = None if judge is None or callable(getattr(judge, "complete", None)) else read_judge_config(judge)
     ranks = current(device)
+    writes = ranks.main and not dry_run  # the one process that writes run.json and the lock
     with contextlib.ExitStack() as held:
-        failure: InputError | None = None
-        if ranks.main and not dry_run:
-            try:
-                held.enter_context(run_lock(out, "evaluate", note=bar.note))
-                if fresh:
-                    remove_run(out)
-            except InputError as e:
-                failure = e
-        told = ranks.agree(None if failure is None else str(failure))
-        if failure is not None:
-            raise failure
-        if told is not None:  # rank 0 could not take the directory
-            raise InputError(told)
-        ranks.barrier()
-        # a dry run with --fresh counts against what --fresh leaves: an empty directory (no stored
-        # line, no judge cache in it), so it reads a folder that does not exist
-        here = _as_if_emptied(out, held, cfg) if dry_run and fresh else out
-        prev = RunDir(here).check_resumable(protocol.name, protocol.version) or {}
-        # each evaluate is one generation of lines: the newest generation's line of an item wins
-        generation = int(prev.get("generation", 0)) + 1
-        store = RunDir(here, ranks.rank, ranks.world, generation=generation)
+        here = _take_directory(out, ranks, held, bar, cfg, fresh=fresh, dry_run=dry_run)
+        store, prev = RunDir.open(here, protocol.name, protocol.version, ranks.rank, ranks.world)
         # every rank reads the directory before rank 0 writes into it: a slow rank must not find
         # rank 0's half-written run (a lock file, no run.json yet) and refuse it as a foreign folder
         ranks.barrier()
@@ -196,64 +181,21 @@ def run_evaluate(
         planned = UnitContext(judge, device, batch_size, store.cache_dir, opts, tuple(items))
         units, skipped = select_units(protocol.units(opts), metrics, planned)
         check_units(units, planned)
-        raw_judge = build_judge(cfg, store.cache_dir, dry_run=dry_run) if cfg is not None else judge
-        shared = store.cache_dir / BUDGET_FILE if ranks.world > 1 else None  # one budget for every rank
-        metered = MeteredJudge(
-            raw_judge, max_calls=max_judge_calls, max_tokens=max_tokens, dry_run=dry_run, shared=shared
-        )
-        ctx = UnitContext(
-            metered if raw_judge is not None else None, device, batch_size, store.cache_dir, opts, tuple(items)
-        )
+        metered = _metered_judge(cfg, judge, store, ranks, max_judge_calls, max_tokens, dry_run)
+        has_judge = metered.inner is not None
+        ctx = UnitContext(metered if has_judge else None, device, batch_size, store.cache_dir, opts, tuple(items))
         try:
             if ranks.main:
                 for name, why in skipped.items():
                     bar.note(f"note: metric {name!r} skipped: {why}")
-            info: dict[str, Any] = {
-                "protocol": protocol.name,
-                "protocol_version": protocol.version,
-                "adapter": adapter_ref(protocol),
-                "versions": package_versions(),
-                "manifest": manifest_record(manifest, systems, root=root),
-                "systems": {k: str(v) for k, v in systems.items()},
-                "options": opts,
-                "judge": metered.describe() if raw_judge is not None else None,
-                "limit": limit,
-                "seeds": {"significance": 12345},
-                "generation": generation,
-                "units": dict(prev.get("units", {})) if prev.get("format") == RUN_FORMAT else {},
-            }
+            info = _run_info(
+                protocol, opts, manifest, systems, root, limit, metered if has_judge else None, store, prev
+            )
             this_pass = start_pass(info, prev, command)
-            if not dry_run and ranks.main:
-                aside = store.set_old_lines_aside() if prev else None
-                if aside is not None:
-                    bar.note(
-                        f"note: {out} was written by an older transcreval (run format {prev.get('format')}); its "
-                        f"stored lines are keyed differently and were moved to {aside.name}/: every item is scored "
-                        "again (judge answers come from the cache: no call is paid twice)"
-                    )
-                    _bring_up_to_date(store, aside, prev, info, protocol, opts)
-                store.root.mkdir(parents=True, exist_ok=True)
-                store.cache_dir.mkdir(exist_ok=True)
-                from transcreval.runs.manifest import lock_line
-
-                store.write_lock(lock_line(it, outputs) for it in items)
-                store.write_run(info)
+            if writes:
+                _start(store, prev, info, items, outputs, protocol, opts, bar)
                 metered.budget.reset()
             ranks.barrier()
-            by_name = {u.name: u for u in units}
-
-            def remember(name: str, signature: Any) -> None:
-                u = by_name[name]
-                info["units"][name] = {
-                    "signature": str(signature),
-                    "signature_digest": signature_digest(signature),
-                    "metrics": list(u.metrics),
-                    "reference_system": u.reference_system,
-                    "uses_judge": u.uses_judge,
-                }
-                if ranks.main and not dry_run:
-                    store.write_run(info)
-
             report = run_units(
                 protocol=protocol.name,
                 version=protocol.version,
@@ -265,13 +207,13 @@ def run_evaluate(
                 ranks=ranks,
                 progress=bar,
                 dry_run=dry_run,
-                on_signature=remember,
+                on_signature=_unit_recorder(info, units, store if writes else None),
             )
             if ranks.world > 1:
                 _gather_ranks(report, metered, ranks)
             if dry_run:
                 report.usage = planned_usage(metered.planned)
-            elif raw_judge is not None:
+            elif has_judge:
                 report.judge_unusable = metered.unusable()
         finally:
             if cfg is not None:  # a judge built here from a config is closed here
@@ -282,12 +224,142 @@ def run_evaluate(
         ranks.barrier()
         if ranks.main:
             finish_pass(this_pass, report.stopped)
-            store.write_run(info)
-            store.merge_ranks()
+            store.finish(info)
             aggregate(RunDir(out), protocol)
         ranks.barrier()
         ranks.finish()
         return Run(out, stopped=report.stopped, report=report, adapter=protocol, primary=ranks.main)
+
+
+def _take_directory(
+    out: Path,
+    ranks: Any,
+    held: contextlib.ExitStack,
+    bar: Any,
+    cfg: dict[str, Any] | None,
+    *,
+    fresh: bool,
+    dry_run: bool,
+) -> Path:
+    """Hold ``out``'s lock (rank 0, not for a dry run; ``held`` releases it) and empty it for
+    ``--fresh``; every rank stops with rank 0's error. Returns the folder the pass reads: ``out``,
+    or for ``--dry-run --fresh`` what ``--fresh`` would leave (:func:`_as_if_emptied`)."""
+    failure: InputError | None = None
+    if ranks.main and not dry_run:
+        try:
+            held.enter_context(run_lock(out, "evaluate", note=bar.note))
+            if fresh:
+                remove_run(out)
+        except InputError as e:
+            failure = e
+    told = ranks.agree(None if failure is None else str(failure))
+    if failure is not None:
+        raise failure
+    if told is not None:  # rank 0 could not take the directory
+        raise InputError(told)
+    ranks.barrier()
+    # a dry run with --fresh counts against what --fresh leaves: an empty directory (no stored
+    # line, no judge cache in it), so it reads a folder that does not exist
+    return _as_if_emptied(out, held, cfg) if dry_run and fresh else out
+
+
+def _metered_judge(
+    cfg: dict[str, Any] | None,
+    judge: Any,
+    store: Any,
+    ranks: Any,
+    max_calls: int | None,
+    max_tokens: int | None,
+    dry_run: bool,
+) -> Any:
+    """The run's :class:`~transcreval.runs.judging.MeteredJudge` around the judge given (or built
+    from its config, caching in the run's ``cache/``; its ``inner`` is None without a judge),
+    with one budget for every rank under torchrun."""
+    from transcreval.runs.budget import BUDGET_FILE
+    from transcreval.runs.judging import MeteredJudge, build_judge
+
+    raw = build_judge(cfg, store.cache_dir, dry_run=dry_run) if cfg is not None else judge
+    shared = store.cache_dir / BUDGET_FILE if ranks.world > 1 else None  # one budget for every rank
+    return MeteredJudge(raw, max_calls=max_calls, max_tokens=max_tokens, dry_run=dry_run, shared=shared)
+
+
+def _run_info(
+    protocol: ProtocolAdapter,
+    opts: Mapping[str, Any],
+    manifest: Any,
+    systems: Mapping[str, str],
+    root: Any,
+    limit: int | None,
+    judge: Any,
+    store: Any,
+    prev: Mapping[str, Any],
+) -> dict[str, Any]:
+    """run.json of this pass, before its units' signatures (which keep the stored ones)."""
+    from transcreval.runs.provenance import package_versions
+    from transcreval.runs.store import RUN_FORMAT
+
+    return {
+        "protocol": protocol.name,
+        "protocol_version": protocol.version,
+        "adapter": adapter_ref(protocol),
+        "versions": package_versions(),
+        "manifest": manifest_record(manifest, systems, root=root),
+        "systems": {k: str(v) for k, v in systems.items()},
+        "options": opts,
+        "judge": judge.describe() if judge is not None else None,
+        "limit": limit,
+        "seeds": {"significance": 12345},
+        "generation": store.generation,
+        "units": dict(prev.get("units", {})) if prev.get("format") == RUN_FORMAT else {},
+    }
+
+
+def _start(
+    store: Any,
+    prev: Mapping[str, Any],
+    info: dict[str, Any],
+    items: Sequence[Any],
+    outputs: Mapping[str, Mapping[str, Output]],
+    protocol: ProtocolAdapter,
+    opts: Any,
+    bar: Any,
+) -> None:
+    """Start writing the pass: an older-format run's lines set aside (:func:`_bring_up_to_date`),
+    then manifest.lock.jsonl and run.json."""
+    from transcreval.runs.manifest import lock_line
+
+    aside = store.set_old_lines_aside() if prev else None
+    if aside is not None:
+        bar.note(
+            f"note: {store.root} was written by an older transcreval (run format {prev.get('format')}); its "
+            f"stored lines are keyed differently and were moved to {aside.name}/: every item is scored "
+            "again (judge answers come from the cache: no call is paid twice)"
+        )
+        _bring_up_to_date(store, aside, prev, info, protocol, opts)
+    store.begin(info, (lock_line(it, outputs) for it in items))
+
+
+def _unit_recorder(info: dict[str, Any], units: Sequence[Any], store: Any) -> Callable[[str, Any], None]:
+    """``run_units``'s ``on_signature``: each unit's signature, its digest (what its lines are
+    keyed by) and what ``aggregate`` needs of it into run.json's ``units``, written at once by the
+    process that writes (``store``; None: kept in ``info`` only)."""
+    from transcreval.runs.keys import signature_digest
+
+    by_name = {u.name: u for u in units}
+
+    def remember(name: str, signature: Any) -> None:
+        u = by_name[name]
+        info["units"][name] = {
+            "signature": str(signature),
+            "signature_digest": signature_digest(signature),
+            "metrics": list(u.metrics),
+            "reference_system": u.reference_system,
+            "uses_judge": u.uses_judge,
+        }
+        if store is not None:
+            store.write_run(info)
+
+    return remember
 
 
 def _bring_up_to_date(

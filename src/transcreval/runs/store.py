@@ -34,6 +34,7 @@ import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
 
@@ -43,7 +44,7 @@ from transcreval.runs.lock import LOCK_NAME
 from transcreval.runs.names import folder_name
 from transcreval.utils.files import replacing
 
-__all__ = ["RUN_FORMAT", "RunDir", "read_lines", "record_from_dict", "write_json"]
+__all__ = ["RUN_FORMAT", "RunDir", "UnitLines", "read_lines", "record_from_dict", "write_json"]
 
 #: the run directory's format: 2 names folders injectively and keys lines by system (format 1
 #: directories are brought up to date by ``evaluate``: their lines are set aside and redone)
@@ -104,6 +105,25 @@ class _InRun:
         raise AttributeError(f"the run directory's {self.name} is fixed by its name")
 
 
+@dataclass(frozen=True)
+class UnitLines:
+    """Every stored line of one (system, unit), oldest first, read once (:meth:`RunDir.unit_lines`)."""
+
+    lines: tuple[dict[str, Any], ...]
+
+    def latest(self) -> dict[str, dict[str, Any]]:
+        """The newest line per item id (by sequence number)."""
+        return {line["item"]: line for line in self.lines if "item" in line}
+
+    def usage(self) -> dict[str, float]:
+        """The judge usage lines, summed."""
+        total: dict[str, float] = {}
+        for line in self.lines:
+            for k, v in (line.get("usage") or {}).items():
+                total[k] = total.get(k, 0) + (v or 0)
+        return total
+
+
 class RunDir:
     """A run directory (see the module docstring); ``rank`` / ``world`` for torchrun."""
 
@@ -112,6 +132,18 @@ class RunDir:
         self.rank, self.world = rank, world
         self.generation = generation
         self._n = 0  # lines appended by this process (the last part of their sequence numbers)
+
+    @classmethod
+    def open(
+        cls, root: str | os.PathLike[str], protocol: str, version: str, rank: int = 0, world: int = 1
+    ) -> tuple[RunDir, dict[str, Any]]:
+        """``root`` for a new ``evaluate`` pass of ``protocol`` at ``version``: the store that
+        writes the pass's lines (the next generation) and the stored run.json (``{}`` for a new
+        directory; :meth:`check_resumable` says why another cannot be resumed)."""
+        prev = cls(root).check_resumable(protocol, version) or {}
+        # each evaluate is one generation of lines: the newest generation's line of an item wins
+        generation = int(prev.get("generation", 0)) + 1
+        return cls(root, rank, world, generation=generation), prev
 
     # ------------------------------------------------------------------ names
     run_json = _InRun("run.json")
@@ -204,6 +236,18 @@ class RunDir:
         self.root.mkdir(parents=True, exist_ok=True)
         write_json(self.run_json, {"format": RUN_FORMAT, **dict(info)})
 
+    def begin(self, info: Mapping[str, Any], lock_lines: Iterable[Mapping[str, Any]]) -> None:
+        """Start a pass: the folder and its ``cache/``, ``manifest.lock.jsonl`` and run.json."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.cache_dir.mkdir(exist_ok=True)
+        self.write_lock(lock_lines)
+        self.write_run(info)
+
+    def finish(self, info: Mapping[str, Any]) -> None:
+        """End a pass (one process, after the others finished): run.json, the ranks' lines merged."""
+        self.write_run(info)
+        self.merge_ranks()
+
     # ------------------------------------------------------------------ manifest lock
     def write_lock(self, lines: Iterable[Mapping[str, Any]]) -> None:
         with replacing(self.lock) as tmp, open(tmp, "w", encoding="utf-8") as f:
@@ -285,17 +329,17 @@ class RunDir:
                 by_seq.setdefault(key, line)
         return [by_seq[k] for k in sorted(by_seq)]
 
+    def unit_lines(self, system: str, unit: str) -> UnitLines:
+        """Every stored line of (system, unit) (:meth:`read_unit`), read once for all questions."""
+        return UnitLines(tuple(self.read_unit(system, unit)))
+
     def latest(self, system: str, unit: str) -> dict[str, dict[str, Any]]:
         """The newest stored line per item id (by sequence number)."""
-        return {line["item"]: line for line in self.read_unit(system, unit) if "item" in line}
+        return self.unit_lines(system, unit).latest()
 
     def usage(self, system: str, unit: str) -> dict[str, float]:
         """The judge usage lines of (system, unit), summed."""
-        total: dict[str, float] = {}
-        for line in self.read_unit(system, unit):
-            for k, v in (line.get("usage") or {}).items():
-                total[k] = total.get(k, 0) + (v or 0)
-        return total
+        return self.unit_lines(system, unit).usage()
 
     def merge_ranks(self) -> int:
         """Append every line of the ``<unit>.rank<r>.jsonl`` files that ``<unit>.jsonl`` does not

@@ -22,7 +22,12 @@ from typing import Any
 from transcreval.errors import ImageDecodeError, InputError
 from transcreval.runs.adapters import check_device, check_units, select_units
 from transcreval.runs.judging import read_judge_config
-from transcreval.runs.manifest import lossy_outputs, parse_item, read_jsonl, read_outputs
+from transcreval.runs.manifest import (
+    lossy_outputs,
+    parse_item,
+    read_jsonl,
+    read_outputs,
+)
 from transcreval.runs.names import check_system_names
 from transcreval.runs.spec import Item, Output, ProtocolAdapter, UnitContext
 
@@ -101,7 +106,10 @@ def _check_units(
             errors.append(str(e))
             return
         warnings.append(f"with these arguments evaluate would run no metric: {e}")  # depends on this machine
-        chosen, skipped = [], {u.name: u.unavailable(ctx) or "not a default metric" for u in units}
+        chosen, skipped = (
+            [],
+            {u.name: u.unavailable(ctx) or "not a default metric" for u in units},
+        )
     for u in units:
         if u.check is None or (u not in chosen and (not u.default or metrics)):
             continue
@@ -112,6 +120,92 @@ def _check_units(
                 errors.append(str(e))
             else:
                 warnings.append(f"{e} (when it runs: it is skipped here, {skipped.get(u.name)})")
+
+
+def _manifest_items(
+    adapter: ProtocolAdapter,
+    manifest: Any,
+    root: Any,
+    limit: int | None,
+    decode: bool,
+    errors: list[str],
+    warnings: list[str],
+) -> list[Item]:
+    """The manifest's items that parse (the first ``limit``), every problem of the others, of
+    repeated ids, undocumented ``meta`` keys and (``decode``) images that do not decode collected."""
+    items: list[Item] = []
+    seen: dict[str, str] = {}
+    item_keys = _meta_keys(adapter, "item")
+    rows = read_jsonl(manifest, "manifest")
+    base = Path(root) if root is not None else Path(manifest).resolve().parent
+    if limit is not None:
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            errors.append(f"--limit must be a positive integer, got {limit!r}")
+        else:
+            rows = rows[:limit]
+    for where, raw in rows:
+        try:
+            it = parse_item(where, raw, base, adapter.item_fields)
+            adapter.check_item(it)
+        except InputError as e:
+            errors.append(str(e))
+            continue
+        if it.id in seen:
+            errors.append(f"{where}: id {it.id!r} repeats {seen[it.id]}")
+            continue
+        seen[it.id] = where
+        items.append(it)
+        if item_keys is not None and set(it.meta) - item_keys:
+            warnings.append(f"{where}: meta key(s) {sorted(set(it.meta) - item_keys)} are not used by {adapter.name}")
+        if decode:
+            for role in ("source_image", "reference_image"):
+                bad = _decodes(getattr(it, role))
+                if bad:
+                    errors.append(f"{where}: {role} does not decode: {bad}")
+    return items
+
+
+def _check_outputs(
+    adapter: ProtocolAdapter,
+    name: str,
+    got: Mapping[str, Output],
+    n_items: int,
+    decode: bool,
+    errors: list[str],
+    warnings: list[str],
+) -> dict[str, Any]:
+    """One system's outputs checked (the protocol's checks, ``meta`` keys, decoding, what the
+    protocol needs, lossy formats); returns its line of the report: counts per status."""
+    out_keys = _meta_keys(adapter, "output")
+    status = Counter(o.status for o in got.values())
+    for o in got.values():
+        if not o.ok:
+            continue
+        try:
+            adapter.check_output(o)
+        except InputError as e:
+            errors.append(str(e))
+        if out_keys is not None and set(o.meta) - out_keys:
+            warnings.append(f"{o.where}: meta key(s) {sorted(set(o.meta) - out_keys)} are not used by {adapter.name}")
+        if decode and o.image is not None:
+            bad = _decodes(o.image)
+            if bad:
+                status["ok"] -= 1
+                status["undecodable_output"] += 1
+                warnings.append(
+                    f"{name}, item {o.item_id!r}: the output does not decode ({bad}); it will count as failed"
+                )
+        if "image" in adapter.output_fields and "text" not in adapter.output_fields and o.image is None:
+            warnings.append(f"{name}, item {o.item_id!r}: no image")
+        if adapter.output_fields == ("text",) and o.text is None:
+            warnings.append(f"{name}, item {o.item_id!r}: no text")
+    lossy = lossy_outputs(got)
+    if lossy:
+        warnings.append(f"{name}: {len(lossy)} output(s) in a lossy format (JPEG/WebP), first {lossy[:3]}")
+    failed = n_items - status.get("ok", 0)
+    if failed:
+        warnings.append(f"{name}: {failed} of {n_items} item(s) have no usable output ({dict(status)})")
+    return {"of": n_items, **dict(status), "lossy": len(lossy)}
 
 
 def validate(
@@ -140,45 +234,22 @@ def validate(
     _collect(errors, check_device, device)
     if judge is not None and not callable(getattr(judge, "complete", None)):
         _collect(errors, read_judge_config, judge)
-    items: list[Item] = []
     own: dict[str, dict[str, Output]] | None = None
     if manifest is None:
         items, own = _own(adapter, systems or {}, root, limit, errors, warnings)
-    seen: dict[str, str] = {}
-    item_keys = _meta_keys(adapter, "item")
-    rows = read_jsonl(manifest, "manifest") if manifest is not None else []
-    base = Path(root) if root is not None else Path(manifest or ".").resolve().parent
-    if limit is not None and manifest is not None:
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            errors.append(f"--limit must be a positive integer, got {limit!r}")
-        else:
-            rows = rows[:limit]
-    for where, raw in rows:
-        try:
-            it = parse_item(where, raw, base, adapter.item_fields)
-            adapter.check_item(it)
-        except InputError as e:
-            errors.append(str(e))
-            continue
-        if it.id in seen:
-            errors.append(f"{where}: id {it.id!r} repeats {seen[it.id]}")
-            continue
-        seen[it.id] = where
-        items.append(it)
-        if item_keys is not None and set(it.meta) - item_keys:
-            warnings.append(f"{where}: meta key(s) {sorted(set(it.meta) - item_keys)} are not used by {adapter.name}")
-        if decode:
-            for role in ("source_image", "reference_image"):
-                bad = _decodes(getattr(it, role))
-                if bad:
-                    errors.append(f"{where}: {role} does not decode: {bad}")
+    else:
+        items = _manifest_items(adapter, manifest, root, limit, decode, errors, warnings)
     if not items and not errors:
         errors.append(f"{manifest}: the manifest has no items" if manifest is not None else "no items in the files")
     report_systems: dict[str, dict[str, Any]] = {}
-    _collect(errors, check_system_names, systems or {}, adapter.reserved_systems(opts or adapter.check_options(None)))
+    _collect(
+        errors,
+        check_system_names,
+        systems or {},
+        adapter.reserved_systems(opts or adapter.check_options(None)),
+    )
     if opts is not None and items:
         _check_units(adapter, opts, items, metrics, judge, device, errors, warnings)
-    out_keys = _meta_keys(adapter, "output")
     for name, spec in (systems or {}).items():
         if own is not None:
             if name not in own:
@@ -191,37 +262,7 @@ def validate(
                 errors.append(str(e))
                 continue
             warnings += notes
-        status = Counter(o.status for o in got.values())
-        for o in got.values():
-            if not o.ok:
-                continue
-            try:
-                adapter.check_output(o)
-            except InputError as e:
-                errors.append(str(e))
-            if out_keys is not None and set(o.meta) - out_keys:
-                warnings.append(
-                    f"{o.where}: meta key(s) {sorted(set(o.meta) - out_keys)} are not used by {adapter.name}"
-                )
-            if decode and o.image is not None:
-                bad = _decodes(o.image)
-                if bad:
-                    status["ok"] -= 1
-                    status["undecodable_output"] += 1
-                    warnings.append(
-                        f"{name}, item {o.item_id!r}: the output does not decode ({bad}); it will count as failed"
-                    )
-            if "image" in adapter.output_fields and "text" not in adapter.output_fields and o.image is None:
-                warnings.append(f"{name}, item {o.item_id!r}: no image")
-            if adapter.output_fields == ("text",) and o.text is None:
-                warnings.append(f"{name}, item {o.item_id!r}: no text")
-        lossy = lossy_outputs(got)
-        if lossy:
-            warnings.append(f"{name}: {len(lossy)} output(s) in a lossy format (JPEG/WebP), first {lossy[:3]}")
-        failed = len(items) - status.get("ok", 0)
-        if failed:
-            warnings.append(f"{name}: {failed} of {len(items)} item(s) have no usable output ({dict(status)})")
-        report_systems[name] = {"of": len(items), **dict(status), "lossy": len(lossy)}
+        report_systems[name] = _check_outputs(adapter, name, got, len(items), decode, errors, warnings)
     return {
         "ok": not errors,
         "protocol": adapter.name,

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -192,9 +192,25 @@ def _observed(statistic: Statistic, a: np.ndarray, b: np.ndarray) -> tuple[float
     return va, vb
 
 
+class _Paired(NamedTuple):
+    """A paired test's items, each side's observed statistic and the settings its result records."""
+
+    a: np.ndarray
+    b: np.ndarray
+    clusters: Any
+    n_missing: int
+    va: float
+    vb: float
+    statistic: Statistic
+    seed: int
+    confidence: float
+    compat: str
+
+
 def _prepare(
-    per_item_a: Any, per_item_b: Any, groups: Any, statistic: Statistic
-) -> tuple[np.ndarray, np.ndarray, Any, int, float, float]:
+    per_item_a: Any, per_item_b: Any, groups: Any, statistic: Statistic, seed: int, confidence: float, compat: str
+) -> _Paired:
+    _check_compat(compat, confidence)
     a, b, clusters, n_missing = pair_up(per_item_a, per_item_b, groups)
     if isinstance(statistic, str) and a.ndim != 1:
         raise InputError("statistic 'mean' needs one number per item; for rows give a callable statistic")
@@ -204,7 +220,41 @@ def _prepare(
             "come from 1, so any difference would look certain"
         )
     va, vb = _observed(statistic, a, b)
-    return a, b, clusters, n_missing, va, vb
+    return _Paired(a, b, clusters, n_missing, va, vb, statistic, seed, confidence, compat)
+
+
+def _both_defined(xa: np.ndarray, xb: np.ndarray, statistic: Statistic, where: str) -> np.ndarray:
+    """The mask of the resamples (trials) on which both sides' statistic is defined; none is an error."""
+    valid = np.isfinite(xa) & np.isfinite(xb)
+    if not valid.any():
+        raise UndefinedValueError(f"statistic {statistic_name(statistic)} is undefined on every {where}")
+    return valid
+
+
+def _result(
+    p: _Paired, test: str, count: int, valid: np.ndarray, intervals: dict[str, Any], n_resamples: int, ci_resamples: int
+) -> PairedResult:
+    """The result of a paired test in which ``count`` of the ``valid`` resamples (trials) were
+    at least as extreme as the observed delta."""
+    n_valid = int(valid.sum())
+    return PairedResult(
+        test=test,
+        statistic=statistic_name(p.statistic),
+        value_a=p.va,
+        value_b=p.vb,
+        delta=p.vb - p.va,
+        p_value=(count + 1) / (n_valid + 1),
+        **intervals,
+        n=len(p.a),
+        n_missing=p.n_missing,
+        n_groups=p.clusters.count,
+        n_resamples=n_resamples,
+        ci_resamples=ci_resamples,
+        n_dropped=n_resamples - n_valid,
+        seed=p.seed,
+        confidence=p.confidence,
+        compat=p.compat,
+    )
 
 
 def paired_bootstrap(
@@ -233,39 +283,19 @@ def paired_bootstrap(
         a :class:`PairedResult` (``test="bootstrap"``).
     """
     check_options(statistic, n_resamples, seed, confidence, "n_resamples")
-    _check_compat(compat, confidence)
-    a, b, clusters, n_missing, va, vb = _prepare(per_item_a, per_item_b, groups, statistic)
-    draws = draw_bootstrap(np.random.default_rng(seed), clusters.count, n_resamples)
-    sa, sb = bootstrap_values(statistic, [a, b], clusters, draws)
-    valid = np.isfinite(sa) & np.isfinite(sb)
-    n_valid = int(valid.sum())
-    if n_valid == 0:
-        raise UndefinedValueError(f"statistic {statistic_name(statistic)} is undefined on every bootstrap resample")
+    p = _prepare(per_item_a, per_item_b, groups, statistic, seed, confidence, compat)
+    draws = draw_bootstrap(np.random.default_rng(seed), p.clusters.count, n_resamples)
+    sa, sb = bootstrap_values(statistic, [p.a, p.b], p.clusters, draws)
+    valid = _both_defined(sa, sb, statistic, "bootstrap resample")
     deltas = sb[valid] - sa[valid]
-    d = vb - va
+    d = p.vb - p.va
     if compat == "sacrebleu":
         spread = np.abs(deltas)
         count = int(np.sum(spread - spread.mean() > abs(d)))
     else:
         count = int(np.sum(_at_least(np.abs(deltas - d), abs(d))))
-    return PairedResult(
-        test="bootstrap",
-        statistic=statistic_name(statistic),
-        value_a=va,
-        value_b=vb,
-        delta=d,
-        p_value=(count + 1) / (n_valid + 1),
-        **_intervals(sa, sb, confidence, compat),
-        n=len(a),
-        n_missing=n_missing,
-        n_groups=clusters.count,
-        n_resamples=n_resamples,
-        ci_resamples=n_resamples,
-        n_dropped=n_resamples - n_valid,
-        seed=seed,
-        confidence=confidence,
-        compat=compat,
-    )
+    intervals = _intervals(sa, sb, confidence, compat)
+    return _result(p, "bootstrap", count, valid, intervals, n_resamples, n_resamples)
 
 
 def paired_randomization(
@@ -294,40 +324,19 @@ def paired_randomization(
         raise InputError(f"ci_resamples must be a non-negative integer (0: no intervals), got {ci_resamples!r}")
     if ci_resamples:
         check_resamples(ci_resamples, confidence, "ci_resamples")
-    _check_compat(compat, confidence)
-    a, b, clusters, n_missing, va, vb = _prepare(per_item_a, per_item_b, groups, statistic)
+    p = _prepare(per_item_a, per_item_b, groups, statistic, seed, confidence, compat)
     rng = np.random.default_rng(seed)
-    keep = draw_swaps(rng, clusters.count, n_resamples)
-    ta, tb = randomization_values(statistic, a, b, clusters, keep)
-    valid = np.isfinite(ta) & np.isfinite(tb)
-    n_valid = int(valid.sum())
-    if n_valid == 0:
-        raise UndefinedValueError(f"statistic {statistic_name(statistic)} is undefined on every randomisation trial")
-    spread, d = np.abs(tb[valid] - ta[valid]), vb - va
+    keep = draw_swaps(rng, p.clusters.count, n_resamples)
+    ta, tb = randomization_values(statistic, p.a, p.b, p.clusters, keep)
+    valid = _both_defined(ta, tb, statistic, "randomisation trial")
+    spread, d = np.abs(tb[valid] - ta[valid]), p.vb - p.va
     count = int(np.sum(spread > abs(d))) if compat == "sacrebleu" else int(np.sum(_at_least(spread, abs(d))))
     intervals: dict[str, Any] = {"ci": None, "ci_a": None, "ci_b": None, "mean_a": math.nan, "mean_b": math.nan}
     if ci_resamples:
-        draws = draw_bootstrap(rng, clusters.count, ci_resamples)
-        sa, sb = bootstrap_values(statistic, [a, b], clusters, draws)
+        draws = draw_bootstrap(rng, p.clusters.count, ci_resamples)
+        sa, sb = bootstrap_values(statistic, [p.a, p.b], p.clusters, draws)
         intervals = _intervals(sa, sb, confidence, compat)
-    return PairedResult(
-        test="randomization",
-        statistic=statistic_name(statistic),
-        value_a=va,
-        value_b=vb,
-        delta=d,
-        p_value=(count + 1) / (n_valid + 1),
-        **intervals,
-        n=len(a),
-        n_missing=n_missing,
-        n_groups=clusters.count,
-        n_resamples=n_resamples,
-        ci_resamples=ci_resamples,
-        n_dropped=n_resamples - n_valid,
-        seed=seed,
-        confidence=confidence,
-        compat=compat,
-    )
+    return _result(p, "randomization", count, valid, intervals, n_resamples, ci_resamples)
 
 
 def bootstrap_interval(

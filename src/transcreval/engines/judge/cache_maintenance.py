@@ -40,10 +40,14 @@ class CacheMaintenance:
     def __len__(self) -> int:  # pragma: no cover - provided by JudgeCache
         raise NotImplementedError
 
+    def _fetch_all(self, sql: str) -> list[Any]:
+        """Every row of one read-only query, under the cache's lock and its SQLite error rule."""
+        with self._lock, self._sqlite_errors():
+            return self._connect().execute(sql).fetchall()
+
     def models(self) -> list[tuple[str, str]]:
         """The distinct (backend, model) pairs stored."""
-        with self._lock, self._sqlite_errors():
-            rows = self._connect().execute("SELECT DISTINCT backend, model FROM replies ORDER BY 1, 2").fetchall()
+        rows = self._fetch_all("SELECT DISTINCT backend, model FROM replies ORDER BY 1, 2")
         return [(str(b), str(m)) for b, m in rows]
 
     def setups(self) -> list[dict[str, Any]]:
@@ -55,15 +59,10 @@ class CacheMaintenance:
         keys. Answers stored without a setup record (older files) give the parameters of the
         request itself.
         """
-        with self._lock, self._sqlite_errors():
-            rows = (
-                self._connect()
-                .execute(
-                    "SELECT DISTINCT json_extract(meta, '$.setup'), backend, model, json_extract(request, '$.params'), "
-                    "json_extract(request, '$.namespace'), json_extract(request, '$.endpoint') FROM replies"
-                )
-                .fetchall()
-            )
+        rows = self._fetch_all(
+            "SELECT DISTINCT json_extract(meta, '$.setup'), backend, model, json_extract(request, '$.params'), "
+            "json_extract(request, '$.namespace'), json_extract(request, '$.endpoint') FROM replies"
+        )
         out: dict[str, dict[str, Any]] = {}
         for setup, backend, model, params, ns, endpoint in rows:
             if setup:
@@ -120,15 +119,10 @@ class CacheMaintenance:
 
     def rows(self) -> Iterator[dict[str, Any]]:
         """Every stored answer as a dict (oldest first), for export."""
-        with self._lock, self._sqlite_errors():
-            rows = (
-                self._connect()
-                .execute(
-                    "SELECT key, backend, model, template_id, template_version, request, text, meta, created "
-                    "FROM replies ORDER BY created, key"
-                )
-                .fetchall()
-            )
+        rows = self._fetch_all(
+            "SELECT key, backend, model, template_id, template_version, request, text, meta, created "
+            "FROM replies ORDER BY created, key"
+        )
         for key, backend, model, tid, tver, request, text, meta, created in rows:
             yield {
                 "key": key,
