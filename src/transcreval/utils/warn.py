@@ -11,7 +11,8 @@ import os
 import sys
 import warnings
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+#: the transcreval package folder (this module sits in its utils/ subfolder)
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def user_stacklevel() -> int:
