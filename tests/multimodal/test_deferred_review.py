@@ -1,4 +1,4 @@
-"""Review probes of the deferred passes (transcreval.multimodal.held_calls): a failing pass must leave the
+"""Review probes of the deferred passes (transcreval.core.held_calls): a failing pass must leave the
 metric exactly as it was, whatever raised and whichever method started the pass (the first two
 from the review branch, 8196567)."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from tests.multimodal.test_deferred_passes import _assert_same_states, _calls, _deferred, _encoder, _metric, _one_by_one
+from transcreval.core import held_calls
 from transcreval.errors import HeldCallsError
 from transcreval.features.clip_models import CLIPEncoder
-from transcreval.multimodal import held_calls
 
 
 def _failing_pass(monkeypatch, error):

@@ -23,7 +23,7 @@ explicit call, :meth:`Metric._settled`:
   tensors when read, and a ``Cat`` state's Python rows at the latest every 4,096 rows;
 * update calls a subclass holds (:meth:`Metric._flush`, a no-op here): the open_clip metrics
   keep small calls and run their network on them together
-  (:class:`~transcreval.multimodal.held_calls.HeldCalls`). The flush also runs before a batch
+  (:class:`~transcreval.core.held_calls.HeldCalls`). The flush also runs before a batch
   is computed or merged, so held calls always come first, in call order.
 
 Vocabulary follows torchmetrics (``update``, ``compute``, ``forward``, ``reset``,

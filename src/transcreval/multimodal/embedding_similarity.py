@@ -6,6 +6,7 @@ import os
 from typing import Any, ClassVar
 
 from transcreval.core.aggregate_metric import MeanMetric
+from transcreval.core.held_calls import HeldCalls, stats_inputs
 from transcreval.core.options import option_property
 from transcreval.core.result import MetricResult
 from transcreval.functional.multimodal.embedding_similarity import (
@@ -25,7 +26,6 @@ from transcreval.functional.multimodal.embedding_similarity import (
     similarity_stats,
     twin_stats,
 )
-from transcreval.multimodal.held_calls import HeldCalls, stats_inputs
 
 __all__ = ["CLIPSimilarity", "CulturalRelevanceDelta", "EmbeddingMetric", "SemanticEquivalence", "VisualSimilarity"]
 
@@ -48,7 +48,7 @@ class EmbeddingMetric(HeldCalls, MeanMetric):
         feature_cache: a :class:`~transcreval.features.FeatureCache` or its path (reuse image
             embeddings); see :mod:`transcreval.features.options`.
 
-    Deferred passes (:class:`~transcreval.multimodal.held_calls.HeldCalls`): ``update`` outside a collection converts
+    Deferred passes (:class:`~transcreval.core.held_calls.HeldCalls`): ``update`` outside a collection converts
     and checks its inputs at once (a bad input raises there) and holds them; the network runs
     on the held calls together once they reach ``encoder.pass_rows()`` items (a chunk per
     worker: 16 with 8-image chunks and a 2-thread budget), when any state is read (``compute``,
