@@ -139,5 +139,5 @@ class WeightsChangedError(WeightsError, RuntimeError):
 
 class HeldCallsError(TranscrevalError, RuntimeError):
     """The deferred network pass over a metric's held ``update`` calls failed
-    (:mod:`transcreval.core.metric_held`): the calls are still held, none was merged; the cause is
+    (:mod:`transcreval.core.held_calls`): the calls are still held, none was merged; the cause is
     chained. Fix it and read the metric again, or ``reset()`` to drop them."""

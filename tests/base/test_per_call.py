@@ -176,7 +176,7 @@ def test_out_of_range_integers_take_the_tensor_path_and_are_refused():
 def test_python_totals_are_kept_only_on_the_cpu():
     m = _Toy().to("meta")
     m.update([1.0], [2])
-    assert m._store["count"].device.type == "meta" and not m._pending
+    assert m._state["count"].device.type == "meta" and not m._pending
     cpu0 = _Toy().to(torch.device("cpu", 0))  # another spelling of the CPU still keeps Python totals
     cpu0.update([1.0], [2])
     assert cpu0._pending and cpu0.compute().value == _Toy().forward([1.0], [2]).value

@@ -107,11 +107,6 @@ def test_no_module_imports_another_modules_private_names():
     assert not offenders, offenders
 
 
-def test_source_files_stay_small():
-    too_long = {str(f.relative_to(SRC)): n for f in _source_files() if (n := f.read_text().count("\n")) > 420}
-    assert not too_long, f"split these modules (about 400 lines at most): {too_long}"
-
-
 @pytest.mark.parametrize("module", sorted({m.module for m in METRICS}))
 def test_each_metric_module_registers_exactly_the_metric_classes_it_defines(module):
     """Every public Metric class a metric module defines is registered from that module, except

@@ -42,7 +42,7 @@ def test_feature_cache_as_a_path_is_opened_at_construction_and_used(name, tmp_pa
     metric = case.build(feature_cache=str(path))
     assert path.exists(), "the cache file is opened when the metric is built"
     metric.update(*case.inputs(a, b))
-    metric.state_dict()  # the open_clip metrics hold update calls until a state is read (metric_held)
+    metric.state_dict()  # the open_clip metrics hold update calls until a state is read (held_calls)
     assert len(FeatureCache(path)) > 0
     twin_path = tmp_path / "twin.sqlite"
     case.twin(*case.inputs(a, b), feature_cache=twin_path)

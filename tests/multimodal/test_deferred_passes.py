@@ -1,4 +1,4 @@
-"""Deferred network passes of the open_clip embedding metrics (transcreval.core.metric_held).
+"""Deferred network passes of the open_clip embedding metrics (transcreval.core.held_calls).
 
 ``update`` outside a collection converts and checks its inputs, holds them, and runs the tower
 on the held calls together. Every test compares with the same calls made without deferral

@@ -1,4 +1,4 @@
-"""Review probes of the deferred passes (transcreval.core.metric_held): a failing pass must leave the
+"""Review probes of the deferred passes (transcreval.core.held_calls): a failing pass must leave the
 metric exactly as it was, whatever raised and whichever method started the pass (the first two
 from the review branch, 8196567)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.multimodal.test_deferred_passes import _assert_same_states, _calls, _deferred, _encoder, _metric, _one_by_one
-from transcreval.core import metric_held
+from transcreval.core import held_calls
 from transcreval.errors import HeldCallsError
 from transcreval.features.clip_models import CLIPEncoder
 
@@ -83,7 +83,7 @@ def test_an_update_whose_pass_fails_keeps_nothing_of_its_own_call(monkeypatch):
 def test_held_images_past_hold_bytes_start_the_pass(monkeypatch):
     """Large images (held at full size with preprocess="tensor") run before a chunk per worker
     fills: the bytes held stay bounded."""
-    monkeypatch.setattr(metric_held, "HOLD_BYTES", 1)
+    monkeypatch.setattr(held_calls, "HOLD_BYTES", 1)
     enc = _encoder("CLIPSimilarity")
     calls = _calls("CLIPSimilarity", sizes=(1, 1))
     m = _metric("CLIPSimilarity")
@@ -105,3 +105,23 @@ def test_a_merge_that_fails_after_the_pass_surfaces_its_own_error(monkeypatch):
     monkeypatch.setattr(m, "_merge", failing_merge)
     with pytest.raises(ValueError, match="simulated merge failure"):
         m.update(*calls[-1])  # fills the pass; the pass runs, the first merge raises
+
+
+def test_no_property_runs_the_held_pass():
+    """Reading a property never runs a network: every property of a metric holding calls is read
+    and the calls stay held, the tower untouched; the explicit read (state_dict) runs them."""
+
+    enc = _encoder("CLIPSimilarity")
+    calls = _calls("CLIPSimilarity", sizes=(1, 1))
+    m = _deferred("CLIPSimilarity", calls)
+    enc.extractor.stats.reset()
+    names = sorted(
+        {n for c in type(m).__mro__ for n, v in vars(c).items() if isinstance(v, property)} - {"__weakref__"}
+    )
+    assert {"name", "signature", "update_count", "device"} <= set(names)  # the probe sees the properties
+    for n in names:
+        getattr(m, n)
+    assert len(m._held) == len(calls), f"reading the properties {names} ran the held calls"
+    assert enc.extractor.stats.images_computed == 0
+    _assert_same_states(m.state_dict(), _one_by_one("CLIPSimilarity", calls).state_dict())
+    assert m._held == [] and enc.extractor.stats.images_computed > 0

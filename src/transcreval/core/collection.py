@@ -23,7 +23,7 @@ call per group, i.e. one ``all_reduce`` per (operation, dtype) and one gather pe
 all the members of a group, however many there are. Members never share state implicitly (no
 inferred compute groups).
 
-Feature sharing is explicit: each update runs inside :func:`transcreval.features.feature_scope`,
+Feature sharing is explicit: each update runs inside :func:`transcreval.core.scope.feature_scope`,
 so members that convert the same argument the same way get one tensor, and a feature extractor
 (LPIPS trunk, Inception, CLIP...) called by several members on it runs once per batch.
 """
@@ -37,6 +37,7 @@ from typing import Any
 from transcreval.core.distributed import sync_states
 from transcreval.core.metric import Metric
 from transcreval.core.result import MetricResult
+from transcreval.core.scope import feature_scope
 
 Member = Metric | tuple[Metric, Mapping[str, str]]
 
@@ -156,8 +157,6 @@ class MetricCollection:
         return p is not None and p.default is p.empty and p.kind is not p.VAR_KEYWORD
 
     def _batches(self, args: tuple[Any, ...], kwargs: dict[str, Any], method: str) -> dict[str, dict[str, Any]]:
-        from transcreval.features.extractor import feature_scope
-
         routes = self._routes(args, kwargs)
         with feature_scope():  # each feature extractor runs once per input for all members
             return {k: m._batch(*routes[k], method) for k, m in self._metrics.items()}
@@ -211,9 +210,10 @@ class MetricCollection:
             first = group[0][1]
             specs, values, owners = [], [], []
             for k, m in group:
+                state = m._settled()  # held update calls run, Python totals folded
                 for n, spec in m._specs.items():
                     specs.append(spec)
-                    values.append(m._state[n])
+                    values.append(state[n])
                     owners.append((k, n))
             synced = sync_states(
                 specs,

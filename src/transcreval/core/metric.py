@@ -9,8 +9,22 @@ A metric is two pure pieces plus bookkeeping:
 * ``_from_stats(states) -> MetricResult``: the value from (accumulated) statistics.
 
 Both delegate to the public pieces of the functional twin in :mod:`transcreval.functional`, so
-the class over a whole data set equals the function over the same data by construction. A
-metric may hold ``update`` calls and run their network pass later (:mod:`transcreval.core.metric_held`).
+the class over a whole data set equals the function over the same data by construction.
+
+The states live in ``_state`` (a plain dict, one entry per declared state). Two kinds of work
+may be outstanding when a state is read, and every read finishes them first through one
+explicit call, :meth:`Metric._settled`:
+
+* running Python totals: a statistic that ``_stats`` returns as plain Python numbers of the
+  state's own kind (:meth:`~transcreval.core.states.State.python_form`: ``int`` for int64,
+  ``float``/``int`` for float64 ``Sum`` and ``Cat`` states on the CPU) is added up in Python, in
+  ``_pending``: the very additions the tensors would do, so the state is bit for bit the same,
+  without creating a few tiny tensors per call for a metric called once per item. They become
+  tensors when read, and a ``Cat`` state's Python rows at the latest every 4,096 rows;
+* update calls a subclass holds (:meth:`Metric._flush`, a no-op here): the open_clip metrics
+  keep small calls and run their network on them together
+  (:class:`~transcreval.core.held_calls.HeldCalls`). The flush also runs before a batch
+  is computed or merged, so held calls always come first, in call order.
 
 Vocabulary follows torchmetrics (``update``, ``compute``, ``forward``, ``reset``,
 ``merge_state``, ``sync``/``unsync``, ``higher_is_better``, ``process_group``,
@@ -32,15 +46,14 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 import torch
 
-from transcreval.core.distributed import DistSyncFn
+from transcreval.core.distributed import DistSyncFn, distributed_available, sync_states
 from transcreval.core.guards import byte_ranges, check_arguments, check_picklable, public_methods, shares_memory
-from transcreval.core.metric_sync import DistributedStates
-from transcreval.core.metric_totals import PythonTotals
 from transcreval.core.registry import take_registry_facts
 from transcreval.core.result import MetricResult, Signature
 from transcreval.core.state_checks import (
@@ -52,12 +65,26 @@ from transcreval.core.state_checks import (
     signature_spec,
     signature_value,
 )
-from transcreval.core.states import Cat, Objects, PythonValue, ReducedState, State, is_cpu
+from transcreval.core.states import (
+    Cat,
+    Objects,
+    PythonValue,
+    ReducedState,
+    State,
+    fold_python,
+    is_cpu,
+    merge_python,
+    python_tensor,
+)
 from transcreval.errors import StateMismatchError, UndefinedValueError, UndefinedValueWarning
 from transcreval.utils.threads import torch_threads
 
+__all__ = ["Metric"]
 
-class Metric(DistributedStates, PythonTotals):
+_MAX_ROWS = 4096  # Python rows a Cat state collects before they become a tensor part
+
+
+class Metric:
     """Base class of every transcreval metric.
 
     Args:
@@ -106,7 +133,8 @@ class Metric(DistributedStates, PythonTotals):
         self.sync_on_compute = bool(sync_on_compute)
         self.sync_objects = bool(sync_objects)
         self._specs: dict[str, State] = {}
-        self._state = {}
+        self._state: dict[str, Any] = {}
+        self._pending: dict[str, Any] = {}  # running Python totals, by state name (see the module docs)
         self._device = torch.device("cpu")
         self._computed: tuple[str, MetricResult] | None = None
         self._unsynced: dict[str, Any] | None = None
@@ -195,7 +223,7 @@ class Metric(DistributedStates, PythonTotals):
         if key != "sync" and self._computed is not None and self._computed[0] == key:
             return self._computed[1].copy()
         with torch_threads():  # the thread budget (transcreval.utils.threads), restored afterwards
-            states = self.synced_state() if do_sync else self._materialise(self._state)
+            states = self.synced_state() if do_sync else self._materialise(self._settled())
             result = self._from_stats(states)
         self._computed = (key, result)
         return result.copy()
@@ -203,6 +231,7 @@ class Metric(DistributedStates, PythonTotals):
     def reset(self) -> None:
         """Restore every state to its initial value (a synced metric is unsynced first)."""
         self._state = {n: s.initial(self._device) for n, s in self._specs.items()}
+        self._pending = {}
         self._unsynced = None
         self._update_count = 0
         self._computed = None
@@ -220,7 +249,7 @@ class Metric(DistributedStates, PythonTotals):
                 )
             if other._unsynced is not None:
                 raise RuntimeError(f"cannot merge a synced {other.name}: call unsync() on it first")
-            fresh = other._materialise(other._state)  # new objects: nothing to guard against
+            fresh = other._materialise(other._settled())  # new objects: nothing to guard against
             self._merge(self._canonical(fresh), count=False)  # runs this metric's held calls first
         else:
             self._merge(self._foreign(other, "merge_state"), count=False)
@@ -235,7 +264,7 @@ class Metric(DistributedStates, PythonTotals):
 
     def state_dict(self) -> dict[str, Any]:
         """The metric's states only: new tensors for Sum/Max/Min/Cat, lists for Objects."""
-        return self._materialise(self._state)
+        return self._materialise(self._settled())
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Replace the states with those of a :meth:`state_dict` of a metric built with the same
@@ -247,13 +276,72 @@ class Metric(DistributedStates, PythonTotals):
 
     def to(self, device: torch.device | str) -> Metric:
         """Move every tensor state (the saved unsynced ones too) to ``device``; returns ``self``."""
-        state = self._state  # held update calls run where they were made
+        state = self._settled()  # held update calls run where they were made
         self._device = torch.device(device)
         self._state = self._moved(state)
         if self._unsynced is not None:
             self._unsynced = self._moved(self._unsynced)
         self._computed = None
         return self
+
+    # ------------------------------------------------------------------ distributed
+    def synced_state(self) -> dict[str, Any]:
+        """The states combined over all ranks (one :func:`~transcreval.core.distributed.sync_states`
+        call, a collective); the local states are unchanged. States made by a rank whose metric
+        was built with other options: StateMismatchError."""
+        state = self._settled()
+        if not self._dist_available():
+            return self._materialise(state)
+        names = list(self._specs)
+        values = sync_states(
+            [self._specs[n] for n in names],
+            [state[n] for n in names],
+            group=self.process_group,
+            dist_sync_fn=self.dist_sync_fn,
+            sync_objects=self.sync_objects,
+            device=self._device,
+        )
+        synced = dict(zip(names, values))
+        self._check_synced(synced)
+        return synced
+
+    def sync(self) -> None:
+        """Replace the local states with the synced ones until :meth:`unsync` (a collective)."""
+        if self._unsynced is not None:
+            raise RuntimeError(f"{self.name} is already synced; call unsync() first")
+        synced = self.synced_state()  # settled: nothing is pending or held from here on
+        self._unsynced = self._state
+        self._state = {n: ([v] if isinstance(self._specs[n], Cat) else v) for n, v in synced.items()}
+        self._computed = None
+
+    def unsync(self) -> None:
+        """Restore the local states saved by :meth:`sync`."""
+        if self._unsynced is None:
+            raise RuntimeError(f"{self.name} is not synced")
+        self._state, self._unsynced = self._unsynced, None
+        self._computed = None
+
+    @contextmanager
+    def sync_context(self) -> Iterator[None]:
+        """``with metric.sync_context():`` syncs on entry and restores local states on exit."""
+        self.sync()
+        try:
+            yield
+        finally:
+            if self._unsynced is not None:  # reset() inside the block already dropped the synced states
+                self.unsync()
+
+    def _dist_available(self) -> bool:
+        fn = self.distributed_available_fn
+        return bool(fn()) if fn is not None else distributed_available()
+
+    def _should_sync(self, sync: bool | None) -> bool:
+        wanted = self.sync_on_compute if sync is None else sync
+        return bool(wanted) and self._dist_available()
+
+    def _check_synced(self, synced: Mapping[str, Any]) -> None:
+        """StateMismatchError when some rank's metric was built with other options."""
+        check_signature_state(synced[SIGNATURE_STATE], self._options_id(), self, "sync")
 
     # ------------------------------------------------------------------ internals
     def _refuse_if_synced(self, what: str) -> None:
@@ -280,14 +368,14 @@ class Metric(DistributedStates, PythonTotals):
         """The canonical statistics of one batch (arguments checked, inputs never aliased)."""
         self._refuse_if_synced(method)
         check_arguments(self, method, args, kwargs)
-        self._flushed_store()  # held update calls run first: a failure leaves this batch (and a collection) out
+        self._flush()  # held update calls run first: a failure leaves this batch (and a collection) out
         with torch_threads():  # every torch op of the batch on the thread budget (transcreval.utils.threads)
             return self._signed(self._stats(*args, **kwargs), inputs=(*args, *kwargs.values()))
 
     def _signed(self, stats: dict[str, Any], inputs: tuple[Any, ...] = ()) -> dict[str, Any]:
         """A batch's statistics in canonical form, with the options' signature state."""
         batch = self._canonical(stats, inputs=inputs)
-        own = self._options_id()  # [id, -id]; in Python form on the CPU (transcreval.core.metric_totals)
+        own = self._options_id()  # [id, -id]; in Python form on the CPU (a running Python total)
         cpu = is_cpu(self._device)
         batch[SIGNATURE_STATE] = PythonValue([own, -own]) if cpu else signature_value(own, self._device)
         return batch
@@ -305,8 +393,7 @@ class Metric(DistributedStates, PythonTotals):
             return MetricResult.undefined(self.signature, str(e))
 
     def _update(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        if not self._defer(args, kwargs):  # a deferring metric holds the call (transcreval.core.metric_held)
-            self._merge(self._batch(args, kwargs, "update"))
+        self._merge(self._batch(args, kwargs, "update"))
 
     def _forward(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> MetricResult:
         batch = self._batch(args, kwargs, "forward")
@@ -346,9 +433,10 @@ class Metric(DistributedStates, PythonTotals):
         return out
 
     def _merge(self, stats: dict[str, Any], count: bool = True) -> None:
-        store = self._flushed_store()  # held update calls first (transcreval.core.metric_held)
+        self._flush()  # held update calls first: they were made before this batch
+        store = self._state
         for n, v in stats.items():
-            if self._add_python(n, v):  # running Python totals (transcreval.core.metric_totals)
+            if self._add_python(n, v):  # a running Python total
                 continue
             spec = self._specs[n]
             if isinstance(spec, (ReducedState, Objects)):
@@ -383,8 +471,45 @@ class Metric(DistributedStates, PythonTotals):
                 out[n] = v
         return out
 
+    # ------------------------------------------------------------------ outstanding work
+    def _flush(self) -> None:
+        """Run the update work a subclass holds back (the base holds none). Called before any
+        state is read (:meth:`_settled`) and before a batch is computed or merged."""
+
+    def _settled(self) -> dict[str, Any]:
+        """The stored states with nothing outstanding: held update calls run, Python totals folded."""
+        self._flush()
+        for n in list(self._pending):
+            self._fold(n)
+        return self._state
+
+    def _fold(self, name: str) -> None:
+        self._state[name] = fold_python(self._specs[name], self._state[name], self._pending.pop(name), self._device)
+
+    def _add_python(self, name: str, value: Any) -> bool:
+        """Merge one batch statistic when it is a :class:`PythonValue` (True); else fold that
+        state's running total first so the tensor merge that follows sees it (False)."""
+        if isinstance(value, PythonValue):
+            spec = self._specs[name]
+            total = self._pending[name] = merge_python(spec, self._state[name], self._pending.get(name), value.value)
+            if isinstance(spec, Cat) and len(total) >= _MAX_ROWS:
+                self._fold(name)
+            return True
+        if name in self._pending:
+            self._fold(name)
+        return False
+
+    def _batch_tensor(self, spec: State, value: Any) -> Any:
+        """A batch statistic as the state's tensor form (a Cat state's as a list of parts)."""
+        if not isinstance(value, PythonValue):
+            return value
+        t = python_tensor(spec, value.value, self._device)
+        return [t] if isinstance(spec, Cat) else t
+
+    # ------------------------------------------------------------------ pickling
     def __getstate__(self) -> dict[str, Any]:
-        d = self._plain_dict()
+        self._settled()  # a pickle holds tensors only: nothing pending, nothing held
+        d = self.__dict__.copy()
         # process groups and sync callables are process-local: they do not travel.
         d["process_group"] = None
         d["dist_sync_fn"] = None
@@ -393,7 +518,12 @@ class Metric(DistributedStates, PythonTotals):
         return d
 
     def __setstate__(self, d: dict[str, Any]) -> None:
-        self.__dict__.update(self._upgrade_dict(d))
+        d = dict(d)
+        if "_store" in d:  # pickled while the states lived in `_store` (behind a `_state` property)
+            d["_state"] = d.pop("_store")
+        d.pop("_held", None)  # those pickles carried the (always empty) held calls of every metric
+        d.setdefault("_pending", {})  # pickled before the running totals
+        self.__dict__.update(d)
 
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self._signature_options().items())

@@ -41,7 +41,7 @@ FIXED_BATCH = {"cpu": 4, "cuda": 16}
 
 #: the CPU chunk of the open_clip towers (``chunk_rows(net, "cpu", CLIP_CPU_ROWS)``): a chunk of 4
 #: re-read ViT-B-32's weights from memory often enough to cost ~4% of its time. Their metrics
-#: hold small calls until a pass fills (:mod:`transcreval.core.metric_held`), so the larger padded
+#: hold small calls until a pass fills (:mod:`transcreval.core.held_calls`), so the larger padded
 #: chunk seldom costs a lone call; DINOv2's metric does not, and keeps FIXED_BATCH's 4.
 CLIP_CPU_ROWS = 8
 

@@ -6,7 +6,7 @@ import os
 from typing import Any, ClassVar
 
 from transcreval.core.aggregate_metric import MeanMetric
-from transcreval.core.metric_held import stats_inputs
+from transcreval.core.held_calls import HeldCalls, stats_inputs
 from transcreval.core.options import option_property
 from transcreval.core.result import MetricResult
 from transcreval.functional.multimodal.embedding_similarity import (
@@ -30,7 +30,7 @@ from transcreval.functional.multimodal.embedding_similarity import (
 __all__ = ["CLIPSimilarity", "CulturalRelevanceDelta", "EmbeddingMetric", "SemanticEquivalence", "VisualSimilarity"]
 
 
-class EmbeddingMetric(MeanMetric):
+class EmbeddingMetric(HeldCalls, MeanMetric):
     """Base of the open_clip similarity metrics: a per-item mean (``per_item`` holds each item).
 
     Args:
@@ -48,7 +48,7 @@ class EmbeddingMetric(MeanMetric):
         feature_cache: a :class:`~transcreval.features.FeatureCache` or its path (reuse image
             embeddings); see :mod:`transcreval.features.options`.
 
-    Deferred passes (:mod:`transcreval.core.metric_held`): ``update`` outside a collection converts
+    Deferred passes (:class:`~transcreval.core.held_calls.HeldCalls`): ``update`` outside a collection converts
     and checks its inputs at once (a bad input raises there) and holds them; the network runs
     on the held calls together once they reach ``encoder.pass_rows()`` items (a chunk per
     worker: 16 with 8-image chunks and a 2-thread budget), when any state is read (``compute``,

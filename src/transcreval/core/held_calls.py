@@ -1,4 +1,4 @@
-"""Update calls whose network pass is deferred (a base of :class:`~transcreval.core.metric.Metric`).
+"""Update calls whose network pass is deferred: :class:`HeldCalls`, a Metric the open_clip metrics build on.
 
 A metric whose batch costs a fixed-size network chunk (the open_clip towers run chunks of 8
 images on the CPU, the last one padded) pays for a whole chunk on every small call: an
@@ -9,14 +9,15 @@ inputs, and runs the network on the held calls together:
 
 * when the held items reach :meth:`HeldCalls._hold_limit` (one chunk per worker of the thread
   budget), whenever any state is read (``compute``, ``state_dict``, ``sync``, ``merge_state``,
-  pickling, copies, ``to``: every read goes through ``_state``), and before any other batch is
-  computed (``forward``, an update inside a collection: a failing pass leaves that batch out of
-  every member) or merged (``merge_state``): the held calls come first, in call order;
+  pickling, copies, ``to``: every read settles the states first, and this class's
+  :meth:`~transcreval.core.metric.Metric._flush` runs the held calls), and before any other
+  batch is computed (``forward``, an update inside a collection: a failing pass leaves that
+  batch out of every member) or merged (``merge_state``): the held calls come first, in call order;
 * each held call's statistics are merged on their own, in order (:meth:`HeldCalls._held_batches`
   gives one batch per call), so the states are those of the calls made one by one, bit for bit.
 
 Not deferred: ``forward`` (its value needs the network now) and any update inside a
-:func:`~transcreval.features.feature_scope` (a collection shares inputs and network results
+:func:`~transcreval.core.scope.feature_scope` (a collection shares inputs and network results
 between its members within the update). ``reset`` drops what is held. A failing pass (the
 network raising) keeps every held call and raises :class:`~transcreval.errors.HeldCallsError`.
 """
@@ -25,12 +26,12 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
 from typing import Any, cast
 
 from transcreval.core.guards import check_arguments
+from transcreval.core.metric import Metric
+from transcreval.core.scope import current_scope
 from transcreval.errors import HeldCallsError
-from transcreval.features.scope import current_scope
 from transcreval.utils.threads import torch_threads
 
 __all__ = ["HOLD_BYTES", "HeldCalls", "stats_inputs"]
@@ -51,14 +52,25 @@ def stats_inputs(metric: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     return tuple(bound.arguments.values())[1:]
 
 
-class HeldCalls:
-    """The held update calls of a metric and the hooks a deferring metric implements."""
+class HeldCalls(Metric):
+    """A metric that holds its update calls, and the hooks a deferring metric implements.
 
-    _held: list[Any]
-    _update_count: int
-    _computed: Any
-    _refuse_if_synced: Callable[[str], None]
-    _merge: Callable[..., None]
+    Put it before the other base of a metric class (``class M(HeldCalls, MeanMetric)``): its
+    ``_update`` and ``_flush`` then come first.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._held: list[Any] = []  # first: a base's __init__ may already settle the states
+        super().__init__(**kwargs)
+
+    def reset(self) -> None:
+        """Restore every state to its initial value and drop the held calls."""
+        super().reset()
+        self._held = []
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        super().__setstate__(d)
+        self._held = []  # a pickle is made after the held calls ran
 
     # ------------------------------------------------------------------ to implement (deferring metrics)
     def _hold(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -79,6 +91,16 @@ class HeldCalls:
         raise NotImplementedError
 
     # ------------------------------------------------------------------ mechanics
+    def _update(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if not self._defer(args, kwargs):
+            super()._update(args, kwargs)
+
+    def _flush(self) -> None:
+        """Run the held calls (before any state is read, and before a batch is computed or merged)."""
+        if self._held:
+            self._release_held()
+        super()._flush()
+
     def _defer(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
         """Hold an ``update`` call when this metric defers and no feature scope is open (True)."""
         if type(self)._hold is HeldCalls._hold or current_scope() is not None:
