@@ -15,12 +15,14 @@ from transcreval.protocols.catalog import PROTOCOLS, get_protocol, list_protocol
 PROTOCOL_DIR = pathlib.Path(__file__).resolve().parents[2] / "src" / "transcreval" / "protocols"
 NOT_PROTOCOLS = {
     "__init__",
+    "adapter",
     "catalog",
     "records",
+    "stored_features",
     "imtbench_manifest",
     "imtbench_runner",
     "imtbench_units",
-}  # shared pieces, inputs, the IMTBench runner adapter
+}  # shared pieces (the runner contract, records, stored features), inputs, the IMTBench runner adapter
 
 
 def test_every_protocol_module_is_in_the_catalog():

@@ -32,11 +32,11 @@ from typing import Any, ClassVar
 
 from transcreval.errors import InputError
 from transcreval.functional.judge.imtbench_components import COMPONENTS, overall_score
+from transcreval.protocols.adapter import Item, ProtocolAdapter, RunData, Unit
 from transcreval.protocols.imtbench import table2
 from transcreval.protocols.imtbench_manifest import SCENARIOS
 from transcreval.protocols.imtbench_units import background_unit, item_meta, judge_unit, source_text, text_unit
 from transcreval.protocols.records import ItemRecord, ProtocolResult
-from transcreval.runs.spec import Item, ProtocolAdapter, RunData, Unit
 
 __all__ = ["ADAPTER", "IMTBenchAdapter"]
 

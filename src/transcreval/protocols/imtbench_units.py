@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from transcreval.errors import InputError, MissingDependencyError
+from transcreval.protocols.adapter import Item, Outcome, Prepared, Unit, UnitContext, Work
 from transcreval.protocols.imtbench_manifest import language_code, scenario_name
 from transcreval.protocols.records import ItemRecord
-from transcreval.runs.spec import Item, Outcome, Prepared, Unit, UnitContext, Work
 
 __all__ = ["background_unit", "item_meta", "judge_unit", "source_text", "text_unit"]
 

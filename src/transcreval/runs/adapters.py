@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from transcreval.errors import InputError
-from transcreval.runs.spec import ProtocolAdapter, Unit, UnitContext
+from transcreval.protocols.adapter import ProtocolAdapter, Unit, UnitContext
 
 __all__ = [
     "adapter_ref",

@@ -25,11 +25,11 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from transcreval.errors import InputError
+from transcreval.protocols.adapter import Item, Output, ProtocolAdapter, RunData, Unit
 from transcreval.protocols.mptc.inputs import read_items, read_outputs
 from transcreval.protocols.mptc.runner_inputs import item_record, mptc_set, output_record, planner_editor
 from transcreval.protocols.mptc.runner_units import UNIT_BUILDERS
 from transcreval.protocols.records import ItemRecord, ProtocolResult, Table
-from transcreval.runs.spec import Item, Output, ProtocolAdapter, RunData, Unit
 
 __all__ = ["ADAPTER", "MPTcAdapter"]
 

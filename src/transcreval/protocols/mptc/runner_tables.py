@@ -2,7 +2,7 @@
 
 The same table builders as :func:`~transcreval.protocols.mptc.evaluate` (Tables 3-4 and Fig. 6
 from the judge records, Fig. 7, Table 9, App. B.3, Tables 5 and 10 around their cells), with
-FID computed from the Inception features each item stored (:mod:`transcreval.runs.features`).
+FID computed from the Inception features each item stored (:mod:`transcreval.protocols.stored_features`).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from transcreval.errors import UndefinedValueError
+from transcreval.protocols.adapter import RunData
 from transcreval.protocols.mptc.analyses import cross_cluster_tables, error_type_table, temporal_table
 from transcreval.protocols.mptc.inputs import SPLITS, MPTcSet, system_name
 from transcreval.protocols.mptc.judged import JUDGE_METRICS
@@ -18,7 +19,6 @@ from transcreval.protocols.mptc.ocr_iou import ocr_row
 from transcreval.protocols.mptc.ocr_tables import table10, table10_cells
 from transcreval.protocols.mptc.tables import TABLE5_NOTE, RecordIndex, fig6, table3, table4, table5
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
-from transcreval.runs.spec import RunData
 
 __all__ = ["build_tables", "win_matrix"]
 
@@ -44,7 +44,7 @@ def win_matrix(data: MPTcSet, idx: RecordIndex) -> Table:
 
 
 def _rows(data: RunData, runner: str, unit: str, ids: Sequence[str], key: str) -> list[Any]:
-    from transcreval.runs.features import unpack
+    from transcreval.protocols.stored_features import unpack
 
     out = []
     for i in ids:
@@ -55,7 +55,7 @@ def _rows(data: RunData, runner: str, unit: str, ids: Sequence[str], key: str) -
 
 
 def _fid(data: RunData, runner: str, ids: Sequence[str], real: str) -> float:
-    from transcreval.runs.features import frechet_from_rows
+    from transcreval.protocols.stored_features import frechet_from_rows
 
     have = [i for i in ids if (p := data.payload(runner, "fid", i)) and "fake" in p]
     return frechet_from_rows(_rows(data, runner, "fid", have, "fake"), _rows(data, runner, "fid", have, real))
