@@ -19,10 +19,7 @@ NOT_PROTOCOLS = {
     "catalog",
     "records",
     "stored_features",
-    "imtbench_manifest",
-    "imtbench_runner",
-    "imtbench_units",
-}  # shared pieces (the runner contract, records, stored features), inputs, the IMTBench runner adapter
+}  # shared pieces: the runner contract, records, stored features
 
 
 def test_every_protocol_module_is_in_the_catalog():
@@ -56,3 +53,10 @@ def test_list_protocols_cli_prints_every_protocol(capsys):
     buf = io.StringIO()
     ns = argparse.Namespace(domain=None, paper=None, extra=None, needs=None, name="TitleChrF")
     assert run_list(ns, buf) == 0 and "TitleChrF" in buf.getvalue()
+
+
+@pytest.mark.parametrize("info", PROTOCOLS, ids=lambda p: p.name)
+def test_every_protocol_is_one_package_holding_its_runner(info):
+    assert hasattr(info.load(), "__path__"), f"{info.module} is a flat module, not a package"
+    for ref in (info.runner, info.meta_evaluate):
+        assert not ref or ref.startswith(info.module + "."), f"{ref} lies outside {info.module}"

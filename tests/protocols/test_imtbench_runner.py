@@ -107,7 +107,7 @@ def test_table2_and_records_equal_the_python_protocol(bench, server, tmp_path, m
     counts = json.loads((out / "results.json").read_text())["counts"]
     assert counts["sysA"]["S_text"]["of"] == 8 and counts["sysA"]["S_text"]["failures"] == {"missing_output": 2}
     if importlib.util.find_spec("matplotlib") is not None:  # the report's S heatmap per system draws
-        from transcreval.protocols.imtbench_runner import ADAPTER
+        from transcreval.protocols.imtbench.runner import ADAPTER
 
         figures = ADAPTER.report_options(got)["figures"]
         assert [t for t, _ in figures] == [f"S by scenario x language: {s}" for s in ("sysA", "sysB")]

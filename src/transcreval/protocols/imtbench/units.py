@@ -1,4 +1,4 @@
-"""IMTBench's runner units (:mod:`transcreval.protocols.imtbench_runner`): S_text (COMET),
+"""IMTBench's runner units (:mod:`transcreval.protocols.imtbench.runner`): S_text (COMET),
 S_bg and the judge's S_vis and S_align, each scoring a batch of one system's items with the
 per-item functions :func:`transcreval.protocols.imtbench.evaluate` uses
 (:mod:`transcreval.functional.judge.imtbench_components`, ``imtbench_calls``). Nothing here
@@ -16,7 +16,7 @@ from typing import Any
 
 from transcreval.errors import InputError, MissingDependencyError
 from transcreval.protocols.adapter import Item, Outcome, Prepared, Unit, UnitContext, Work
-from transcreval.protocols.imtbench_manifest import language_code, scenario_name
+from transcreval.protocols.imtbench.inputs import language_code, scenario_name
 from transcreval.protocols.records import ItemRecord
 
 __all__ = ["background_unit", "item_meta", "judge_unit", "source_text", "text_unit"]
