@@ -148,14 +148,6 @@ def _masks_available(ctx: UnitContext) -> str | None:
     return None
 
 
-def _read_mask(path: Path) -> Any:
-    import numpy as np
-
-    from transcreval.io import open_image
-
-    return np.asarray(open_image(path).convert("L")) > 0
-
-
 def background_unit() -> Unit:
     def prepare(ctx: UnitContext) -> Prepared:
         from transcreval.engines.ocr.masks import check_dilate_px
@@ -195,7 +187,9 @@ def background_unit() -> Unit:
         def score(works: Sequence[Work]) -> list[Outcome]:
             masks: Any = "ocr"
             if o["bg_mask"] == "given":
-                masks = [_read_mask(_mask_path(w.item, o)) for w in works]
+                from transcreval.io import read_mask  # the rule imtbench.evaluate reads masks by
+
+                masks = [read_mask(_mask_path(w.item, o)) for w in works]
             got = background_items(
                 [Path(str(w.output.image)) for w in works],
                 [Path(str(w.item.reference_image)) for w in works],
