@@ -15,8 +15,7 @@ from transcreval.protocols.adapter import RunData
 from transcreval.protocols.mptc.analyses import cross_cluster_tables, error_type_table, temporal_table
 from transcreval.protocols.mptc.inputs import SPLITS, MPTcSet, system_name
 from transcreval.protocols.mptc.judged import JUDGE_METRICS
-from transcreval.protocols.mptc.ocr_iou import ocr_row
-from transcreval.protocols.mptc.ocr_tables import table10, table10_cells
+from transcreval.protocols.mptc.ocr_tables import table10_from_ious
 from transcreval.protocols.mptc.tables import TABLE5_NOTE, RecordIndex, fig6, table3, table4, table5
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
 
@@ -89,8 +88,7 @@ def _table10(mset: MPTcSet, idx: RecordIndex, options: Mapping[str, Any]) -> Tab
     import torch
 
     splits = list(options["ocr_splits"])
-    rows = []
-    pooled: list[tuple[list[float], list[float]]] = []
+    runs = []
     for s, p, e in mset.runs(tuple(splits)):
         outs = mset.run_outputs(s, p, e) or {}
         name = system_name(p, e)
@@ -98,19 +96,10 @@ def _table10(mset: MPTcSet, idx: RecordIndex, options: Mapping[str, Any]) -> Tab
         ids = [i for i in ids if idx.values.get((name, "ocr_iou_src_mtc"), {}).get(i) is not None]
         if not ids:
             continue
-        a = [idx.get(name, "ocr_iou_src_mtc", i) for i in ids]
-        b = [idx.get(name, "ocr_iou_src_gt", i) for i in ids]
-        pooled.append((a, b))
+        a, b = ([idx.get(name, m, i) for i in ids] for m in ("ocr_iou_src_mtc", "ocr_iou_src_gt"))
         label = name if len(splits) == 1 else f"{name} ({s})"
-        rows.append(ocr_row(label, torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64)))
-    if pooled:
-        a_all = [x for a, _ in pooled for x in a]
-        b_all = [x for _, b in pooled for x in b]
-        rows.append(
-            ocr_row("Overall", torch.tensor(a_all, dtype=torch.float64), torch.tensor(b_all, dtype=torch.float64))
-        )
-    labels, cells = table10_cells(rows)
-    return table10(labels, cells, splits, str(options["ocr_backend"]), str(options["ocr_resample"]))
+        runs.append((label, torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64)))
+    return table10_from_ious(runs, splits, str(options["ocr_backend"]), str(options["ocr_resample"]))
 
 
 def build_tables(

@@ -18,7 +18,7 @@ from transcreval.protocols.mptc.judged import (
     judge_records,
     judge_templates,
 )
-from transcreval.protocols.mptc.runner_inputs import (
+from transcreval.protocols.mptc.runner.inputs import (
     mptc_set,
     nan_records,
     output_record,
