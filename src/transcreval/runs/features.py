@@ -4,6 +4,5 @@ units and tables use them; protocols never import the run layer); this module re
 
 from __future__ import annotations
 
-from transcreval.protocols.stored_features import frechet_from_rows, pack, unpack
-
-__all__ = ["frechet_from_rows", "pack", "unpack"]
+from transcreval.protocols.stored_features import *  # noqa: F403  (every public name, the same objects)
+from transcreval.protocols.stored_features import __all__ as __all__
