@@ -30,7 +30,7 @@ from transcreval.protocols.mptc.inputs import MPTcSet, as_set, system_name
 from transcreval.protocols.mptc.ocr_iou import OCRIoURow, ocr_row, triplet_ious
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table, cell_mean
 
-__all__ = ["exact_match", "ocr_tables", "table10", "table10_cells", "table10_from_ious"]
+__all__ = ["exact_match", "ocr_label", "ocr_tables", "table10", "table10_cells", "table10_from_ious"]
 
 _COLS = ("n", "SRC-MTc IoU", "SRC-GT IoU (ref)", "Δ (MTc-GT)", "Empty MTc", "Empty GT")
 
@@ -79,6 +79,12 @@ def table10(
     )
     dec = {"n": 0, "Empty MTc": 0, "Empty GT": 0, **dict.fromkeys(_COLS[1:4], 3)}
     return Table("MPTc-Bench Table 10", _COLS, tuple(rows), cells, dec, "IoU 0-1", notes)
+
+
+def ocr_label(info: Mapping[str, Any]) -> str:
+    """How Table 10's note names the OCR, ``"<backend> (<package>)"``, from a detector's identity
+    (:meth:`~transcreval.engines.ocr.detector.DetectorInfo.as_dict`)."""
+    return f"{info['backend']} ({str(info['package']).replace(' ', '-')})"
 
 
 def table10_from_ious(
@@ -225,8 +231,7 @@ def ocr_tables(
     det = get_detector(backend, **backend_options)
     run = {"detector": det, "resample": resample, "dilate_px": dilate_px, "input_range": input_range}
     records, runs = _iou_records(data, splits, run)
-    info = det.info_for(False).signature_options()
-    t10 = table10_from_ious(runs, splits, f"{info['ocr']} ({info['pkg']})", resample)
+    t10 = table10_from_ious(runs, splits, ocr_label(det.info_for(False).as_dict()), resample)
     title_records, t_title = _title_baseline(
         data,
         splits,

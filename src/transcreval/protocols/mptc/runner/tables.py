@@ -7,6 +7,7 @@ FID computed from the Inception features each item stored (:mod:`transcreval.pro
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,7 +16,7 @@ from transcreval.protocols.adapter import RunData
 from transcreval.protocols.mptc.analyses import cross_cluster_tables, error_type_table, temporal_table
 from transcreval.protocols.mptc.inputs import SPLITS, MPTcSet, system_name
 from transcreval.protocols.mptc.judged import JUDGE_METRICS
-from transcreval.protocols.mptc.ocr_tables import table10_from_ious
+from transcreval.protocols.mptc.ocr_tables import ocr_label, table10_from_ious
 from transcreval.protocols.mptc.tables import TABLE5_NOTE, RecordIndex, fig6, table3, table4, table5
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
 
@@ -84,9 +85,21 @@ def _table5(mset: MPTcSet, idx: RecordIndex, data: RunData, names: Mapping[str, 
     return table5(mset, cells, notes)
 
 
-def _table10(mset: MPTcSet, idx: RecordIndex, options: Mapping[str, Any]) -> Table:
+def _ocr_name(data: RunData) -> str:
+    """The OCR as :func:`~transcreval.protocols.mptc.ocr_tables` names it, from the identity the
+    ocr unit's signature recorded (the option's backend name for a signature without one)."""
+    _, _, payload = data.signatures.get("ocr", "").partition("|")
+    try:
+        info = json.loads(payload).get("ocr")
+    except (ValueError, AttributeError):
+        info = None
+    return ocr_label(info) if isinstance(info, dict) else str(data.options["ocr_backend"])
+
+
+def _table10(mset: MPTcSet, idx: RecordIndex, data: RunData) -> Table:
     import torch
 
+    options = data.options
     splits = list(options["ocr_splits"])
     runs = []
     for s, p, e in mset.runs(tuple(splits)):
@@ -99,7 +112,7 @@ def _table10(mset: MPTcSet, idx: RecordIndex, options: Mapping[str, Any]) -> Tab
         a, b = ([idx.get(name, m, i) for i in ids] for m in ("ocr_iou_src_mtc", "ocr_iou_src_gt"))
         label = name if len(splits) == 1 else f"{name} ({s})"
         runs.append((label, torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64)))
-    return table10_from_ious(runs, splits, str(options["ocr_backend"]), str(options["ocr_resample"]))
+    return table10_from_ious(runs, splits, _ocr_name(data), str(options["ocr_resample"]))
 
 
 def build_tables(
@@ -131,7 +144,7 @@ def build_tables(
     if "clip" in sigs or "fid" in sigs:
         tables["table5"] = _table5(mset, idx, data, names)
     if "ocr" in sigs:
-        tables["table10"] = _table10(mset, idx, o)
+        tables["table10"] = _table10(mset, idx, data)
     if any(x.error_labels for x in mset.outputs):
         et = error_type_table(mset)
         tables.update(et.tables)
