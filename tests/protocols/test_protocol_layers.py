@@ -110,3 +110,11 @@ def test_the_old_contract_paths_are_the_same_objects():
         assert getattr(old_features, name) is getattr(new_features, name)
     assert manifest.content_digest is digest.content_digest
     assert manifest.sha256_file is digest.sha256_file
+
+
+def test_one_file_digest_for_every_layer():
+    import transcreval.runs.manifest as manifest
+    import transcreval.utils.digest as digest
+    import transcreval.weights as weights
+
+    assert weights.sha256_file is manifest.sha256_file is digest.sha256_file
