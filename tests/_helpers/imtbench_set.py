@@ -5,7 +5,7 @@ no output line, item 5 an image but no text, item 6 a text but no image, item 2 
 times the reference's size (resized before LPIPS), item 1's text makes the judge refuse.
 ``sysB`` has every output. The same data is written as the runner's manifest
 (``manifest.jsonl`` + ``<system>.jsonl``: ``target_locale``, ``reference_text``, ``meta``) and
-as :mod:`transcreval.protocols.imtbench_manifest`'s (``imt_manifest.jsonl`` +
+as :mod:`transcreval.protocols.imtbench.inputs`'s (``imt_manifest.jsonl`` +
 ``imt_<system>.jsonl``), with random-init squeeze LPIPS weights beside them.
 
 :class:`FakeComet` stands in for comet's model where unbabel-comet cannot be imported (a

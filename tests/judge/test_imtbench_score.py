@@ -35,7 +35,7 @@ __all__ = ["bench", "run"]  # fixtures used by the tests below
 
 def test_imtbench_score_metric_equals_the_protocol(bench, run):
     from transcreval import IMTBenchScore
-    from transcreval.protocols.imtbench_manifest import read_manifest, read_outputs
+    from transcreval.protocols.imtbench.inputs import read_manifest, read_outputs
 
     root, ckpt, lpips_path = bench
     result, _ = run

@@ -15,12 +15,11 @@ from transcreval.protocols.catalog import PROTOCOLS, get_protocol, list_protocol
 PROTOCOL_DIR = pathlib.Path(__file__).resolve().parents[2] / "src" / "transcreval" / "protocols"
 NOT_PROTOCOLS = {
     "__init__",
+    "adapter",
     "catalog",
     "records",
-    "imtbench_manifest",
-    "imtbench_runner",
-    "imtbench_units",
-}  # shared pieces, inputs, the IMTBench runner adapter
+    "stored_features",
+}  # shared pieces: the runner contract, records, stored features
 
 
 def test_every_protocol_module_is_in_the_catalog():
@@ -54,3 +53,10 @@ def test_list_protocols_cli_prints_every_protocol(capsys):
     buf = io.StringIO()
     ns = argparse.Namespace(domain=None, paper=None, extra=None, needs=None, name="TitleChrF")
     assert run_list(ns, buf) == 0 and "TitleChrF" in buf.getvalue()
+
+
+@pytest.mark.parametrize("info", PROTOCOLS, ids=lambda p: p.name)
+def test_every_protocol_is_one_package_holding_its_runner(info):
+    assert hasattr(info.load(), "__path__"), f"{info.module} is a flat module, not a package"
+    for ref in (info.runner, info.meta_evaluate):
+        assert not ref or ref.startswith(info.module + "."), f"{ref} lies outside {info.module}"

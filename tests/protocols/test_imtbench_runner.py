@@ -107,7 +107,7 @@ def test_table2_and_records_equal_the_python_protocol(bench, server, tmp_path, m
     counts = json.loads((out / "results.json").read_text())["counts"]
     assert counts["sysA"]["S_text"]["of"] == 8 and counts["sysA"]["S_text"]["failures"] == {"missing_output": 2}
     if importlib.util.find_spec("matplotlib") is not None:  # the report's S heatmap per system draws
-        from transcreval.protocols.imtbench_runner import ADAPTER
+        from transcreval.protocols.imtbench.runner import ADAPTER
 
         figures = ADAPTER.report_options(got)["figures"]
         assert [t for t, _ in figures] == [f"S by scenario x language: {s}" for s in ("sysA", "sysB")]
@@ -252,3 +252,38 @@ def test_given_masks_are_checked_before_anything_is_scored(bench, tmp_path, caps
     assert main([*args, "--option", f"mask_root={tmp_path}"]) == 2
     assert "does not exist" in capsys.readouterr().err
     assert not (tmp_path / "r" / "run.json").exists()
+
+
+def test_given_masks_are_read_at_their_own_bit_depth_as_the_python_protocol_reads_them(bench, tmp_path, capsys):
+    """A float mask of 0/0.3 marks the same background as an 8-bit 0/255 one (the rule of
+    transcreval.io.read_mask, which imtbench.evaluate uses): the runner's S_bg is the same with either."""
+    import numpy as np
+    from PIL import Image
+
+    rows = [json.loads(x) for x in bench["manifest"].read_text().splitlines()]
+    (tmp_path / "masks").mkdir()
+    for r in rows:
+        for k in ("source_image", "reference_image"):
+            r[k] = str(bench["root"] / r[k])
+        w, h = Image.open(r["reference_image"]).size
+        background = np.zeros((h, w), dtype=bool)
+        background[:, : w // 2] = True
+        Image.fromarray(background.astype(np.uint8) * 255).save(tmp_path / "masks" / f"{r['id']}.png")
+        Image.fromarray(background.astype(np.float32) * 0.3).save(tmp_path / "masks" / f"{r['id']}.tif")
+    got = {}
+    for suffix in ("png", "tif"):
+        for r in rows:
+            r["meta"]["mask"] = f"masks/{r['id']}.{suffix}"
+        manifest = tmp_path / f"m-{suffix}.jsonl"
+        manifest.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        out = tmp_path / f"run-{suffix}"
+        args = ["evaluate", "-p", "imtbench", "-m", str(manifest), "-o", str(out), "--progress", "none"]
+        args += ["-s", f"sysB={bench['systems']['sysB']}", "--metrics", "background", "--option", "bg_mask=given"]
+        args += ["--option", f"mask_root={tmp_path}", "--option", "lpips_net=squeeze"]
+        args += ["--option", f"lpips_weights={json.dumps(str(bench['lpips']))}"]
+        assert main(args) == 0, capsys.readouterr().err
+        from transcreval.runs import Run
+
+        got[suffix] = {(r.item_id, r.status, r.value) for r in Run(out).results.records if r.metric == "S_bg"}
+    assert {s for _, s, _ in got["png"]} == {"ok"}
+    assert got["tif"] == got["png"]

@@ -17,7 +17,7 @@ from PIL import Image
 from transcreval.errors import InputError
 from transcreval.protocols.catalog import get_protocol
 from transcreval.protocols.imtbench import COLUMNS, table2
-from transcreval.protocols.imtbench_manifest import read_manifest, read_outputs
+from transcreval.protocols.imtbench.inputs import read_manifest, read_outputs
 from transcreval.protocols.records import ItemRecord
 
 COMPONENTS = COLUMNS[:4]

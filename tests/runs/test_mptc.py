@@ -231,6 +231,7 @@ def test_table10_ocr_unit_equals_ocr_tables(tmp_path):
     ref = mptc.ocr_tables(mptc.load(items, outputs, split_by="field"))
     a, b = run.tables["table10"], ref.tables["table10"]
     assert [r.replace(" + -", "") for r in b.rows] == list(a.rows)  # rows in the run's system names
+    assert a.notes == b.notes  # the same OCR identity (backend and package), splits and resampling
     for (row, col), want in b.cells.items():
         got = a.cells[(row.replace(" + -", ""), col)]
         assert (got.n, got.n_missing) == (want.n, want.n_missing), (row, col)

@@ -87,7 +87,7 @@ PROTOCOLS: tuple[ProtocolInfo, ...] = (
         module="transcreval.protocols.imtbench",
         tables=("Table 2",),
         summary="S_text (COMET), S_bg, S_align, S_vis and S per item; Table 2 per scenario and language",
-        runner="transcreval.protocols.imtbench_runner:ADAPTER",
+        runner="transcreval.protocols.imtbench.runner:ADAPTER",
     ),
 )
 

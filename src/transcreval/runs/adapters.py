@@ -7,12 +7,13 @@ from __future__ import annotations
 import importlib
 import os
 import shutil
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from transcreval.errors import InputError
-from transcreval.runs.spec import ProtocolAdapter, Unit, UnitContext
+from transcreval.protocols.adapter import ProtocolAdapter, Unit, UnitContext
 
 __all__ = [
     "adapter_ref",
@@ -56,9 +57,14 @@ def load_adapter(protocol: str | ProtocolAdapter) -> ProtocolAdapter:
 
 def adapter_ref(adapter: ProtocolAdapter) -> str:
     """How run.json names an adapter so that ``Run`` can load it again: the catalog name when the
-    catalog's runner is this adapter, else ``module:ATTR`` (or ``module:Class``)."""
+    catalog's runner is this adapter (also where the catalog names a package that re-exports it),
+    else ``module:ATTR`` (or ``module:Class``)."""
     from transcreval.protocols.catalog import PROTOCOLS
 
+    for p in PROTOCOLS:  # a loaded adapter's modules are loaded: nothing is imported here
+        module, _, attr = p.runner.partition(":")
+        if module in sys.modules and getattr(sys.modules[module], attr, None) is adapter:
+            return p.name
     mod = importlib.import_module(type(adapter).__module__)
     attr = next((k for k, v in vars(mod).items() if v is adapter), type(adapter).__name__)
     ref = f"{type(adapter).__module__}:{attr}"

@@ -24,8 +24,6 @@ outputs are warned about: re-encoding changes pixel metrics.
 from __future__ import annotations
 
 import glob
-import hashlib
-import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -33,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from transcreval.errors import InputError
-from transcreval.runs.spec import Item, Output
+from transcreval.protocols.adapter import Item, Output
+from transcreval.utils.digest import content_digest, sha256_file
 from transcreval.utils.jsonl import read_jsonl_lines
 
 __all__ = [
@@ -53,25 +52,6 @@ __all__ = [
 ITEM_KEYS = ("id", "group", "source_image", "target_locale", "reference_image", "reference_text", "meta")
 OUTPUT_KEYS = ("id", "image", "text", "meta")
 LOSSY_SUFFIXES = (".jpg", ".jpeg", ".jfif", ".webp")
-_HASHES: dict[tuple[str, int, int], str] = {}
-
-
-def sha256_file(path: str | os.PathLike[str]) -> str:
-    """The file's sha256 (memoised per path, size and modification time in this process)."""
-    st = os.stat(path)
-    key = (os.fspath(path), st.st_size, st.st_mtime_ns)
-    if key not in _HASHES:
-        h = hashlib.sha256()
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
-                h.update(block)
-        _HASHES[key] = h.hexdigest()
-    return _HASHES[key]
-
-
-def content_digest(obj: Any) -> str:
-    """sha256 of a JSON value (keys sorted): the digest of an item's or output's content."""
-    return hashlib.sha256(json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
 
 
 def read_jsonl(path: str | os.PathLike[str], what: str) -> list[tuple[str, Any]]:

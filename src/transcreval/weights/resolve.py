@@ -25,15 +25,14 @@ and modification time).
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import logging
 import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from transcreval.errors import WeightsIntegrityError, WeightsNotFoundError
+from transcreval.utils.digest import sha256_file
 from transcreval.weights.download import DownloadFailed, download, warn_unverified
 from transcreval.weights.hf_cache import cached_file, repo_dir
 from transcreval.weights.manifest import WeightsEntry, get_entry
@@ -41,8 +40,6 @@ from transcreval.weights.manifest import WeightsEntry, get_entry
 log = logging.getLogger("transcreval.weights")
 
 _TRUE = {"1", "true", "yes", "on"}
-_HASH_LOCK = threading.Lock()
-_HASHES: dict[tuple[str, int, int, int], str] = {}
 
 
 @dataclass(frozen=True)
@@ -127,25 +124,6 @@ def shipped_path(entry: WeightsEntry) -> Path | None:
 
 
 # --------------------------------------------------------------------------- verification
-def sha256_file(path: str | os.PathLike[str]) -> str:
-    """The file's sha256 (hex), computed once per process per (path, inode, size, mtime)."""
-    p = Path(path)
-    st = p.stat()
-    key = (str(p.resolve()), st.st_ino, st.st_size, st.st_mtime_ns)
-    with _HASH_LOCK:
-        hit = _HASHES.get(key)
-    if hit is not None:
-        return hit
-    digest = hashlib.sha256()
-    with open(p, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    value = digest.hexdigest()
-    with _HASH_LOCK:
-        _HASHES[key] = value
-    return value
-
-
 def check_file(path: Path, entry: WeightsEntry) -> str | None:
     """Why ``path`` is not a good copy of ``entry`` (None when it is)."""
     try:

@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from transcreval.errors import InputError
+from transcreval.protocols.adapter import Item, Outcome, Prepared, ProtocolAdapter, RunData, Unit, UnitContext, Work
 from transcreval.protocols.khanuja import check_options, csi_scorer, embedding_scorer, vlm_scorer
 from transcreval.protocols.khanuja.inputs import COLUMNS, KhanujaItem, check_items, parse_image_key
 from transcreval.protocols.khanuja.ratings import read_human_ratings
 from transcreval.protocols.khanuja.tables import ASPECT_COLUMNS, EMBEDDING_COLUMNS, KINDS, table3_result
 from transcreval.protocols.records import ItemRecord, ProtocolResult
-from transcreval.runs.spec import Item, Outcome, Prepared, ProtocolAdapter, RunData, Unit, UnitContext, Work
 
 __all__ = ["ADAPTER", "KhanujaAdapter", "image_key"]
 

@@ -22,6 +22,12 @@ Entry points (each returns a :class:`~transcreval.protocols.records.ProtocolResu
 The building blocks: :func:`edit_intensity_study` (App. B.2), :func:`similarity_metrics` (the
 Table 5 collection), :func:`plan_to_render_loss` (Fig. 6), :func:`ocr_iou_table` (Table 10 from
 aligned lists), :func:`plan_title`, :func:`globe_cluster` and :func:`transfer_direction`.
+
+Layout: inputs (``inputs``, ``schema``, ``globe``), per-item scoring (``judged``: the judge's
+answers; ``ocr_iou``: the OCR text masks; ``study``: the similarity collection), tables
+(``tables``, ``ocr_tables``, ``analyses``), :mod:`~transcreval.protocols.mptc.pipeline`
+(:func:`evaluate`) and :mod:`~transcreval.protocols.mptc.runner` (the adapter of ``transcreval
+evaluate --protocol mptc``, whose units and tables call the same scoring and table builders).
 """
 
 from __future__ import annotations

@@ -20,15 +20,17 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
+
+import torch
 
 from transcreval.errors import InputError
 from transcreval.protocols.mptc.inputs import MPTcSet, as_set, system_name
 from transcreval.protocols.mptc.ocr_iou import OCRIoURow, ocr_row, triplet_ious
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table, cell_mean
 
-__all__ = ["exact_match", "ocr_tables", "table10", "table10_cells"]
+__all__ = ["exact_match", "ocr_label", "ocr_tables", "table10", "table10_cells", "table10_from_ious"]
 
 _COLS = ("n", "SRC-MTc IoU", "SRC-GT IoU (ref)", "Δ (MTc-GT)", "Empty MTc", "Empty GT")
 
@@ -70,7 +72,7 @@ def table10_cells(rows: Sequence[OCRIoURow]) -> tuple[list[Any], dict[tuple[Any,
 def table10(
     rows: Sequence[Any], cells: dict[tuple[Any, str], Cell], splits: Sequence[str], ocr: str, resample: str
 ) -> Table:
-    """Table 10 around its rows and cells (used by :func:`ocr_tables` and the runner adapter)."""
+    """Table 10 around its rows and cells (:func:`table10_from_ious` builds both)."""
     notes = (
         f"Splits: {', '.join(splits)}; OCR {ocr}; outputs resized to SRC's size ({resample}).",
         "Means over the triplets where both IoUs are defined; Empty: pairs with no text on either side.",
@@ -79,32 +81,27 @@ def table10(
     return Table("MPTc-Bench Table 10", _COLS, tuple(rows), cells, dec, "IoU 0-1", notes)
 
 
-def ocr_tables(
-    data: MPTcSet,
-    *,
-    splits: Sequence[str] = ("surface",),
-    backend: Any = "rapidocr",
-    resample: str = "bicubic",
-    dilate_px: float = 0,
-    input_range: tuple[float, float] | None = None,
-    title_rule: Literal["largest", "confidence"] = "largest",
-    title_reference: Literal["source_title", "judge"] = "source_title",
-    judge: Any = None,
-    title_template: Any = None,
-    exact: Literal["strict", "normalized"] = "strict",
-    **backend_options: Any,
-) -> ProtocolResult:
-    """Table 10 and the OCR title baseline (see the module docstring). ``backend`` and
-    ``backend_options`` choose the OCR (``"rapidocr"`` offline by default; ``"paddleocr"`` is the
-    paper's PP-OCRv5), or pass a :class:`~transcreval.ocr.TextDetector`."""
-    import torch
+def ocr_label(info: Mapping[str, Any]) -> str:
+    """How Table 10's note names the OCR, ``"<backend> (<package>)"``, from a detector's identity
+    (:meth:`~transcreval.engines.ocr.detector.DetectorInfo.as_dict`)."""
+    return f"{info['backend']} ({str(info['package']).replace(' ', '-')})"
 
-    from transcreval.engines.ocr.base import get_detector
-    from transcreval.engines.ocr.title import OCRTitleExtractor
-    from transcreval.functional.text.chrf import sentence_chrf
 
-    data = as_set(data, "ocr_tables")
-    exact_match("", "", exact)
+def table10_from_ious(
+    runs: Sequence[tuple[str, torch.Tensor, torch.Tensor]], splits: Sequence[str], ocr: str, resample: str
+) -> Table:
+    """Table 10 from each system's per-triplet IoUs ``(row label, IoU(SRC, MTc), IoU(SRC, GT))``
+    (:func:`~transcreval.protocols.mptc.ocr_iou.triplet_ious`), with the ``"Overall"`` row over
+    every triplet: the one builder behind :func:`ocr_tables` and the runner adapter's tables."""
+    rows = [ocr_row(label, mtc, gt) for label, mtc, gt in runs]
+    if runs:
+        rows.append(ocr_row("Overall", torch.cat([m for _, m, _ in runs]), torch.cat([g for _, _, g in runs])))
+    labels, cells = table10_cells(rows)
+    return table10(labels, cells, splits, ocr, resample)
+
+
+def _check_options(splits: Sequence[str], title_reference: str, judge: Any, exact: Any) -> None:
+    exact_match("", "", exact)  # an unknown ``exact`` mode is refused before any OCR
     if title_reference not in ("source_title", "judge"):
         raise InputError(f"title_reference must be 'source_title' or 'judge', got {title_reference!r}")
     if title_reference == "judge" and judge is None:
@@ -112,12 +109,14 @@ def ocr_tables(
     bad = [s for s in splits if s not in ("surface", "deep")]
     if bad or not splits:
         raise InputError(f"splits must name 'surface' and/or 'deep', got {list(splits)}")
-    det = get_detector(backend, **backend_options)
-    opts = {"detector": det, "resample": resample, "dilate_px": dilate_px, "input_range": input_range}
+
+
+def _iou_records(
+    data: MPTcSet, splits: Sequence[str], run: Mapping[str, Any]
+) -> tuple[list[ItemRecord], list[tuple[str, torch.Tensor, torch.Tensor]]]:
+    """Every system's per-item IoU records, and per system with outputs its row label and IoUs."""
     records: list[ItemRecord] = []
-    rows: list[Any] = []
-    cells: dict[tuple[Any, str], Cell] = {}
-    pooled: list[tuple[torch.Tensor, torch.Tensor]] = []
+    runs: list[tuple[str, torch.Tensor, torch.Tensor]] = []
     for s, p, e in data.runs(tuple(splits)):
         outs = data.run_outputs(s, p, e) or {}
         items = data.split_items(s)
@@ -128,31 +127,38 @@ def ocr_tables(
         if present:
             chunks = [present[k : k + 32] for k in range(0, len(present), 32)]  # bounded memory
             got = [
-                triplet_ious([i.source for i in c], [i.gt for i in c], [outs[i.item_id].output for i in c], **opts)
+                triplet_ious([i.source for i in c], [i.gt for i in c], [outs[i.item_id].output for i in c], **run)
                 for c in chunks
             ]
             mtc, gt = torch.cat([m for m, _ in got]), torch.cat([g for _, g in got])
-            pooled.append((mtc, gt))
+            runs.append((name if len(splits) == 1 else f"{name} ({s})", mtc, gt))
             ious = {i.item_id: (float(a), float(b)) for i, a, b in zip(present, mtc, gt)}
-            row = name if len(splits) == 1 else f"{name} ({s})"
-            rows.append(row)
-            for col, cell in _row_cells(ocr_row(row, mtc, gt)).items():
-                cells[(row, col)] = cell
         for i in items:
             for k, metric in enumerate(("ocr_iou_src_mtc", "ocr_iou_src_gt")):
                 v = ious[i.item_id][k] if i.item_id in ious else math.nan
                 status = "missing_output" if i.item_id not in ious else "ok" if not math.isnan(v) else "empty_union"
                 records.append(ItemRecord(i.item_id, name, metric, v, status, i.item_id, {**i.meta, **meta}))
-    if pooled:
-        rows.append("Overall")
-        overall = ocr_row("Overall", torch.cat([m for m, _ in pooled]), torch.cat([g for _, g in pooled]))
-        for col, cell in _row_cells(overall).items():
-            cells[("Overall", col)] = cell
-    info = det.info_for(False).signature_options()
-    t10 = table10(rows, cells, splits, f"{info['ocr']} ({info['pkg']})", resample)
+    return records, runs
+
+
+def _title_baseline(
+    data: MPTcSet,
+    splits: Sequence[str],
+    detector: Any,
+    *,
+    title_rule: Literal["largest", "confidence"],
+    title_reference: Literal["source_title", "judge"],
+    judge: Any,
+    title_template: Any,
+    exact: Literal["strict", "normalized"],
+    input_range: tuple[float, float] | None,
+) -> tuple[list[ItemRecord], Table]:
+    """The OCR title baseline's per-item records and its table (see the module docstring)."""
+    from transcreval.engines.ocr.title import OCRTitleExtractor
+    from transcreval.functional.text.chrf import sentence_chrf
 
     items = [i for s in splits for i in data.split_items(s)]
-    reader = OCRTitleExtractor(det, rule=title_rule)
+    reader = OCRTitleExtractor(detector, rule=title_rule)
     read = reader.read([i.source for i in items], input_range=input_range) if items else []
     refs: list[Any] = [None] * len(items)
     if title_reference == "judge" and items:
@@ -160,6 +166,7 @@ def ocr_tables(
 
         refs = list(extract_titles([i.source for i in items], judge=judge, template=title_template))
     who = f"OCR title ({title_rule} line)"
+    records: list[ItemRecord] = []
     chrf_vals: list[float] = []
     exact_vals: list[float] = []
     for i, r, v in zip(items, read, refs):
@@ -187,7 +194,7 @@ def ocr_tables(
         f"Title read from SRC as the {title_rule} OCR line; reference: {title_reference}; exact match: {exact}.",
         "chrF on the paper's 0-1 scale (sentence chrF / 100, averaged).",
     )
-    t_title = Table(
+    table = Table(
         "MPTc-Bench App. B.5 OCR title baseline",
         ("n", "chrF", "Exact match %"),
         (who,),
@@ -196,6 +203,46 @@ def ocr_tables(
         "",
         t_notes,
     )
+    return records, table
+
+
+def ocr_tables(
+    data: MPTcSet,
+    *,
+    splits: Sequence[str] = ("surface",),
+    backend: Any = "rapidocr",
+    resample: str = "bicubic",
+    dilate_px: float = 0,
+    input_range: tuple[float, float] | None = None,
+    title_rule: Literal["largest", "confidence"] = "largest",
+    title_reference: Literal["source_title", "judge"] = "source_title",
+    judge: Any = None,
+    title_template: Any = None,
+    exact: Literal["strict", "normalized"] = "strict",
+    **backend_options: Any,
+) -> ProtocolResult:
+    """Table 10 and the OCR title baseline (see the module docstring). ``backend`` and
+    ``backend_options`` choose the OCR (``"rapidocr"`` offline by default; ``"paddleocr"`` is the
+    paper's PP-OCRv5), or pass a :class:`~transcreval.ocr.TextDetector`."""
+    from transcreval.engines.ocr.base import get_detector
+
+    data = as_set(data, "ocr_tables")
+    _check_options(splits, title_reference, judge, exact)
+    det = get_detector(backend, **backend_options)
+    run = {"detector": det, "resample": resample, "dilate_px": dilate_px, "input_range": input_range}
+    records, runs = _iou_records(data, splits, run)
+    t10 = table10_from_ious(runs, splits, ocr_label(det.info_for(False).as_dict()), resample)
+    title_records, t_title = _title_baseline(
+        data,
+        splits,
+        det,
+        title_rule=title_rule,
+        title_reference=title_reference,
+        judge=judge,
+        title_template=title_template,
+        exact=exact,
+        input_range=input_range,
+    )
     options = {
         **dict(data.options),
         "ocr": det.info_for(True).as_dict(),
@@ -203,4 +250,5 @@ def ocr_tables(
         "title_reference": title_reference,
         "exact": exact,
     }
-    return ProtocolResult("mptc", tuple(records), {"table10": t10, "ocr_title": t_title}, {}, options)
+    tables = {"table10": t10, "ocr_title": t_title}
+    return ProtocolResult("mptc", tuple(records + title_records), tables, {}, options)

@@ -28,12 +28,22 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from transcreval.errors import InputError
+from transcreval.protocols.adapter import (
+    Item,
+    Outcome,
+    Output,
+    Prepared,
+    ProtocolAdapter,
+    RunData,
+    Unit,
+    UnitContext,
+    Work,
+)
 from transcreval.protocols.posteriq import TASKS, evaluate
 from transcreval.protocols.posteriq.inputs import TaskItem, parse_records
 from transcreval.protocols.posteriq.sources import load_sources
 from transcreval.protocols.records import ItemRecord, ProtocolResult
-from transcreval.runs.manifest import content_digest
-from transcreval.runs.spec import Item, Outcome, Output, Prepared, ProtocolAdapter, RunData, Unit, UnitContext, Work
+from transcreval.utils.digest import content_digest
 
 __all__ = ["ADAPTER", "POINT_TASKS", "PosterIQAdapter", "record_of"]
 

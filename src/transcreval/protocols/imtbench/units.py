@@ -1,4 +1,4 @@
-"""IMTBench's runner units (:mod:`transcreval.protocols.imtbench_runner`): S_text (COMET),
+"""IMTBench's runner units (:mod:`transcreval.protocols.imtbench.runner`): S_text (COMET),
 S_bg and the judge's S_vis and S_align, each scoring a batch of one system's items with the
 per-item functions :func:`transcreval.protocols.imtbench.evaluate` uses
 (:mod:`transcreval.functional.judge.imtbench_components`, ``imtbench_calls``). Nothing here
@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from transcreval.errors import InputError, MissingDependencyError
-from transcreval.protocols.imtbench_manifest import language_code, scenario_name
+from transcreval.protocols.adapter import Item, Outcome, Prepared, Unit, UnitContext, Work
+from transcreval.protocols.imtbench.inputs import language_code, scenario_name
 from transcreval.protocols.records import ItemRecord
-from transcreval.runs.spec import Item, Outcome, Prepared, Unit, UnitContext, Work
 
 __all__ = ["background_unit", "item_meta", "judge_unit", "source_text", "text_unit"]
 
@@ -148,14 +148,6 @@ def _masks_available(ctx: UnitContext) -> str | None:
     return None
 
 
-def _read_mask(path: Path) -> Any:
-    import numpy as np
-
-    from transcreval.io import open_image
-
-    return np.asarray(open_image(path).convert("L")) > 0
-
-
 def background_unit() -> Unit:
     def prepare(ctx: UnitContext) -> Prepared:
         from transcreval.engines.ocr.masks import check_dilate_px
@@ -195,7 +187,9 @@ def background_unit() -> Unit:
         def score(works: Sequence[Work]) -> list[Outcome]:
             masks: Any = "ocr"
             if o["bg_mask"] == "given":
-                masks = [_read_mask(_mask_path(w.item, o)) for w in works]
+                from transcreval.io import read_mask  # the rule imtbench.evaluate reads masks by
+
+                masks = [read_mask(_mask_path(w.item, o)) for w in works]
             got = background_items(
                 [Path(str(w.output.image)) for w in works],
                 [Path(str(w.item.reference_image)) for w in works],

@@ -10,12 +10,12 @@ relative path resolves against ``--option mask_root=DIR``). Outputs: each system
 and ``text`` (its translation; either may be absent: the components that need it are missing
 for that item, and counted).
 
-Units (``--metrics``; :mod:`~transcreval.protocols.imtbench_units`): ``text`` (S_text:
+Units (``--metrics``; :mod:`~transcreval.protocols.imtbench.units`): ``text`` (S_text:
 COMET, Eq. 2; needs unbabel-comet, the ``comet`` extra), ``background`` (S_bg: 1 - masked
 LPIPS over the background, Eq. 3) and ``judge`` (S_vis and S_align, Eq. 4-5: one joint call
 per item by default). Each scores items with the same per-item functions as
 :func:`transcreval.protocols.imtbench.evaluate`; S (Eq. 6) and Table 2
-(:func:`~transcreval.protocols.imtbench.table2`) are built from the stored values, so the
+(:func:`~transcreval.protocols.imtbench.tables.table2`) are built from the stored values, so the
 tables equal what ``imtbench.evaluate`` gives on the same inputs and options.
 
 Without unbabel-comet, ``evaluate`` fails before scoring anything, naming the ``comet`` extra;
@@ -32,11 +32,11 @@ from typing import Any, ClassVar
 
 from transcreval.errors import InputError
 from transcreval.functional.judge.imtbench_components import COMPONENTS, overall_score
-from transcreval.protocols.imtbench import table2
-from transcreval.protocols.imtbench_manifest import SCENARIOS
-from transcreval.protocols.imtbench_units import background_unit, item_meta, judge_unit, source_text, text_unit
+from transcreval.protocols.adapter import Item, ProtocolAdapter, RunData, Unit
+from transcreval.protocols.imtbench.inputs import SCENARIOS
+from transcreval.protocols.imtbench.tables import table2
+from transcreval.protocols.imtbench.units import background_unit, item_meta, judge_unit, source_text, text_unit
 from transcreval.protocols.records import ItemRecord, ProtocolResult
-from transcreval.runs.spec import Item, ProtocolAdapter, RunData, Unit
 
 __all__ = ["ADAPTER", "IMTBenchAdapter"]
 

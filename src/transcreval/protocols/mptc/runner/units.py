@@ -1,7 +1,7 @@
 """MPTc-Bench's runner units: the judge answers, CLIP, FID features and OCR IoUs per item.
 
 Each unit scores a batch of one system's items with the protocol's own per-item code and
-returns one :class:`~transcreval.runs.spec.Outcome` per item; nothing here builds a table.
+returns one :class:`~transcreval.protocols.adapter.Outcome` per item; nothing here builds a table.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from transcreval.protocols.adapter import Outcome, Prepared, Unit, UnitContext, Work
 from transcreval.protocols.mptc.inputs import MPTcSet, read_outputs, system_name
 from transcreval.protocols.mptc.judged import (
     DECADES,
@@ -17,7 +18,7 @@ from transcreval.protocols.mptc.judged import (
     judge_records,
     judge_templates,
 )
-from transcreval.protocols.mptc.runner_inputs import (
+from transcreval.protocols.mptc.runner.inputs import (
     mptc_set,
     nan_records,
     output_record,
@@ -25,7 +26,6 @@ from transcreval.protocols.mptc.runner_inputs import (
     signature_json,
 )
 from transcreval.protocols.records import ItemRecord
-from transcreval.runs.spec import Outcome, Prepared, Unit, UnitContext, Work
 
 __all__ = ["GT", "UNIT_BUILDERS", "clip_unit", "fid_unit", "judge_unit", "ocr_unit"]
 
@@ -197,7 +197,7 @@ def fid_unit(options: Mapping[str, Any]) -> Unit:
         from transcreval.core.result import Signature
         from transcreval.features.images import extract
         from transcreval.functional.image.fid import fid_extractor, fid_signature_options, fid_version_packages
-        from transcreval.runs.features import pack
+        from transcreval.protocols.stored_features import pack
 
         o = ctx.options
         ext = fid_extractor(o["fid_weights"], o["fid_preprocess"], ctx.device)

@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from transcreval.errors import InputError
+from transcreval.protocols.adapter import Item, Output
 from transcreval.protocols.mptc.inputs import MPTcSet, load, system_name
 from transcreval.protocols.records import ItemRecord
-from transcreval.runs.spec import Item, Output
 
 __all__ = [
     "ITEM_META",

@@ -2,23 +2,23 @@
 
 The same table builders as :func:`~transcreval.protocols.mptc.evaluate` (Tables 3-4 and Fig. 6
 from the judge records, Fig. 7, Table 9, App. B.3, Tables 5 and 10 around their cells), with
-FID computed from the Inception features each item stored (:mod:`transcreval.runs.features`).
+FID computed from the Inception features each item stored (:mod:`transcreval.protocols.stored_features`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from transcreval.errors import UndefinedValueError
+from transcreval.protocols.adapter import RunData
 from transcreval.protocols.mptc.analyses import cross_cluster_tables, error_type_table, temporal_table
 from transcreval.protocols.mptc.inputs import SPLITS, MPTcSet, system_name
 from transcreval.protocols.mptc.judged import JUDGE_METRICS
-from transcreval.protocols.mptc.ocr_iou import ocr_row
-from transcreval.protocols.mptc.ocr_tables import table10, table10_cells
+from transcreval.protocols.mptc.ocr_tables import ocr_label, table10_from_ious
 from transcreval.protocols.mptc.tables import TABLE5_NOTE, RecordIndex, fig6, table3, table4, table5
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
-from transcreval.runs.spec import RunData
 
 __all__ = ["build_tables", "win_matrix"]
 
@@ -44,7 +44,7 @@ def win_matrix(data: MPTcSet, idx: RecordIndex) -> Table:
 
 
 def _rows(data: RunData, runner: str, unit: str, ids: Sequence[str], key: str) -> list[Any]:
-    from transcreval.runs.features import unpack
+    from transcreval.protocols.stored_features import unpack
 
     out = []
     for i in ids:
@@ -55,7 +55,7 @@ def _rows(data: RunData, runner: str, unit: str, ids: Sequence[str], key: str) -
 
 
 def _fid(data: RunData, runner: str, ids: Sequence[str], real: str) -> float:
-    from transcreval.runs.features import frechet_from_rows
+    from transcreval.protocols.stored_features import frechet_from_rows
 
     have = [i for i in ids if (p := data.payload(runner, "fid", i)) and "fake" in p]
     return frechet_from_rows(_rows(data, runner, "fid", have, "fake"), _rows(data, runner, "fid", have, real))
@@ -85,12 +85,23 @@ def _table5(mset: MPTcSet, idx: RecordIndex, data: RunData, names: Mapping[str, 
     return table5(mset, cells, notes)
 
 
-def _table10(mset: MPTcSet, idx: RecordIndex, options: Mapping[str, Any]) -> Table:
+def _ocr_name(data: RunData) -> str:
+    """The OCR as :func:`~transcreval.protocols.mptc.ocr_tables` names it, from the identity the
+    ocr unit's signature recorded (the option's backend name for a signature without one)."""
+    _, _, payload = data.signatures.get("ocr", "").partition("|")
+    try:
+        info = json.loads(payload).get("ocr")
+    except (ValueError, AttributeError):
+        info = None
+    return ocr_label(info) if isinstance(info, dict) else str(data.options["ocr_backend"])
+
+
+def _table10(mset: MPTcSet, idx: RecordIndex, data: RunData) -> Table:
     import torch
 
+    options = data.options
     splits = list(options["ocr_splits"])
-    rows = []
-    pooled: list[tuple[list[float], list[float]]] = []
+    runs = []
     for s, p, e in mset.runs(tuple(splits)):
         outs = mset.run_outputs(s, p, e) or {}
         name = system_name(p, e)
@@ -98,19 +109,10 @@ def _table10(mset: MPTcSet, idx: RecordIndex, options: Mapping[str, Any]) -> Tab
         ids = [i for i in ids if idx.values.get((name, "ocr_iou_src_mtc"), {}).get(i) is not None]
         if not ids:
             continue
-        a = [idx.get(name, "ocr_iou_src_mtc", i) for i in ids]
-        b = [idx.get(name, "ocr_iou_src_gt", i) for i in ids]
-        pooled.append((a, b))
+        a, b = ([idx.get(name, m, i) for i in ids] for m in ("ocr_iou_src_mtc", "ocr_iou_src_gt"))
         label = name if len(splits) == 1 else f"{name} ({s})"
-        rows.append(ocr_row(label, torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64)))
-    if pooled:
-        a_all = [x for a, _ in pooled for x in a]
-        b_all = [x for _, b in pooled for x in b]
-        rows.append(
-            ocr_row("Overall", torch.tensor(a_all, dtype=torch.float64), torch.tensor(b_all, dtype=torch.float64))
-        )
-    labels, cells = table10_cells(rows)
-    return table10(labels, cells, splits, str(options["ocr_backend"]), str(options["ocr_resample"]))
+        runs.append((label, torch.tensor(a, dtype=torch.float64), torch.tensor(b, dtype=torch.float64)))
+    return table10_from_ious(runs, splits, _ocr_name(data), str(options["ocr_resample"]))
 
 
 def build_tables(
@@ -142,7 +144,7 @@ def build_tables(
     if "clip" in sigs or "fid" in sigs:
         tables["table5"] = _table5(mset, idx, data, names)
     if "ocr" in sigs:
-        tables["table10"] = _table10(mset, idx, o)
+        tables["table10"] = _table10(mset, idx, data)
     if any(x.error_labels for x in mset.outputs):
         et = error_type_table(mset)
         tables.update(et.tables)

@@ -1,0 +1,92 @@
+"""IMTBench Table 2 from per-item records (the Python :func:`~transcreval.protocols.imtbench.evaluate`
+and the runner adapter both build it here)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from transcreval.errors import InputError
+from transcreval.functional.judge.imtbench_components import COMPONENTS
+from transcreval.protocols.imtbench.inputs import SCENARIO_LABELS, SCENARIOS
+from transcreval.protocols.records import Cell, ItemRecord, Table, cell_mean
+
+__all__ = ["COLUMNS", "table2"]
+
+COLUMNS = (*COMPONENTS, "S")
+ALL = "All"
+S_AVG = "S_avg"
+ITEM_WEIGHTED = "item-weighted"
+
+
+def _group_cell(records: Sequence[ItemRecord], column: str) -> Cell:
+    return cell_mean([r.value for r in records if r.metric == column], scale=100.0)
+
+
+def table2(records: Sequence[ItemRecord], system: str) -> Table:
+    """IMTBench Table 2 for one system, in percent, from its per-item records.
+
+    Rows: per scenario (in the paper's order: Doc., Web, Scene, PPT; those present) the row
+    ``(label, "all")`` and one row per target language ``(label, language)``; then
+    ``("All", language)`` per language over every scenario; then ``("All", "S_avg")``, the
+    paper's "All" row: each column the plain mean of the scenario rows (this reproduces the
+    paper's 57.8 and 56.4), and ``("All", "item-weighted")``, the mean over all items. Columns
+    S_text, S_bg, S_align, S_vis, S. Each cell is the mean over the items that have the value,
+    with ``n`` those items and ``n_missing`` the group's items without it (a missing
+    component is never averaged as 0); S exists where all four components do.
+    """
+    mine = [r for r in records if r.system == system]
+    if not mine:
+        raise InputError(f"no records of system {system!r}")
+    scen_of = {r.item_id: r.meta.get("scenario") for r in mine}
+    lang_of = {r.item_id: r.meta.get("language") for r in mine}
+    present = [s for s in SCENARIOS if s in set(scen_of.values())]
+    langs = sorted({str(v) for v in lang_of.values()})
+    cells: dict[tuple[Any, str], Cell] = {}
+    rows: list[Any] = []
+
+    def add(row: Any, group: list[ItemRecord]) -> None:
+        rows.append(row)
+        for col in COLUMNS:
+            cells[(row, col)] = _group_cell(group, col)
+
+    for s in present:
+        label = SCENARIO_LABELS[s]
+        add((label, "all"), [r for r in mine if scen_of[r.item_id] == s])
+        for lang in langs:
+            group = [r for r in mine if scen_of[r.item_id] == s and lang_of[r.item_id] == lang]
+            if group:
+                add((label, lang), group)
+    for lang in langs:
+        add((ALL, lang), [r for r in mine if lang_of[r.item_id] == lang])
+    avg = (ALL, S_AVG)
+    rows.append(avg)
+    for col in COLUMNS:
+        per_scenario = [cells[((SCENARIO_LABELS[s], "all"), col)] for s in present]
+        defined = [c for c in per_scenario if c.n > 0]
+        value = math.fsum(c.value for c in defined) / len(defined) if defined else math.nan
+        cells[(avg, col)] = Cell(value, sum(c.n for c in per_scenario), sum(c.n_missing for c in per_scenario))
+    add((ALL, ITEM_WEIGHTED), mine)
+    notes = [
+        "S_avg: each column the plain mean of the scenario rows (the paper's All row); item-weighted: the mean "
+        "over all items",
+        "a cell averages the items that have the value (n); n_missing counts the group's items without it, never "
+        "averaged as 0; S = (S_text + S_bg + S_align + S_vis) / 4 where all four exist (Eq. 6)",
+    ]
+    for c in COMPONENTS:
+        reasons: dict[str, int] = {}
+        for r in mine:
+            if r.metric == c and r.status != "ok":
+                reasons[r.status] = reasons.get(r.status, 0) + 1
+        if reasons:
+            notes.append(f"{c} missing: " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))
+    return Table(
+        name=f"IMTBench Table 2 ({system})",
+        columns=COLUMNS,
+        rows=tuple(rows),
+        cells=cells,
+        decimals=1,
+        units="%",
+        notes=tuple(notes),
+    )
