@@ -14,8 +14,10 @@ forms of :data:`~transcreval.protocols.posteriq.TARGET_FORMS`) and the task fiel
 
 Units: ``answers`` (every task item scored by the protocol's own code, per item) and ``points``
 (composition and intention items without verdicts: the judge's verdict per key point, stored in
-the payload). The tables are :func:`~transcreval.protocols.posteriq.evaluate` on the manifest,
-the answers and the stored verdicts: no judge call at aggregate time.
+the payload). The tables are :func:`~transcreval.protocols.posteriq.pipeline.evaluate` on the manifest,
+the answers and the stored verdicts: no judge call at aggregate time. Both units and the tables
+go through that one function (:mod:`~transcreval.protocols.posteriq.pipeline`), so a run's tables
+equal the Python entry's on the same answers.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from transcreval.errors import InputError
-from transcreval.protocols.posteriq import TASKS, evaluate
-from transcreval.protocols.posteriq.inputs import TaskItem, parse_records
+from transcreval.protocols.posteriq.inputs import TASKS, TaskItem, parse_records
+from transcreval.protocols.posteriq.pipeline import evaluate
 from transcreval.protocols.posteriq.sources import load_sources
 from transcreval.protocols.records import ItemRecord, ProtocolResult
 from transcreval.runs.manifest import content_digest
