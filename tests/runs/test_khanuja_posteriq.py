@@ -74,10 +74,12 @@ def test_khanuja_table3_through_the_runner_equals_khanuja_table3(tmp_path):
     assert set(run.tables) == set(ref.tables)
     for key in ref.tables:
         _same(run.tables[key], ref.tables[key])
+        assert run.tables[key].notes == ref.tables[key].notes, key
     mine = {(r.item_id, r.system, r.metric): r for r in run.results.records}
+    assert len(mine) == len(ref.records)
     for r in ref.records:
         got = mine[(r.item_id, r.system, r.metric)]
-        assert got.status == r.status, (r.item_id, r.system, r.metric)
+        assert got.status == r.status and dict(got.meta) == dict(r.meta), (r.item_id, r.system, r.metric)
         assert (math.isnan(got.value) and math.isnan(r.value)) or got.value == pytest.approx(r.value, abs=1e-9)
     assert Run(tmp_path / "run").rescore().tables == run.results.tables
 
