@@ -326,6 +326,7 @@ def test_a_folder_of_result_files_and_the_cli_give_the_same_tables(tmp_path, gro
         assert code == 0
         got = json.loads(capsys.readouterr().out)
         for key, table in ref.tables.items():
+            assert got["tables"][key]["notes"] == list(table.notes), (mode, key)  # the failed call noted alike
             for (row, column), cell in table.cells.items():
                 cli = next(c for c in got["tables"][key]["cells"] if c["row"] == row and c["column"] == column)
                 assert cli["value"] == (None if math.isnan(cell.value) else pytest.approx(cell.value, abs=1e-12))

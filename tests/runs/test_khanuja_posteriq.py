@@ -3,7 +3,8 @@
 Khanuja: the synthetic set of tests/protocols/test_khanuja.py (scripted VLM and CSI judges, a
 random-init SigLIP, the authors' rating layout) written to disk and run through `evaluate`;
 Table 3 must equal ``khanuja_table3`` on the same items. PosterIQ: the hand-worked records of
-tests/protocols/test_posteriq.py as a manifest and answers; the tables must equal ``evaluate``'s.
+tests/protocols/test_posteriq.py as a manifest and answers, and PosterIQ's own result files with
+no manifest; the tables (notes included) and records must equal ``evaluate``'s.
 """
 
 from __future__ import annotations
@@ -73,10 +74,12 @@ def test_khanuja_table3_through_the_runner_equals_khanuja_table3(tmp_path):
     assert set(run.tables) == set(ref.tables)
     for key in ref.tables:
         _same(run.tables[key], ref.tables[key])
+        assert run.tables[key].notes == ref.tables[key].notes, key
     mine = {(r.item_id, r.system, r.metric): r for r in run.results.records}
+    assert len(mine) == len(ref.records)
     for r in ref.records:
         got = mine[(r.item_id, r.system, r.metric)]
-        assert got.status == r.status, (r.item_id, r.system, r.metric)
+        assert got.status == r.status and dict(got.meta) == dict(r.meta), (r.item_id, r.system, r.metric)
         assert (math.isnan(got.value) and math.isnan(r.value)) or got.value == pytest.approx(r.value, abs=1e-9)
     assert Run(tmp_path / "run").rescore().tables == run.results.tables
 
@@ -111,6 +114,43 @@ def test_posteriq_tables_through_the_runner_equal_evaluate(tmp_path):
     for key in ref.tables:
         _same(run.tables[key], ref.tables[key])
     assert sorted(run.results.records, key=repr) == sorted(ref.records, key=repr)
+
+
+@pytest.mark.parametrize("mode", ["paper", "posteriq-code"])
+def test_posteriq_result_files_through_the_runner_equal_evaluate_on_the_same_files(tmp_path, mode):
+    """``-s NAME=X_bench.json`` with no manifest and ``posteriq.evaluate({NAME: file})``: equal
+    tables, notes and records, with a wrong answer, an item whose calls failed (no ``response``,
+    the runner's ``error``), a null response and an item one file lacks."""
+    from tests._helpers.posteriq_files import write_bench
+    from tests.protocols.test_posteriq_bench import RIGHT
+
+    worse = [dict(it) for it in RIGHT[:-1]]  # lacks the last item (the second overall rating)
+    worse[0]["response"] = "ACME"
+    del worse[1]["response"]
+    worse[1]["error"] = "Error code: 500"
+    worse[2]["response"] = None
+    files = {
+        "Good": write_bench(tmp_path / "Good_bench.json", RIGHT),
+        "Bad": write_bench(tmp_path / "Bad_bench.json", worse),
+    }
+    ref = posteriq.evaluate(files, mode=mode)
+    run = run_evaluate(
+        "posteriq", None, {k: str(v) for k, v in files.items()}, tmp_path / "run", options={"mode": mode}
+    )
+    assert set(run.tables) == set(ref.tables)
+    for key in ref.tables:
+        _same(run.tables[key], ref.tables[key])
+        assert run.tables[key].notes == ref.tables[key].notes, key
+    assert any("without an answer" in n for n in ref.tables["table1"].notes)  # the case is exercised
+    # the runner's item ids are "<task>:<path>"; the Python entry's records name the file they came from
+    mine = {(r.item_id, r.system, r.metric): r for r in run.results.records}
+    assert len(mine) == len(ref.records)
+    for r in ref.records:
+        got = mine[(f"{r.meta['task']}:{r.item_id}", r.system, r.metric)]
+        assert got.status == r.status, (r.item_id, r.system, r.metric)
+        assert (math.isnan(got.value) and math.isnan(r.value)) or got.value == r.value, (r.item_id, r.metric)
+        assert dict(got.meta) == {k: v for k, v in r.meta.items() if k != "file"}, (r.item_id, r.system, r.metric)
+    assert Run(tmp_path / "run").rescore().tables == run.results.tables
 
 
 def test_posteriq_points_unit_asks_the_judge_once_per_key_point_and_stores_the_verdicts(tmp_path):

@@ -8,7 +8,7 @@ released files (``human_evaluation/part-1``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +21,7 @@ __all__ = [
     "KhanujaItem",
     "RatingSheet",
     "check_items",
+    "country_prompt_names",
     "parse_image_key",
 ]
 
@@ -113,3 +114,9 @@ def check_items(items: Sequence[KhanujaItem]) -> list[str]:
         seen[k] = i
         cats.append(it.category if it.category is not None else key.category)
     return cats
+
+
+def country_prompt_names(countries: Iterable[str], given: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The name the prompts use for each country: ``given``'s, else ``country.capitalize()`` (as the
+    authors' scripts did: ``"united-states"`` -> ``"United-states"``)."""
+    return {c: (given or {}).get(c, c.capitalize()) for c in countries}

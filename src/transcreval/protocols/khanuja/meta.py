@@ -1,9 +1,9 @@
 """Khanuja et al.'s Table 3 for any metric: :func:`meta_evaluate`.
 
-A metric researcher's per-item scores (:mod:`~transcreval.protocols.khanuja.scores`) are joined
+A metric researcher's per-item scores (:mod:`~transcreval.protocols.khanuja.score_rows`) are joined
 with the authors' human ratings (:func:`~transcreval.protocols.khanuja.ratings.read_human_ratings`)
 and correlated by :func:`~transcreval.protocols.khanuja.tables.table3_tables`, the same path
-:func:`~transcreval.protocols.khanuja.khanuja_table3` takes with its own metrics.
+:func:`~transcreval.protocols.khanuja.pipeline.evaluate` takes with its own metrics.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from transcreval.errors import InputError
-from transcreval.protocols.khanuja.inputs import COLUMNS, RATING_COLUMNS, RatingSheet, parse_image_key
+from transcreval.protocols.khanuja.inputs import COLUMNS, RatingSheet, parse_image_key
 from transcreval.protocols.khanuja.ratings import read_human_ratings
-from transcreval.protocols.khanuja.scores import read_scores
-from transcreval.protocols.khanuja.tables import Pair, item_meta, table3_tables
+from transcreval.protocols.khanuja.score_rows import read_scores
+from transcreval.protocols.khanuja.tables import Pair, human_record, item_meta, table3_tables
 from transcreval.protocols.records import ItemRecord, ProtocolResult
 
 __all__ = ["meta_evaluate"]
@@ -122,8 +122,7 @@ def meta_evaluate(
     for (item_id, system, column), h in humans.items():
         country, image = item_id.split("/", 1)
         meta = item_meta(country, image, parse_image_key(image).category)
-        status = "ok" if h == h else "missing"
-        records.append(ItemRecord(item_id, system, f"human_{RATING_COLUMNS[column]}", h, status, item_id, meta))
+        records.append(human_record(item_id, system, column, h, meta))
     row_labels = tuple(dict.fromkeys(r for r, _ in cells))
     notes = [_VIS_NOTE]
     if left_out:

@@ -23,17 +23,18 @@ import csv
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from transcreval.errors import InputError
 from transcreval.protocols.khanuja.csv_rows import read_csv_rows
-from transcreval.protocols.khanuja.inputs import COLUMNS, RATING_COLUMNS, RatingSheet, parse_image_key
+from transcreval.protocols.khanuja.inputs import COLUMNS, RATING_COLUMNS, KhanujaItem, RatingSheet, parse_image_key
 
 __all__ = [
     "HUMAN_FILE",
     "LABELS_FILE",
     "MODEL_SPECIFIC_FILES",
     "image_key_from_path",
+    "item_ratings",
     "read_country_ratings",
     "read_human_ratings",
 ]
@@ -204,3 +205,26 @@ def read_human_ratings(
             raise InputError(f"human ratings for {c!r}: {d} does not exist (layout: {_LAYOUT})")
         out[c] = read_country_ratings(d, allow_blank=allow_blank)
     return out
+
+
+def item_ratings(
+    items: Sequence[KhanujaItem],
+    ratings: Mapping[str, Mapping[str, RatingSheet]] | str | os.PathLike[str],
+    *,
+    allow_blank: bool = True,
+) -> dict[str, list[float]]:
+    """Per Table 3 column, the human rating of each item (NaN: a blank cell), in item order.
+
+    ``ratings`` is ``{country: {column: RatingSheet}}`` or the folder :func:`read_human_ratings`
+    reads (only the items' countries; ``allow_blank`` as there). An InputError names what is
+    missing: a country or column without a :class:`RatingSheet`, an image or a system the
+    sheet does not rate. Both entries of the protocol look the ratings up here before scoring.
+    """
+    countries = sorted({it.country for it in items})
+    if isinstance(ratings, (str, os.PathLike)):
+        ratings = read_human_ratings(ratings, countries, allow_blank=allow_blank)
+    for c in countries:
+        for col in COLUMNS:
+            if not isinstance(ratings.get(c, {}).get(col), RatingSheet):
+                raise InputError(f"ratings has no {col} RatingSheet for country {c!r} (read_human_ratings builds them)")
+    return {col: [ratings[it.country][col].rating(it.image, it.system) for it in items] for col in COLUMNS}

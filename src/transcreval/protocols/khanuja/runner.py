@@ -10,9 +10,12 @@ with ``labels.csv``, their ``human_evaluation/part-1``).
 
 Units: ``embedding`` (SigLIP's Delta S_c-r, S_s-e, S_v-s), ``vlm`` (the judge's App. A 1-5
 scores, row label ``vlm_label``: name the judge, e.g. ``--option vlm_label=GPT-4o``) and ``csi`` (CSI-Overlap's three
-judge steps, row label ``object_label``), each scored per item by
-:mod:`transcreval.protocols.khanuja`'s scorers; Table 3 and Table 1 are built by
-:func:`~transcreval.protocols.khanuja.tables.table3_result` from the stored values.
+judge steps, row label ``object_label``), each scored per item by the scorers of
+:mod:`~transcreval.protocols.khanuja.scoring`; Table 3 and Table 1 are built from the stored
+values by :func:`~transcreval.protocols.khanuja.tables.table3_result`, with the human ratings
+looked up by :func:`~transcreval.protocols.khanuja.ratings.item_ratings` and the rows named by the
+row builders of :mod:`~transcreval.protocols.khanuja.tables`: the steps of
+:func:`~transcreval.protocols.khanuja.pipeline.evaluate`, the Python entry.
 """
 
 from __future__ import annotations
@@ -28,10 +31,18 @@ from typing import Any, ClassVar
 
 from transcreval.errors import InputError
 from transcreval.protocols.adapter import Item, Outcome, Prepared, ProtocolAdapter, RunData, Unit, UnitContext, Work
-from transcreval.protocols.khanuja import check_options, csi_scorer, embedding_scorer, vlm_scorer
-from transcreval.protocols.khanuja.inputs import COLUMNS, KhanujaItem, check_items, parse_image_key
-from transcreval.protocols.khanuja.ratings import read_human_ratings
-from transcreval.protocols.khanuja.tables import ASPECT_COLUMNS, EMBEDDING_COLUMNS, KINDS, table3_result
+from transcreval.protocols.khanuja.inputs import KhanujaItem, check_items, country_prompt_names, parse_image_key
+from transcreval.protocols.khanuja.options import check_options
+from transcreval.protocols.khanuja.ratings import item_ratings, read_human_ratings
+from transcreval.protocols.khanuja.scoring import Scores, csi_scorer, embedding_scorer, vlm_metrics, vlm_scorer
+from transcreval.protocols.khanuja.tables import (
+    EMBEDDING_COLUMNS,
+    TableRow,
+    embedding_row,
+    object_row,
+    table3_result,
+    vlm_row,
+)
 from transcreval.protocols.records import ItemRecord, ProtocolResult
 
 __all__ = ["ADAPTER", "KhanujaAdapter", "image_key"]
@@ -60,11 +71,10 @@ def _khanuja_items(works: Sequence[Work]) -> tuple[list[KhanujaItem], list[str]]
 
 
 def _names(items: Sequence[KhanujaItem], options: Mapping[str, Any]) -> dict[str, str]:
-    given = options.get("country_names") or {}
-    return {c: given.get(c, c.capitalize()) for c in {it.country for it in items}}
+    return country_prompt_names({it.country for it in items}, options.get("country_names"))
 
 
-def _outcomes(works: Sequence[Work], got: Mapping[str, tuple[list[float], list[str]]]) -> list[Outcome]:
+def _outcomes(works: Sequence[Work], got: Scores) -> list[Outcome]:
     out = []
     for i, w in enumerate(works):
         recs = []
@@ -99,16 +109,6 @@ def _unit(name: str, metrics: tuple[str, ...], build: Any, judge: bool, summary:
         uses_judge=judge,
         available=available,
         summary=summary,
-    )
-
-
-def vlm_metrics(label: str) -> tuple[str, ...]:
-    """The VLM row's record metrics for a row label."""
-    return (
-        f"vlm_cultural[{label}]",
-        f"vlm_cultural_source[{label}]",
-        f"vlm_intent[{label}]",
-        f"vlm_creativity[{label}]",
     )
 
 
@@ -221,26 +221,22 @@ class KhanujaAdapter(ProtocolAdapter):
                 items.append(KhanujaItem(str(it.target_locale), image_key(it), s, None, None, it.meta.get("category")))
                 ids.append(it)
         cats = check_items(items)
-        ratings = read_human_ratings(o["ratings"], sorted({i.country for i in items}), allow_blank=o["allow_blank"])
-        human = {col: [ratings[it.country][col].rating(it.image, it.system) for it in items] for col in COLUMNS}
+        human = item_ratings(items, o["ratings"], allow_blank=o["allow_blank"])
         by_key = {(r.item_id, r.system, r.metric): r for r in data.records}
         metrics = list(dict.fromkeys(r.metric for r in data.records))
-        scores: dict[str, tuple[list[float], list[str]]] = {}
+        scores: Scores = {}
         for m in metrics:
             got = [by_key.get((it.id, k.system, m)) for it, k in zip(ids, items)]
             scores[m] = ([r.value if r else math.nan for r in got], [r.status if r else "not_computed" for r in got])
-        table_rows: list[Any] = []
+        table_rows: list[TableRow] = []
         if "csi" in data.signatures:
-            table_rows.append(((KINDS["object"], o["object_label"]), "object", dict.fromkeys(COLUMNS, "csi_overlap")))
+            table_rows.append(object_row(o["object_label"]))
         if "embedding" in data.signatures:
-            table_rows.append(((KINDS["embedding"], o["embedding_label"]), "embedding", EMBEDDING_COLUMNS))
+            table_rows.append(embedding_row(o["embedding_label"]))
         for m in metrics:
             hit = _VLM_METRIC.match(m)
             if hit and "vlm" in data.signatures:
-                lab = hit.group(1)
-                table_rows.append(
-                    ((KINDS["vlm"], lab), "vlm", {c: f"vlm_{a}[{lab}]" for c, a in ASPECT_COLUMNS.items()})
-                )
+                table_rows.append(vlm_row(hit.group(1)))
         sigs = {k: v for k, v in data.signatures.items()}
         res = table3_result(items, cats, human, scores, sigs, table_rows, o, signs)
         back = {f"{k.country}/{k.image}": it for k, it in zip(items, ids)}

@@ -3,9 +3,11 @@
 :func:`table3_tables` is the one path from per-item values to Table 3: given, per (row, column),
 each system's metric value and human rating on each image (:class:`Pair`), it computes the
 segment-level Kendall tau cells per country, averaged, and per category (the paper's footnote 5).
-:func:`table3_result` is the second half of :func:`~transcreval.protocols.khanuja.khanuja_table3`
-(and of the runner adapter, :mod:`transcreval.protocols.khanuja.runner`, on stored scores): the
-records, Table 3 through :func:`table3_tables`, and Table 1.
+:func:`table3_result` is the second half of both entries, the Python
+:func:`~transcreval.protocols.khanuja.pipeline.evaluate` and the runner adapter
+(:mod:`transcreval.protocols.khanuja.runner`, on stored scores): the records, Table 3 through
+:func:`table3_tables`, and Table 1. Both name their metric rows with :func:`object_row`,
+:func:`embedding_row` and :func:`vlm_row`.
 :func:`~transcreval.protocols.khanuja.meta.meta_evaluate` feeds any metric's scores to
 :func:`table3_tables`.
 """
@@ -18,7 +20,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from transcreval.errors import UndefinedValueError
-from transcreval.protocols.khanuja.inputs import COLUMNS, RATING_COLUMNS, KhanujaItem, parse_image_key
+from transcreval.protocols.khanuja.inputs import (
+    COLUMNS,
+    RATING_COLUMNS,
+    KhanujaItem,
+    country_prompt_names,
+    parse_image_key,
+)
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
 
 __all__ = [
@@ -28,9 +36,14 @@ __all__ = [
     "SKIP_NOTE",
     "VISUAL_SIGNS",
     "Pair",
+    "TableRow",
+    "embedding_row",
+    "human_record",
     "item_meta",
+    "object_row",
     "table3_result",
     "table3_tables",
+    "vlm_row",
 ]
 
 #: the sign of each row's metric against the human visual-change ratings (5 = high change)
@@ -52,6 +65,24 @@ SKIP_NOTE = (
     "that system out of its image (n = images used, missing = images skipped)"
 )
 
+#: a metric row of Table 3: ``((kind label, row label), kind, {column: record metric})``
+TableRow = tuple[tuple[str, str], str, dict[str, str]]
+
+
+def object_row(label: str) -> TableRow:
+    """The object-based row: CSI-Overlap's one value per item against every column."""
+    return (KINDS["object"], label), "object", dict.fromkeys(COLUMNS, "csi_overlap")
+
+
+def embedding_row(label: str) -> TableRow:
+    """The embedding-based row: :data:`EMBEDDING_COLUMNS`."""
+    return (KINDS["embedding"], label), "embedding", dict(EMBEDDING_COLUMNS)
+
+
+def vlm_row(label: str) -> TableRow:
+    """The VLM-based row of the judge labelled ``label``: its aspect per column (:data:`ASPECT_COLUMNS`)."""
+    return (KINDS["vlm"], label), "vlm", {c: f"vlm_{a}[{label}]" for c, a in ASPECT_COLUMNS.items()}
+
 
 @dataclass(frozen=True)
 class Pair:
@@ -72,6 +103,12 @@ def item_meta(country: str, image: str, category: str) -> dict[str, str]:
     """The records' ``meta`` of an image: country, image key, its source, category and object."""
     key = parse_image_key(image)
     return {"country": country, "image": image, "source": key.source, "category": category, "object": key.object}
+
+
+def human_record(item_id: str, system: str, column: str, rating: float, meta: Mapping[str, Any]) -> ItemRecord:
+    """The record of one human rating (metric ``human_<question>``; status ``"missing"`` if blank)."""
+    status = "ok" if rating == rating else "missing"
+    return ItemRecord(item_id, system, f"human_{RATING_COLUMNS[column]}", rating, status, item_id, meta)
 
 
 def _tau(pairs: Sequence[Pair], o: Mapping[str, Any], by_country: bool) -> tuple[Cell, str]:
@@ -166,7 +203,7 @@ def table3_result(
     human: Mapping[str, Sequence[float]],
     scores: Mapping[str, tuple[Sequence[float], Sequence[str]]],
     signatures: dict[str, str],
-    table_rows: Sequence[tuple[tuple[str, str], str, Mapping[str, str]]],
+    table_rows: Sequence[TableRow],
     o: Mapping[str, Any],
     signs: Mapping[str, int],
 ) -> ProtocolResult:
@@ -177,24 +214,20 @@ def table3_result(
         human: per column (``COLUMNS``), the human rating of each item (NaN: blank).
         scores: per metric, the values and statuses of each item (in ``items`` order).
         signatures: per metric, its signature (the Kendall tau's is added).
-        table_rows: ``((kind label, row label), kind, {column: metric})`` in the table's order.
-        o: the options of :func:`~transcreval.protocols.khanuja.khanuja_table3`; ``signs``: the
-            visual-change signs (:func:`~transcreval.protocols.khanuja.check_options`).
+        table_rows: the metric rows in the table's order (:func:`object_row`, :func:`embedding_row`,
+            :func:`vlm_row`).
+        o: the options of :func:`~transcreval.protocols.khanuja.pipeline.evaluate`; ``signs``: the
+            visual-change signs (:func:`~transcreval.protocols.khanuja.options.check_options`).
     """
     countries = sorted({it.country for it in items})
     vlm_cultural = o["vlm_cultural"]
-    names = {c: (o.get("country_names") or {}).get(c, c.capitalize()) for c in countries}
+    names = country_prompt_names(countries, o.get("country_names"))
     records = []
     for i, it in enumerate(items):
         meta = item_meta(it.country, it.image, cats[i])
         for m, (vals, st) in scores.items():
             records.append(ItemRecord(it.item_id, it.system, m, vals[i], st[i], it.item_id, meta))
-        for col in COLUMNS:
-            h = human[col][i]
-            status = "ok" if h == h else "missing"
-            records.append(
-                ItemRecord(it.item_id, it.system, f"human_{RATING_COLUMNS[col]}", h, status, it.item_id, meta)
-            )
+        records += [human_record(it.item_id, it.system, col, human[col][i], meta) for col in COLUMNS]
 
     def metric_values(kind: str, col: str, m: str) -> list[float]:
         vals = scores[m][0]

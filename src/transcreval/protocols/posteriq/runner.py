@@ -14,8 +14,10 @@ forms of :data:`~transcreval.protocols.posteriq.TARGET_FORMS`) and the task fiel
 
 Units: ``answers`` (every task item scored by the protocol's own code, per item) and ``points``
 (composition and intention items without verdicts: the judge's verdict per key point, stored in
-the payload). The tables are :func:`~transcreval.protocols.posteriq.evaluate` on the manifest,
-the answers and the stored verdicts: no judge call at aggregate time.
+the payload). The tables are :func:`~transcreval.protocols.posteriq.pipeline.evaluate` on the manifest,
+the answers and the stored verdicts: no judge call at aggregate time. Both units and the tables
+go through that one function (:mod:`~transcreval.protocols.posteriq.pipeline`), so a run's tables
+equal the Python entry's on the same answers.
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ from transcreval.protocols.adapter import (
     UnitContext,
     Work,
 )
-from transcreval.protocols.posteriq import TASKS, evaluate
-from transcreval.protocols.posteriq.inputs import TaskItem, parse_records
+from transcreval.protocols.posteriq.inputs import TASKS, TaskItem, parse_records
+from transcreval.protocols.posteriq.pipeline import evaluate
 from transcreval.protocols.posteriq.sources import load_sources
 from transcreval.protocols.records import ItemRecord, ProtocolResult
 from transcreval.utils.digest import content_digest
@@ -64,6 +66,8 @@ def record_of(item: Item, output: Output | None, system: str, verdicts: Sequence
     given = (output.meta.get("verdicts") if output is not None and output.ok else None) or verdicts
     if given is not None and rec["task"] is not None and str(rec["task"]).replace(" ", "_") in POINT_TASKS:
         rec["verdicts"] = list(given)
+    if output is not None and not output.ok:  # why a result file's item has no answer, as evaluate reads it
+        meta.update({k: output.meta[k] for k in _NO_ANSWER_META if k in output.meta})
     rec["meta"] = meta
     return rec
 
@@ -152,7 +156,8 @@ def _regroup(r: ItemRecord, item: Item) -> ItemRecord:
     return ItemRecord(r.item_id, r.system, r.metric, r.value, r.status, item.group, r.meta)
 
 
-_OUTPUT_META = ("unanswered", "no_answer", "error", "file")  # a system's, not the item's
+_NO_ANSWER_META = ("unanswered", "no_answer", "error")  # why a system's result file has no answer
+_OUTPUT_META = (*_NO_ANSWER_META, "file")  # a system's, not the item's
 
 
 def _own_item(it: TaskItem, where: str) -> Item:
@@ -169,7 +174,8 @@ def _own_output(it: TaskItem, system: str, item_id: str, where: str) -> Output:
         why = f" (PosterIQ's runner's error: {it.meta['error']})" if "error" in it.meta else ""
         detail = f"{it.meta.get('no_answer', 'no answer')}{why}"
         digest = content_digest({"missing": True, "why": detail})
-        return Output(system, item_id, digest=digest, status="missing_output", detail=detail, where=where)
+        meta = {k: it.meta[k] for k in _NO_ANSWER_META if k in it.meta}
+        return Output(system, item_id, meta=meta, digest=digest, status="missing_output", detail=detail, where=where)
     meta = {"verdicts": list(it.extra["verdicts"])} if "verdicts" in it.extra else {}
     return Output(
         system, item_id, None, it.answer, meta, content_digest({"text": it.answer, "meta": meta}), where=where
@@ -256,6 +262,7 @@ class PosterIQAdapter(ProtocolAdapter):
                 or Output(
                     name,
                     it.id,
+                    meta={"unanswered": True, "no_answer": "missing from its file"},  # as evaluate lines files up
                     digest=content_digest({"missing": True}),
                     status="missing_output",
                     detail=f"{name}'s file has no item {it.id!r}",

@@ -14,8 +14,15 @@ from collections.abc import Mapping, Sequence
 from transcreval.protocols.posteriq.summary import GROUP_ORDER, POSTERIQ_GROUPS, posteriq_summary
 from transcreval.protocols.records import Cell, Table
 
-__all__ = ["TABLE_COLUMNS", "build_tables"]
+__all__ = ["TABLE_COLUMNS", "TABLE_OF", "build_tables"]
 
+#: the table of each task's cells and notes (a task not named here is a layout task: Table 4)
+TABLE_OF: dict[str, str] = {
+    **dict.fromkeys(("logo_ocr", "poster_ocr", "simple_ocr", "hard_ocr", "font_size_ocr"), "table1"),
+    **dict.fromkeys(("font_matching", "font_attributes", "font_effect_1", "font_effect_2"), "table2"),
+    **dict.fromkeys(("style_understanding", "composition_understanding", "intention_understanding"), "table3"),
+    "overall_rating": "table5",
+}
 #: per table key: its name and its (column, cell key) pairs in the paper's order
 TABLE_COLUMNS: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "table1": (
