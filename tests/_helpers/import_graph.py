@@ -21,7 +21,7 @@ import ast
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Edge", "cycles", "edges", "import_graph", "modules"]
+__all__ = ["Edge", "cycles", "edges", "import_graph", "modules", "write_tree"]
 
 #: (importer, imported, line of the import in the importer)
 Edge = tuple[str, str, int]
@@ -201,3 +201,12 @@ def _one_cycle(graph: dict[str, set[str]], component: set[str]) -> list[str]:
                     nxt.append(w)
         frontier = nxt
     raise AssertionError("a strongly connected component without a cycle")
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """Write a toy package tree under ``root`` (relative path -> text); returns ``root``."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root

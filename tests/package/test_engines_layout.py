@@ -1,4 +1,4 @@
-"""Engines live apart from metrics (issue 16 item 5): a metric domain folder holds only metric
+"""Engines live apart from metrics: a metric domain folder holds only metric
 modules (and the domain's metric base); the engines' public names still import from the domain
 package, as users wrote them before the move."""
 

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-from tests._helpers.import_graph import Edge, edges, modules
+from tests._helpers.import_graph import Edge, edges, modules, write_tree
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 ROOT = "transcreval"
@@ -111,19 +111,12 @@ def test_imports_only_point_down():
 
 
 # ----------------------------------------------------------------------------- the checker itself
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
-
 
 _TOY_LAYERS = [{"pkg", "pkg.top"}, {"pkg.mid"}, {"pkg.low", "pkg.low.sub.base"}]
 
 
 def _toy_upward(tmp_path: Path, files: dict[str, str]) -> list[str]:
-    src = _write(tmp_path, {"pkg/__init__.py": "", "pkg/mid/__init__.py": "", "pkg/low/__init__.py": "", **files})
+    src = write_tree(tmp_path, {"pkg/__init__.py": "", "pkg/mid/__init__.py": "", "pkg/low/__init__.py": "", **files})
     return upward(edges(src, every_import=True), _TOY_LAYERS, {}, "pkg")
 
 
@@ -160,7 +153,8 @@ def test_the_longest_entry_places_a_module(tmp_path):
 
 
 def test_an_allowed_pair_is_not_reported(tmp_path):
-    src = _write(tmp_path, {"pkg/__init__.py": "", "pkg/top.py": "", "pkg/mid/__init__.py": "from pkg import top\n"})
+    files = {"pkg/__init__.py": "", "pkg/top.py": "", "pkg/mid/__init__.py": "from pkg import top\n"}
+    src = write_tree(tmp_path, files)
     found = edges(src, every_import=True)
     assert upward(found, _TOY_LAYERS, {}, "pkg")
     assert upward(found, _TOY_LAYERS, {("pkg.mid", "pkg.top"): "kept"}, "pkg") == []

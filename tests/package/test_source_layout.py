@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests._helpers.import_graph import cycles, import_graph
+from tests._helpers.import_graph import cycles, import_graph, write_tree
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -32,16 +32,8 @@ def test_no_import_cycle_through_deferred_imports():
     )
 
 
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
-
-
 def test_a_cycle_is_found_and_named(tmp_path):
-    src = _write(
+    src = write_tree(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -55,7 +47,7 @@ def test_a_cycle_is_found_and_named(tmp_path):
 
 
 def test_deferred_and_type_checking_imports_do_not_count(tmp_path):
-    src = _write(
+    src = write_tree(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -75,7 +67,7 @@ def test_deferred_and_type_checking_imports_do_not_count(tmp_path):
 def test_a_method_importing_its_subclass_module_is_a_deferred_cycle(tmp_path):
     # the shape of the circles this test was written for: a base class method that builds a
     # subclass defined in a module that imports the base
-    src = _write(
+    src = write_tree(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -89,7 +81,7 @@ def test_a_method_importing_its_subclass_module_is_a_deferred_cycle(tmp_path):
 
 def test_a_package_init_that_imports_its_importer_is_a_cycle(tmp_path):
     # importing pkg.sub.m runs pkg/sub/__init__.py, which imports pkg.top, which imports pkg.sub.m
-    src = _write(
+    src = write_tree(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -104,7 +96,7 @@ def test_a_package_init_that_imports_its_importer_is_a_cycle(tmp_path):
 def test_an_import_module_literal_is_a_deferred_cycle(tmp_path):
     # the shape of the circle through the weights manifest: a lookup that imports, by name, the
     # packages that register into it, which import the manifest
-    src = _write(
+    src = write_tree(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -118,7 +110,7 @@ def test_an_import_module_literal_is_a_deferred_cycle(tmp_path):
 
 def test_importing_a_sibling_module_through_its_package_is_not_a_cycle(tmp_path):
     # `from pkg import b` names the module pkg.b: pkg/__init__ is only loaded on the way
-    src = _write(
+    src = write_tree(
         tmp_path,
         {
             "pkg/__init__.py": "from pkg.a import main\n",
