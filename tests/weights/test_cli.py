@@ -124,7 +124,7 @@ def test_verify_without_a_directory_checks_every_search_place(env, monkeypatch, 
 
 def test_the_command_runs_as_a_program(env):
     out = subprocess.run(
-        [sys.executable, "-m", "transcreval", "weights", "where", "lpips-alex-lin-v0.1"],
+        [sys.executable, "-m", "transcreval.cli", "weights", "where", "lpips-alex-lin-v0.1"],
         capture_output=True,
         text=True,
         env={**os.environ},
