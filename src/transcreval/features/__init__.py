@@ -17,7 +17,7 @@ Importing this package does not import torch.
 
 from __future__ import annotations
 
-from transcreval.features import clip_weights as _builtin_clip  # noqa: F401  (registers the CLIP/SigLIP files)
+from transcreval.features import clip_weights as _builtin_clip  # noqa: F401  (the open_clip weights resolver)
 from transcreval.features import dinov2 as _builtin_dinov2  # noqa: F401  (registers DINOv2 ViT-S/14, ViT-B/14)
 from transcreval.features import inception as _builtin_inception  # noqa: F401  (registers the FID Inception)
 from transcreval.features import lpips_trunk as _builtin_lpips  # noqa: F401  (registers the LPIPS trunks)

@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from transcreval.errors import InputError, WeightsNotFoundError
+from transcreval.weights.builtin import CLIP_WEIGHTS, OPEN_CLIP_NOTE, clip_entry_name
 from transcreval.weights.hf_cache import repo_dir, snapshot_with
 from transcreval.weights.manifest import WeightsEntry, get_entry, register_weights
 from transcreval.weights.resolve import is_offline, resolve, resolve_file, sha256_file
@@ -61,16 +61,6 @@ DIR_CHECKPOINTS = (
 )
 #: the files a Hugging Face tokenizer directory holds (any one of them)
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "spiece.model")
-_NOTE = (
-    "open_clip and the Hugging Face hub publish no sha256 for this checkpoint and none could be verified "
-    "here (no network); its sha256 is recorded in every result signature and feature-cache key."
-)
-_SLUG = re.compile(r"[^a-z0-9._+-]+")
-
-
-def clip_entry_name(model: str, tag: str) -> str:
-    """The manifest name of open_clip's ``model`` with pretrained ``tag``."""
-    return _SLUG.sub("-", f"open_clip-{model}-{tag}".lower()).strip("-")
 
 
 def _hub_source(cfg: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
@@ -112,41 +102,10 @@ def tag_entry(model: str, tag: str, cfg: dict[str, Any]) -> WeightsEntry:
             hf_repo=repo,
             hf_files=files,
             layout="open_clip",
-            sha256_note=_NOTE,
+            sha256_note=OPEN_CLIP_NOTE,
             description=f"open_clip {model} weights, pretrained tag {tag!r}",
         )
     )
-
-
-# the checkpoints the metrics use by default (CLIPSimilarity: ViT-B-32 'openai'; Khanuja et
-# al.'s metrics: ViT-B-16-SigLIP 'webli'), listed by `transcreval weights` without open_clip
-CLIP_WEIGHTS = {
-    ("ViT-B-32", "openai"): ("timm/vit_base_patch32_clip_224.openai", "MIT (OpenAI CLIP)", "CLIPSimilarity"),
-    ("ViT-B-16-SigLIP", "webli"): (
-        "timm/ViT-B-16-SigLIP",
-        "Apache-2.0 (Google SigLIP)",
-        "VisualSimilarity, CulturalRelevanceDelta, SemanticEquivalence",
-    ),
-}
-for (_model, _tag), (_repo, _licence, _users) in CLIP_WEIGHTS.items():
-    _name = clip_entry_name(_model, _tag)
-    register_weights(
-        WeightsEntry(
-            name=_name,
-            filename=f"{_name}.bin",
-            sha256=None,
-            size=None,
-            urls=(f"https://huggingface.co/{_repo}/resolve/main/open_clip_pytorch_model.bin",),
-            licence=_licence,
-            used_by=(f"open_clip {_model} ({_tag})", _users),
-            hf_repo=_repo,
-            hf_files=("open_clip_model.safetensors", "open_clip_pytorch_model.bin"),
-            layout="open_clip",
-            sha256_note=_NOTE,
-            description=f"open_clip {_model} weights, pretrained tag {_tag!r}",
-        )
-    )
-del _model, _tag, _repo, _licence, _users, _name
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,6 @@ from transcreval.errors import WeightsFormatError
 from transcreval.features.preprocess import Preprocess, register_preprocess
 from transcreval.features.registry import ExtractorSpec, register_extractor
 from transcreval.weights.load import load_state_dict, load_strict
-from transcreval.weights.manifest import WeightsEntry, register_weights
 
 if TYPE_CHECKING:
     import torch
@@ -33,30 +32,11 @@ __all__ = ["ARCHS", "build_dinov2", "crop_offset", "preprocess_dinov2", "resized
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
-#: extractor name -> (timm architecture, manifest entry, torch hub file)
+#: extractor name -> (timm architecture, manifest entry (transcreval.weights.builtin), torch hub file)
 ARCHS = {
     "dinov2-vits14": ("vit_small_patch14_dinov2", "dinov2-vits14", "dinov2_vits14_pretrain.pth"),
     "dinov2-vitb14": ("vit_base_patch14_dinov2", "dinov2-vitb14", "dinov2_vitb14_pretrain.pth"),
 }
-
-for _ext, (_arch, _entry, _file) in ARCHS.items():
-    register_weights(
-        WeightsEntry(
-            name=_entry,
-            filename=_file,
-            sha256=None,
-            size=None,
-            urls=(f"https://dl.fbaipublicfiles.com/dinov2/{_file.split('_pretrain')[0]}/{_file}",),
-            licence="Apache-2.0 (DINOv2)",
-            used_by=(f"extractor {_ext}", "DINOv2Distance", "edit-intensity study"),
-            torch_hub=True,
-            layout="dinov2-hub (timm layout accepted too)",
-            sha256_note="Meta publishes no digest for this file and none could be verified here; "
-            "its sha256 is recorded in every result signature",
-            description=f"DINOv2 {_arch.split('_')[1]} /14 backbone (torch hub's pretrain checkpoint)",
-        )
-    )
-
 
 RESIZE, CROP = 256, 224
 

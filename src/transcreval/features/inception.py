@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 from transcreval.features.preprocess import Preprocess, register_preprocess
 from transcreval.features.registry import ExtractorSpec, register_extractor
 from transcreval.weights.load import load_state_dict, load_strict
-from transcreval.weights.manifest import WeightsEntry, register_weights
 
 if TYPE_CHECKING:
     import numpy as np
@@ -48,29 +47,8 @@ __all__ = [
 INCEPTION_SIZE = 299
 #: width of the pool3 features
 FEATURE_DIM = 2048
+#: the manifest entry of its weights (transcreval.weights.builtin)
 WEIGHTS_NAME = "inception-v3-fid"
-
-register_weights(
-    WeightsEntry(
-        name=WEIGHTS_NAME,
-        filename="weights-inception-2015-12-05-6726825d.pth",
-        sha256="6726825d0af5f729cebd5821db510b11b1cfad8faad88a03f1befd49fb9129b2",
-        size=95_628_359,
-        urls=(
-            "https://github.com/toshas/torch-fidelity/releases/download/v0.2.0/weights-inception-2015-12-05-6726825d.pth",
-            "https://github.com/mseitzer/pytorch-fid/releases/download/fid_weights/pt_inception-2015-12-05-6726825d.pth",
-        ),
-        licence="Apache-2.0 (TensorFlow's Inception-v3 2015-12-05 weights, converted by pytorch-fid / torch-fidelity)",
-        used_by=("extractor inception-v3-fid", "extractor inception-v3-fid-clean", "FID"),
-        torch_hub=True,
-        layout="inception-v3-compat",
-        hash_source=(
-            "sha256 and size as published by several independent projects that pin the torch-fidelity / "
-            "pytorch-fid release file (the name carries torch hub's 8-hex prefix 6726825d); not recomputed here"
-        ),
-        description="FID Inception-v3 (torch-fidelity's inception-v3-compat layout: 566 tensors)",
-    )
-)
 
 
 # --------------------------------------------------------------------------- preprocessing

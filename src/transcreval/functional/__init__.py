@@ -78,7 +78,5 @@ if TYPE_CHECKING:
     from transcreval.functional.text.word_recall import font_size_stability as font_size_stability
     from transcreval.functional.text.word_recall import ocr_robustness_gap as ocr_robustness_gap
     from transcreval.functional.text.word_recall import word_recall as word_recall
-    from transcreval.protocols.mptc import edit_intensity_study as edit_intensity_study
-    from transcreval.protocols.posteriq import posteriq_summary as posteriq_summary
 
 __all__, __getattr__, __dir__ = lazy_exports(globals())

@@ -4,7 +4,8 @@
   backends ``"rapidocr"`` (default, offline), ``"ppocrv5-mobile"`` and ``"paddleocr"``;
 * :func:`text_mask` / :func:`background_mask`: boolean masks of the detected text regions and
   of the rest of the image;
-* :class:`OCRTitleExtractor`: a poster's title read as its largest OCR line (the MPTc baseline);
+* :class:`OCRTitleExtractor`: a poster's title read as its largest OCR line (the MPTc baseline),
+  and :func:`ocr_title_chrf`: TitleChrF on the titles it reads;
 * :func:`polygons_to_mask`, :func:`dilate_mask`, :func:`mask_iou_counts`: the pure pieces.
 
 Names load lazily: importing :mod:`transcreval.ocr` loads neither rapidocr nor onnxruntime.
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from transcreval.engines.ocr.title import OCRTitleExtractor as OCRTitleExtractor
     from transcreval.engines.ocr.title import TitleReading as TitleReading
     from transcreval.engines.ocr.title import choose_title as choose_title
-    from transcreval.engines.ocr.title import ocr_title_chrf as ocr_title_chrf
+    from transcreval.functional.ocr.title_chrf import ocr_title_chrf as ocr_title_chrf
     from transcreval.ocr.mask_iou import OCRMaskIoU as OCRMaskIoU
 
 __all__, __getattr__, __dir__ = lazy_exports(globals())

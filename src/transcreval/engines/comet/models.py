@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from transcreval.utils.named_table import NamedTable
-from transcreval.weights.manifest import WeightsEntry, register_weights
+from transcreval.weights.builtin import XLMR_LARGE_FILES
 
 __all__ = ["CometModelSpec", "comet_model_spec", "known_comet_models", "register_comet_model"]
 
@@ -72,85 +72,14 @@ def known_comet_models() -> list[str]:
 
 
 # --------------------------------------------------------------------------- built-in models
-# No digests: the build machines cannot reach the Hugging Face hub, so the files were never
-# hashed here. The URLs follow the hub's `resolve/main` form; `transcreval weights fetch` checks
-# each file's size on arrival and records its sha256 in every result signature.
-_NO_DIGEST = (
-    "not established in this project (the Hugging Face hub is unreachable from the build machines); "
-    "the file's sha256 enters every COMETScore signature"
-)
-_WMT22 = "https://huggingface.co/Unbabel/wmt22-comet-da/resolve/main"
-_XLMR = "https://huggingface.co/FacebookAI/xlm-roberta-large/resolve/main"
-_USED_BY = ("COMETScore", "IMTBenchScore")
-
-_XLMR_FILES = (
-    ("config.json", "xlm-roberta-large-config", "xlm-roberta-large.config.json", "encoder configuration"),
-    ("tokenizer.json", "xlm-roberta-large-tokenizer", "xlm-roberta-large.tokenizer.json", "fast tokenizer"),
-    (
-        "sentencepiece.bpe.model",
-        "xlm-roberta-large-sentencepiece",
-        "xlm-roberta-large.sentencepiece.bpe.model",
-        "sentencepiece model",
-    ),
-)
-
-
-def _hub_file(url: str, name: str, filename: str, licence: str, layout: str, description: str) -> WeightsEntry:
-    """The manifest entry of one file of a Hugging Face repository (no digest: see above)."""
-    return WeightsEntry(
-        name=name,
-        filename=filename,
-        sha256=None,
-        size=None,
-        urls=(url,),
-        licence=licence,
-        used_by=_USED_BY,
-        layout=layout,
-        sha256_note=_NO_DIGEST,
-        description=description,
-    )
-
-
-_COMET_LICENCE = "Apache-2.0 (Unbabel COMET)"
-for _entry in (
-    _hub_file(
-        f"{_WMT22}/checkpoints/model.ckpt",
-        "comet-wmt22-da",
-        "wmt22-comet-da.ckpt",
-        _COMET_LICENCE,
-        "comet-checkpoint",
-        "COMET-22 DA estimator (Unbabel/wmt22-comet-da) checkpoint, about 2.3 GB",
-    ),
-    _hub_file(
-        f"{_WMT22}/hparams.yaml",
-        "comet-wmt22-da-hparams",
-        "wmt22-comet-da.hparams.yaml",
-        _COMET_LICENCE,
-        "comet-hparams",
-        "hparams.yaml of Unbabel/wmt22-comet-da",
-    ),
-    *(
-        _hub_file(
-            f"{_XLMR}/{file}",
-            name,
-            filename,
-            "MIT (FacebookAI/xlm-roberta-large)",
-            "hf-encoder-file",
-            f"xlm-roberta-large {what} ({file}), the encoder of the COMET-22 models",
-        )
-        for file, name, filename, what in _XLMR_FILES
-    ),
-):
-    register_weights(_entry)
-
+# (their files are entries of transcreval.weights.builtin)
 register_comet_model(
     CometModelSpec(
         name="Unbabel/wmt22-comet-da",
         checkpoint="comet-wmt22-da",
         hparams="comet-wmt22-da-hparams",
-        encoder=tuple((f, n) for f, n, _, _ in _XLMR_FILES),
+        encoder=tuple((f, n) for f, n, _, _ in XLMR_LARGE_FILES),
         unit_range=True,
         note="trained on DA scores scaled to [0, 1] (Rei et al. 2022); scores slightly outside are possible",
     )
 )
-del _entry

@@ -89,7 +89,7 @@ class IMTBenchOptions(BackgroundOptions):
             {**{k: getattr(self, k) for k in BackgroundOptions.__dataclass_fields__}, "ocr_backend": detector}
         )
         return IMTBenchSetup(
-            self, _comet_metric(self.comet), judge_options, background, dict(network.signature_options())
+            self, loaded_comet(self.comet), judge_options, background, dict(network.signature_options())
         )
 
     def signature_options(self) -> dict[str, Any]:
@@ -101,7 +101,7 @@ class IMTBenchSetup:
     """What the four components need, loaded from :class:`IMTBenchOptions` (its ``loaded``)."""
 
     options: IMTBenchOptions
-    comet: Any  # a COMETScore (its scorer, mapping and signature)
+    comet: Any  # a COMETScore or LoadedCOMET (its scorer, mapping and signature)
     judge_options: dict[str, Any]
     background: BackgroundOptions
     lpips_signature: Mapping[str, Any]
@@ -154,15 +154,19 @@ class IMTBenchSetup:
         }
 
 
-def _comet_metric(comet: Any) -> Any:
-    from transcreval.text.comet import COMETScore
+def loaded_comet(comet: Any) -> Any:
+    """The COMET model S_text scores with, from IMTBench's ``comet`` option: a
+    :class:`~transcreval.COMETScore` as it is, a dict of its options or None (COMET-22 DA) as a
+    :class:`~transcreval.functional.text.comet.LoadedCOMET`."""
+    from transcreval.functional.text.comet import COMETOptions, LoadedCOMET
 
     if comet is None:
-        return COMETScore()
-    if isinstance(comet, COMETScore):
-        return comet
+        return LoadedCOMET.load(COMETOptions())
     if isinstance(comet, Mapping):
-        return COMETScore(**comet)
+        return LoadedCOMET.load(COMETOptions.take(comet, "COMETScore"))
+    is_metric = isinstance(getattr(comet, "options", None), COMETOptions) and hasattr(comet, "scorer")
+    if isinstance(comet, LoadedCOMET) or is_metric:
+        return comet  # a COMETScore: its model is loaded already
     raise InputError(f"comet must be a COMETScore, a dict of its options or None, got {type(comet).__name__}")
 
 

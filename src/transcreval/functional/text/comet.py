@@ -32,7 +32,7 @@ import torch
 
 from transcreval.core.common import check_positive_int, check_texts
 from transcreval.core.options import MetricOptions, option
-from transcreval.core.result import MetricResult
+from transcreval.core.result import MetricResult, Signature
 from transcreval.errors import EmptyInputError, InputError
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "PACKAGES",
     "COMETOptions",
+    "LoadedCOMET",
     "Normalize",
     "bind_scorer",
     "check_normalize",
@@ -173,6 +174,37 @@ def bind_scorer(options: COMETOptions, scorer: CometScorer) -> COMETOptions:
     12 hex digits) and the mapping it resolves to."""
     label = normalize_label(comet_bounds(options, scorer))
     return options.replace(scorer_options=(("ckpt", scorer.files.sha256[:12]), ("norm", label)))
+
+
+@dataclass(frozen=True)
+class LoadedCOMET:
+    """A COMET model loaded for scoring, as :class:`~transcreval.COMETScore` holds it: the
+    ``scorer``, the ``options`` bound to it, and the class's ``bounds``, ``normalize`` and
+    ``signature``, for code below the metric classes (IMTBench's S_text)."""
+
+    scorer: CometScorer
+    options: COMETOptions
+
+    @classmethod
+    def load(cls, options: COMETOptions) -> LoadedCOMET:
+        """Load (or find in the process-wide cache) the model of ``options``."""
+        scorer = options.scorer()
+        return cls(scorer, bind_scorer(options, scorer))
+
+    @property
+    def bounds(self) -> tuple[float, float] | None:
+        """The mapping's ``(lo, hi)`` for the loaded model (None: the identity)."""
+        return comet_bounds(self.options, self.scorer)
+
+    @property
+    def normalize(self) -> Normalize:
+        """The ``normalize`` option."""
+        return self.options.normalize
+
+    @property
+    def signature(self) -> Signature:
+        """The signature :class:`~transcreval.COMETScore` has with these options."""
+        return self.options.signature("COMETScore", PACKAGES)
 
 
 def comet_score_stats(
