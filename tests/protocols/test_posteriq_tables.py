@@ -18,11 +18,11 @@ from transcreval.functional import (
     overall_rating_similarity,
     patch_iou,
     point_score,
-    posteriq_summary,
     style_score,
     text_localization_iou,
     word_recall,
 )
+from transcreval.protocols.posteriq import posteriq_summary
 
 CODE = "posteriq-code"
 
