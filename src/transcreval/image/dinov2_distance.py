@@ -53,9 +53,6 @@ class DINOv2Distance(MeanMetric):
 
     model = option_property("model", "The DINOv2 model name.")
 
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()
-
     def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
         """``preds``: images (e.g. the system outputs or the target-market posters); ``target``:
         the image each is compared with (e.g. the source posters)."""

@@ -97,9 +97,6 @@ class IMTBenchScore(Metric):
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return imtbench_score_from_stats(stats, self.options)
 
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()
-
 
 def _init_signature() -> inspect.Signature:
     """``IMTBenchScore.__init__``'s signature as help() shows it: the options by name and default."""
