@@ -89,8 +89,6 @@ LOADERS = (
 #: metrics whose options still load their model to name it in the signature (strict xfails:
 #: a family that stops loading must leave this list)
 LOADS_FOR_SIGNATURE = {
-    "FID": "FIDOptions names the Inception weights through its built extractor",
-    "DINOv2Distance": "DINOv2Options names the weights through its built extractor",
     "IMTBenchScore": "IMTBenchOptions.loaded loads COMET, LPIPS and the OCR detector for its signature",
 }
 

@@ -49,7 +49,7 @@ class DINOv2Distance(MeanMetric):
         self.options = DINOv2Options(
             model=model, weights=weights, input_range=input_range, batch_size=batch_size, feature_cache=feature_cache
         )
-        self.options.signature_options()  # the weights are loaded now and kept (pinned)
+        self.options.extractor  # noqa: B018 - the weights are loaded now and kept (pinned)
 
     model = option_property("model", "The DINOv2 model name.")
 
