@@ -38,6 +38,3 @@ class FontRichness(Metric):
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return font_richness_from_stats(stats, self.options)
-
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()

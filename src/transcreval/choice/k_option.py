@@ -64,6 +64,3 @@ class KOptionScore(Metric):
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return k_option_score_from_stats(stats, self.options)
-
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()

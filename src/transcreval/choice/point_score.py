@@ -49,6 +49,3 @@ class PointScore(MeanMetric):
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return point_score_from_stats(stats, self.options)
-
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()

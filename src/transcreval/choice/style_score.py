@@ -46,6 +46,3 @@ class StyleScore(AggregateMetric):
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return style_score_from_stats(stats, self.options)
-
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()

@@ -167,8 +167,8 @@ class Metric:
         raise NotImplementedError
 
     def _signature_options(self) -> dict[str, Any]:
-        """Options printed in the result signature."""
-        return {}
+        """Options printed in the result signature: its options object's (none without one)."""
+        return self.options.signature_options() if hasattr(self, "options") else {}
 
     # ------------------------------------------------------------------ public API
     @property

@@ -9,32 +9,45 @@ The class stores the object (``self.options``) and its twins build the same obje
 keyword arguments, so class and function can never disagree on what they accept.
 
 :meth:`MetricOptions.signature_options` gives the options printed in a result's signature (a
-field's ``signature`` metadata renames it, ``None`` leaves it out), and
+field's ``signature`` metadata renames it, ``None`` leaves it out, a function derives what it
+prints: the one way a signature is built; a family does not override it), and
 :meth:`MetricOptions.signature` the :class:`~transcreval.core.result.Signature` itself, so the twin's
 result carries the class's signature exactly. A small family to read as an example:
 :class:`~transcreval.functional.text.word_recall.WordRecallOptions` (three fields, one printed
 under another name with ``option(..., signature="unreadable")``, and a ``check`` made of the
-shared validators).
+shared validators); one whose signature prints values derived from the options (file digests,
+without loading the network): :class:`~transcreval.functional.image.lpips.LPIPSOptions`.
+
+The keywords come from the same dataclass: :func:`options_signature` turns its fields into the
+keyword-only parameters (name, default, annotation) that ``help()`` and ``inspect.signature``
+show for a twin written as ``def twin(preds, target, **options)`` (decorate it with
+:func:`takes_options`) and for a class's ``__init__``, so a family's keyword list is written once,
+in its dataclass.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from transcreval.core.result import Signature
 
-__all__ = ["MetricOptions", "option", "option_property"]
+__all__ = ["MetricOptions", "option", "option_property", "options_signature", "takes_options"]
 
 _O = TypeVar("_O", bound="MetricOptions")
+_F = TypeVar("_F", bound=Callable[..., Any])
 _SAME = object()
 
 
 def option(default: Any = dataclasses.MISSING, *, signature: Any = _SAME, **field_kwargs: Any) -> Any:
-    """A field of a :class:`MetricOptions` dataclass; ``signature="key"`` prints it under
-    another name in the signature, ``signature=None`` leaves it out (options that cannot change
-    the value: a batch size, a cache path)."""
+    """A field of a :class:`MetricOptions` dataclass and how the signature prints it: under its
+    own name by default; ``signature="key"`` under another name; ``signature=None`` not at all
+    (options that cannot change the value: a batch size, a cache path); ``signature=fn``, a
+    function of the whole (checked) options object returning a mapping, prints that mapping's
+    entries at the field's place (a value derived from several fields, a file's digest, several
+    keys or none). ``fn`` must not load a model: a signature is made before any input is read."""
     meta = dict(field_kwargs.pop("metadata", {}) or {})
     if signature is not _SAME:
         meta["signature"] = signature
@@ -63,11 +76,14 @@ class MetricOptions:
         object.__setattr__(self, name, value)
 
     def signature_options(self) -> dict[str, Any]:
-        """The options printed in the signature, in field order."""
+        """The options printed in the signature, in field order, as each field's ``signature``
+        metadata says (see :func:`option`)."""
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             key = f.metadata.get("signature", f.name)
-            if key is not None:
+            if callable(key):
+                out.update(key(self))
+            elif key is not None:
                 out[key] = getattr(self, f.name)
         return out
 
@@ -94,3 +110,43 @@ class MetricOptions:
             where = f"{what}() " if what else ""
             raise TypeError(f"{where}got unexpected keyword argument(s) {unknown}; accepted options: {names}")
         return cls(**kwargs)
+
+
+def options_signature(
+    options_type: type[MetricOptions], fn: Callable[..., Any], *, positional: Sequence[str] = ()
+) -> inspect.Signature:
+    """``fn``'s signature with its ``**kwargs`` replaced by the fields of ``options_type``.
+
+    The fields become keyword-only parameters with their defaults, except those named in
+    ``positional`` (taken as positional-or-keyword parameters right after ``fn``'s own ones, as
+    ``LPIPS("vgg")``; they replace a ``*args`` that passes them on). Fields ``fn`` already names
+    keep ``fn``'s parameter. A class's ``__init__``
+    that passes Metric options on keeps a ``**kwargs`` at the end; a twin (no such ``kwargs``
+    name) gets none, so unknown keywords are refused by :meth:`MetricOptions.take`.
+    """
+    own = list(inspect.signature(fn).parameters.values())
+    var = [p for p in own if p.kind is p.VAR_KEYWORD]
+    params = [p for p in own if p.kind is not p.VAR_KEYWORD and not (positional and p.kind is p.VAR_POSITIONAL)]
+    named = {p.name for p in params}
+    for f in dataclasses.fields(options_type):
+        if not f.init or f.name in named:
+            continue
+        default = f.default if f.default is not dataclasses.MISSING else inspect.Parameter.empty
+        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD if f.name in positional else inspect.Parameter.KEYWORD_ONLY
+        params.append(inspect.Parameter(f.name, kind, default=default, annotation=f.type))
+    params.sort(key=lambda p: p.kind)  # stable: positional ones first, in field order
+    if var and var[0].name == "kwargs":
+        params.append(var[0])
+    return inspect.signature(fn).replace(parameters=params)
+
+
+def takes_options(options_type: type[MetricOptions], *, positional: Sequence[str] = ()) -> Callable[[_F], _F]:
+    """Decorator: ``fn`` (``def twin(preds, target, **options)``) shows the fields of
+    ``options_type`` as its keywords (:func:`options_signature`); the function itself is
+    unchanged and builds its options with ``options_type.take(options, name)``."""
+
+    def mark(fn: _F) -> _F:
+        fn.__signature__ = options_signature(options_type, fn, positional=positional)  # type: ignore[attr-defined]
+        return fn
+
+    return mark

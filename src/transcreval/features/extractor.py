@@ -284,6 +284,11 @@ def resolve_weights(
     spec: ExtractorSpec, weights: Mapping[str, str | os.PathLike[str]] | None = None
 ) -> tuple[ResolvedWeights, ...]:
     """Resolve every file ``spec`` needs; ``weights`` maps manifest names to explicit files."""
+    explicit = _explicit(spec, weights)
+    return tuple(resolve(name, explicit[name]) if name in explicit else resolve(name) for name in spec.weights)
+
+
+def _explicit(spec: ExtractorSpec, weights: Mapping[str, str | os.PathLike[str]] | None) -> dict[str, Any]:
     explicit = dict(weights or {})
     unknown = sorted(set(explicit) - set(spec.weights))
     if unknown:
@@ -291,12 +296,21 @@ def resolve_weights(
             f"extractor {spec.name!r} loads {list(spec.weights)}; cannot override {unknown} "
             "(pass {manifest name: file})"
         )
+    return explicit
+
+
+def weights_digests(name: str, weights: Mapping[str, str | os.PathLike[str]] | None = None) -> tuple[str, ...]:
+    """The sha256 of each file extractor ``name`` would load, found without building it (what a
+    signature names): an explicit file's own digest (read once per process, never loaded), else
+    the manifest's (the resolver uses only files that have it; an entry without one is resolved)."""
+    from transcreval.weights import get_entry
+
+    spec = get_extractor_spec(name)
+    explicit = _explicit(spec, weights)
     out = []
-    for name in spec.weights:
-        if name in explicit:
-            out.append(resolve(name, explicit[name]))
-        else:
-            out.append(resolve(name))
+    for entry in spec.weights:
+        digest = None if entry in explicit else get_entry(entry).sha256
+        out.append(digest or resolve(entry, explicit.get(entry)).sha256)
     return tuple(out)
 
 

@@ -49,8 +49,13 @@ class LPIPSNetwork:
     def signature_options(self) -> dict[str, str]:
         """What identifies the weights in a result signature: net, trunk and linear-layer digests
         (and the lpips version when it is not v0.1)."""
-        opts = {"net": self.net, "trunk": self.trunk_sha256[:8], "lin": self.lin_sha256[:8]}
-        return opts if self.version == "0.1" else {**opts, "v": self.version}
+        return self.ids(self.net, self.trunk_sha256, self.lin_sha256, self.version)
+
+    @staticmethod
+    def ids(net: str, trunk_sha256: str, lin_sha256: str, version: str) -> dict[str, str]:
+        """The signature options of a network from its files' digests and its lpips version."""
+        opts = {"net": net, "trunk": trunk_sha256[:8], "lin": lin_sha256[:8]}
+        return opts if version == "0.1" else {**opts, "v": version}
 
     def on(self, device: Any) -> LPIPSNetwork:
         """The same network with its trunk on ``device`` (built once per device)."""
@@ -140,6 +145,48 @@ def lins_version(net: str, lin: Any, lins: tuple[torch.Tensor, ...], version: st
 _NETWORKS: dict[tuple[Any, ...], LPIPSNetwork] = {}
 
 
+def _entries(net: str, weights: Any, version: str | None) -> tuple[str, str]:
+    """The manifest names of the trunk and linear layers ``load_lpips_network`` loads (an
+    InputError for a bad ``net``/``version`` or a mapping naming other entries)."""
+    if net not in TRUNKS:
+        raise InputError(f"net must be one of {', '.join(map(repr, NETS))}, got {net!r}")
+    if version is not None and version not in VERSIONS:
+        raise InputError(f"version must be None, '0.1' or '0.0' (lpips' releases), got {version!r}")
+    trunk_entry, lin_entry = TRUNKS[net][1], f"lpips-{net}-lin-v{version or '0.1'}"
+    if version is None and isinstance(weights, Mapping) and f"lpips-{net}-lin-v0.0" in weights:
+        lin_entry = f"lpips-{net}-lin-v0.0"  # the file's content still decides (lins_version)
+    if isinstance(weights, Mapping):
+        unknown = sorted(set(weights) - {trunk_entry, lin_entry})
+        if unknown:
+            raise InputError(f"LPIPS-{net} loads {trunk_entry!r} and {lin_entry!r}; cannot override {unknown}")
+    return trunk_entry, lin_entry
+
+
+def lpips_weights_signature(net: str = "alex", weights: Any = None, version: str | None = None) -> dict[str, str]:
+    """:meth:`LPIPSNetwork.signature_options` of the network :func:`load_lpips_network` would
+    load, found without loading it: a file the resolver would find is named by the manifest's
+    digest (the resolver uses only files that have it), a file given in a ``{manifest name:
+    path}`` mapping by its sha256 (read once per process, never loaded). Two forms still load
+    the network, since only the file's content tells: ``weights`` given as one file, directory
+    or manifest name (which parts of lpips' layout it holds), and linear layers given without
+    ``version=`` that are not the manifest's files (their version is recognised by their tensors)."""
+    from transcreval.weights import get_entry, resolve
+
+    trunk_entry, lin_entry = _entries(net, weights, version)
+    if weights is None or isinstance(weights, Mapping):
+        given = dict(weights or {})
+        digests = [resolve(e, given[e]).sha256 if e in given else get_entry(e).sha256 for e in (trunk_entry, lin_entry)]
+        trunk, lin = (str(d) for d in digests)
+        used = version
+        if used is None and lin_entry not in given:
+            used = lin_entry.rsplit("-v", 1)[1]
+        elif used is None:
+            used = next((v for v in VERSIONS if get_entry(f"lpips-{net}-lin-v{v}").sha256 == lin), None)
+        if used is not None:
+            return LPIPSNetwork.ids(net, trunk, lin, used)
+    return load_lpips_network(net, weights, version=version).signature_options()
+
+
 def _lins_from(state: Mapping[str, torch.Tensor], net: str, what: str) -> tuple[torch.Tensor, ...]:
     _, lins = split_lpips_state(state, net)
     want = CHANNELS[net]
@@ -201,18 +248,9 @@ def load_lpips_network(
     """
     from transcreval.weights import load_state_dict, resolve
 
-    if net not in TRUNKS:
-        raise InputError(f"net must be one of {', '.join(map(repr, NETS))}, got {net!r}")
-    if version is not None and version not in VERSIONS:
-        raise InputError(f"version must be None, '0.1' or '0.0' (lpips' releases), got {version!r}")
-    trunk_entry, lin_entry = TRUNKS[net][1], f"lpips-{net}-lin-v{version or '0.1'}"
-    if version is None and isinstance(weights, Mapping) and f"lpips-{net}-lin-v0.0" in weights:
-        lin_entry = f"lpips-{net}-lin-v0.0"  # the file's content still decides (lins_version)
+    trunk_entry, lin_entry = _entries(net, weights, version)
     overrides: dict[str, str | os.PathLike[str]] = {}
     if isinstance(weights, Mapping):
-        unknown = sorted(set(weights) - {trunk_entry, lin_entry})
-        if unknown:
-            raise InputError(f"LPIPS-{net} loads {trunk_entry!r} and {lin_entry!r}; cannot override {unknown}")
         overrides = dict(weights)
     elif weights is not None and Path(weights).expanduser().is_dir():
         overrides = _from_directory(Path(weights).expanduser(), (trunk_entry, lin_entry), net)

@@ -49,12 +49,9 @@ class DINOv2Distance(MeanMetric):
         self.options = DINOv2Options(
             model=model, weights=weights, input_range=input_range, batch_size=batch_size, feature_cache=feature_cache
         )
-        self.options.signature_options()  # the weights are loaded now and kept (pinned)
+        self.options.extractor  # noqa: B018 - the weights are loaded now and kept (pinned)
 
     model = option_property("model", "The DINOv2 model name.")
-
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()
 
     def _stats(self, preds: Any, target: Any) -> dict[str, Any]:
         """``preds``: images (e.g. the system outputs or the target-market posters); ``target``:

@@ -103,9 +103,6 @@ class FID(Metric):
             self._reference = stats
             self.reference_path = os.fspath(reference)
 
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()
-
     def _stats(self, preds: Any, target: Any = None, source: Any = None, real: bool | None = None) -> dict[str, Any]:
         """``preds``: generated images (or, with ``real=``, the images of that side); ``target``:
         real images; ``source``: real images when built with ``real_from="source"`` (ignored

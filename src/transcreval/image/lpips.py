@@ -1,26 +1,39 @@
-"""LPIPS (Zhang et al., CVPR 2018), the perceptual distance MPTc-Bench and IMTBench build on."""
+"""LPIPS (Zhang et al., CVPR 2018), the perceptual distance MPTc-Bench and IMTBench build on.
+
+:class:`LPIPSFamily` is what LPIPS, MaskedLPIPS and BackgroundPreservation
+(:mod:`transcreval.image.masked_lpips`) share: the network, the options and the mean states.
+Each class's keywords are the fields of its options dataclass, which ``help()`` shows.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, ClassVar
 
 import torch
 
 from transcreval.core.aggregate_metric import MeanMetric
-from transcreval.core.options import option_property
+from transcreval.core.options import option_property, options_signature
 from transcreval.core.result import MetricResult
-from transcreval.functional.image.lpips import EMPTY_HINT, PACKAGES, lpips_from_stats, lpips_stats, lpips_values
-from transcreval.functional.image.lpips_options import LPIPSOptions
-from transcreval.io import Range
+from transcreval.functional.image.lpips import (
+    EMPTY_HINT,
+    PACKAGES,
+    LPIPSOptions,
+    lpips_from_stats,
+    lpips_stats,
+    lpips_values,
+)
 
 
 class LPIPSFamily(MeanMetric):
     """What LPIPS, MaskedLPIPS and BackgroundPreservation share: the network, options and states.
 
-    The network is loaded when the metric is built (a missing file raises
-    :class:`~transcreval.errors.WeightsNotFoundError` then, saying where it looked and what to
-    run); it is shared by every metric and function that uses the same weights, and is not part
-    of the metric's state.
+    ``__init__(net="alex", weights=None, **options)``: the keywords are the fields of the class's
+    ``options_type`` (its signature lists them), the rest are
+    :class:`~transcreval.core.metric.Metric` options. The network is loaded when the metric is
+    built (a missing file raises :class:`~transcreval.errors.WeightsNotFoundError` then, saying
+    where it looked and what to run); it is shared by every metric and function that uses the
+    same weights, and is not part of the metric's state.
     """
 
     higher_is_better: bool | None = False
@@ -28,29 +41,20 @@ class LPIPSFamily(MeanMetric):
     version_packages: tuple[str, ...] = PACKAGES
     empty_hint: ClassVar[str] = EMPTY_HINT
     options_type: ClassVar[type[LPIPSOptions]] = LPIPSOptions
+    options: LPIPSOptions
 
-    def __init__(
-        self,
-        net: str = "alex",
-        weights: Any = None,
-        *,
-        input_range: Range = None,
-        device: Any = None,
-        dtype: Any = None,
-        batch_size: int | None = None,
-        feature_cache: Any = None,
-        cache_preds: bool = False,
-        max_pixels: int | str | None = "auto",
-        version: str | None = None,
-        **kwargs: Any,
-    ) -> None:
-        own = {f: kwargs.pop(f) for f in self.options_type.__dataclass_fields__ if f in kwargs}
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "__init__" in cls.__dict__:  # help() shows the options of this class's options_type
+            sig = options_signature(cls.options_type, cls.__init__, positional=("net", "weights"))
+            cls.__init__.__signature__ = sig  # type: ignore[attr-defined]
+
+    def __init__(self, net: str = "alex", weights: Any = None, **kwargs: Any) -> None:
+        fields = {f.name for f in dataclasses.fields(self.options_type)}
+        own = {k: kwargs.pop(k) for k in list(kwargs) if k in fields}
         super().__init__(**kwargs)
-        self.options = self.options_type(
-            net=net, weights=weights, input_range=input_range, device=device, dtype=dtype, batch_size=batch_size,
-            feature_cache=feature_cache, cache_preds=cache_preds, max_pixels=max_pixels, version=version, **own,
-        )  # fmt: skip
-        self.options.signature_options()  # loads the network now (and an OCR detector): a missing file fails here
+        self.options = self.options_type(net=net, weights=weights, **own)
+        self.options.network  # noqa: B018 - loaded now: a missing or unfit weights file fails here
 
     network = option_property("network", "The loaded LPIPS network.")
 
@@ -63,11 +67,12 @@ class LPIPSFamily(MeanMetric):
     def spatial_map(self, preds: Any, target: Any) -> torch.Tensor | list[torch.Tensor]:
         """lpips' ``spatial=True`` distance map of each pair, for pictures (nothing is accumulated):
         N x 1 x H x W, or a list of 1 x H x W maps in pair order when sizes differ."""
-        _, maps = lpips_values(preds, target, self.network, return_map=True, **self.options.run_options())
+        _, maps = lpips_values(preds, target, self.options, return_map=True)
+        assert maps is not None
         return maps
 
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()
+
+LPIPSFamily.__init__.__signature__ = options_signature(LPIPSOptions, LPIPSFamily.__init__)  # type: ignore[attr-defined]
 
 
 class LPIPS(LPIPSFamily):

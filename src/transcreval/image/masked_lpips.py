@@ -9,20 +9,16 @@ import torch
 from transcreval.core.result import MetricResult
 from transcreval.core.states import Sum
 from transcreval.errors import InputError
-from transcreval.functional.image.lpips_options import (
-    DEFAULT_MIN_COVERAGE,
-    BackgroundOptions,
-    LPIPSOptions,
-    MaskedLPIPSOptions,
-    MaskMode,
-)
+from transcreval.functional.image.lpips import LPIPSOptions
 from transcreval.functional.image.masked_lpips import (
+    BackgroundOptions,
+    MaskedLPIPSOptions,
     background_masks,
     background_preservation_from_stats,
     background_preservation_stats,
     masked_lpips_from_stats,
     masked_lpips_stats,
-    masked_lpips_values,
+    masked_values,
 )
 from transcreval.image.lpips import LPIPSFamily
 
@@ -52,17 +48,8 @@ class MaskedLPIPS(LPIPSFamily):
     options_type: ClassVar[type[LPIPSOptions]] = MaskedLPIPSOptions
     options: MaskedLPIPSOptions
 
-    def __init__(
-        self,
-        net: str = "alex",
-        weights: Any = None,
-        *,
-        mode: MaskMode = "area",
-        min_coverage: float = DEFAULT_MIN_COVERAGE,
-        resize_mask: bool = False,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(net, weights, mode=mode, min_coverage=min_coverage, resize_mask=resize_mask, **kwargs)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.add_state("coverage", Sum(torch.float64))
         self.add_state("low_coverage", Sum(torch.int64))
 
@@ -77,7 +64,8 @@ class MaskedLPIPS(LPIPSFamily):
         """lpips' spatial distance map of each pair times its mask (0 where the mask is off), for
         pictures (nothing is accumulated): N x 1 x H x W, or a list of 1 x H x W maps in pair order
         when sizes differ. ``mask`` as for ``update``."""
-        _, maps = masked_lpips_values(preds, target, self._mask_for(target, mask), self.options, return_map=True)
+        _, _, maps = masked_values(preds, target, self._mask_for(target, mask), self.options, return_map=True)
+        assert maps is not None
         return maps
 
     def _mask_for(self, target: Any, mask: Any) -> Any:
@@ -109,22 +97,12 @@ class BackgroundPreservation(MaskedLPIPS):
         **kwargs: :class:`MaskedLPIPS`'s options.
     """
 
-    options: BackgroundOptions
     options_type: ClassVar[type[LPIPSOptions]] = BackgroundOptions
+    options: BackgroundOptions
 
-    def __init__(
-        self,
-        net: str = "alex",
-        weights: Any = None,
-        *,
-        mask: str = "given",
-        ocr_backend: Any = "rapidocr",
-        ocr_dilate_px: float = 0,
-        ocr_options: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        opts = {"mask": mask, "ocr_backend": ocr_backend, "ocr_dilate_px": ocr_dilate_px, "ocr_options": ocr_options}
-        super().__init__(net, weights, **opts, **kwargs)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.options.detector  # noqa: B018 - built now for mask="ocr": a missing backend fails here
 
     def _mask_for(self, target: Any, mask: Any) -> Any:
         return background_masks(target, mask, self.options)

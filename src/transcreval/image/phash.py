@@ -75,6 +75,3 @@ class PHashDistance(Metric):
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return phash_distance_from_stats(stats, self.options)
-
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()

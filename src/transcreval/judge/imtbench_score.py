@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
-import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import torch
 
 from transcreval.core.metric import Metric
+from transcreval.core.options import options_signature
 from transcreval.core.result import MetricResult
 from transcreval.core.states import Cat
 from transcreval.functional.judge.imtbench_components import COMPONENTS
@@ -97,19 +96,6 @@ class IMTBenchScore(Metric):
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return imtbench_score_from_stats(stats, self.options)
 
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()
 
-
-def _init_signature() -> inspect.Signature:
-    """``IMTBenchScore.__init__``'s signature as help() shows it: the options by name and default."""
-    kw = inspect.Parameter.KEYWORD_ONLY
-    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    for f in dataclasses.fields(IMTBenchOptions):
-        default = inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default
-        params.append(inspect.Parameter(f.name, kw, default=default))
-    params.append(inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD))
-    return inspect.Signature(params)
-
-
-IMTBenchScore.__init__.__signature__ = _init_signature()  # type: ignore[attr-defined]
+# help() shows the options by name and default, from the options dataclass
+IMTBenchScore.__init__.__signature__ = options_signature(IMTBenchOptions, IMTBenchScore.__init__)  # type: ignore[attr-defined]

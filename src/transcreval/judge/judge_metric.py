@@ -85,9 +85,6 @@ class JudgeMetric(MeanMetric):
     on_failure = option_property("on_failure", '"skip" or "raise".')
     input_range = option_property("input_range", "The value range of float images.")
 
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()
-
     def _from_stats(self, stats: dict[str, Any]) -> Any:
         """The mean item value over the valid items, with the failure extras."""
         return judge_mean(stats, self.signature)

@@ -18,9 +18,6 @@ class _BoxMetric(AggregateMetric):
     version_packages = F.PACKAGES
     options: Any
 
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()
-
 
 class _PairedBoxMetric(_BoxMetric):
     def __init__(

@@ -20,9 +20,6 @@ class _PatchMetric(AggregateMetric):
         super().__init__(**kwargs)
         self.options = F.PatchOptions(mode=mode, n_patches=n_patches, on_unreadable=on_unreadable)
 
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()
-
 
 class PatchIoU(_PatchMetric):
     """Mean set IoU of predicted vs ground-truth patch ids (PosterIQ Eq. 8), in [0, 1], higher is

@@ -127,9 +127,6 @@ class EmbeddingMetric(HeldCalls, MeanMetric):
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return embedding_from_stats(stats, self.options, self.name)
 
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()
-
 
 class CLIPSimilarity(EmbeddingMetric):
     """CLIP similarity (MPTc-Bench §5.3, Table 5): ``100 x`` the mean cosine between the image

@@ -98,9 +98,6 @@ class OCRMaskIoU(Metric):
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return ocr_mask_iou_from_stats(stats, self.options)
 
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()
-
     def __getstate__(self) -> dict[str, Any]:
         d = super().__getstate__()
         if isinstance(self._options.backend, str):

@@ -39,6 +39,3 @@ class OverallRatingSimilarity(Metric):
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return overall_rating_similarity_from_stats(stats, self.options)
-
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()

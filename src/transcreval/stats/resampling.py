@@ -35,6 +35,3 @@ class BootstrappedMetric(Metric):
         self.options = BootstrapOptions(bootstrap=bootstrap, seed=seed, confidence=confidence)
         self.add_state("preds", Cat(torch.float64))
         self.add_state("target", Cat(self.target_dtype))
-
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()

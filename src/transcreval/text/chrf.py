@@ -59,9 +59,6 @@ class TitleChrF(Metric):
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return title_chrf_from_stats(stats, self.options, self.name)
 
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()
-
 
 class PlanChrF(TitleChrF):
     """Mean sentence chrF between the planner's proposed title and the reference title.

@@ -84,6 +84,3 @@ class COMETScore(MeanMetric):
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return comet_score_from_stats(stats, self.options)
-
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()

@@ -50,6 +50,3 @@ class OCRAccuracy(AggregateMetric):
 
     def _from_stats(self, stats: dict[str, Any]) -> MetricResult:
         return ocr_accuracy_from_stats(stats, self.options)
-
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()

@@ -31,9 +31,6 @@ class _Options:
     options: WordRecallOptions
     version_packages: tuple[str, ...] = PACKAGES
 
-    def _signature_options(self) -> dict[str, Any]:
-        return self.options.signature_options()
-
 
 class WordRecall(_Options, AggregateMetric):
     """Word-level OCR recall over ``unit``-character units (PosterIQ Eq. 2), mean over items,

@@ -46,17 +46,22 @@ def dinov2_extractor(model: str = "vits14", weights: Any = None, device: Any = N
     """The process-wide DINOv2 extractor; ``weights``: None (the resolver) or a file in torch
     hub's or timm's layout."""
     from transcreval.features import get_extractor
+
+    return get_extractor(*dinov2_files(model, weights), device=device)
+
+
+def dinov2_files(model: str, weights: Any) -> tuple[str, dict[str, str] | None]:
+    """The extractor's name and the explicit file of ``weights`` (None: the resolver's)."""
     from transcreval.features.dinov2 import ARCHS
 
     if model not in DINOV2_MODELS:
         raise InputError(f"model must be one of {DINOV2_MODELS}, got {model!r}")
     name = f"dinov2-{model}"
-    explicit = None
-    if weights is not None:
-        if not isinstance(weights, (str, os.PathLike)) or not os.path.isfile(weights):
-            raise InputError(f"weights must be an existing DINOv2 checkpoint file, got {weights!r}")
-        explicit = {ARCHS[name][1]: os.fspath(weights)}
-    return get_extractor(name, explicit, device=device)
+    if weights is None:
+        return name, None
+    if not isinstance(weights, (str, os.PathLike)) or not os.path.isfile(weights):
+        raise InputError(f"weights must be an existing DINOv2 checkpoint file, got {weights!r}")
+    return name, {ARCHS[name][1]: os.fspath(weights)}
 
 
 def dinov2_distance_values(preds: Any, target: Any, extractor: FeatureExtractor, **kw: Any) -> torch.Tensor:
@@ -81,7 +86,7 @@ class DINOv2Options(FeatureMetricOptions):
     (the class: when it is built) and is kept, so its weights are pinned."""
 
     model: str = "vits14"
-    weights: Any = option(None, signature=None)
+    weights: Any = option(None, signature=lambda o: o.weights_signature())
     device: Any = option(None, signature=None)
 
     def check(self) -> None:
@@ -92,9 +97,18 @@ class DINOv2Options(FeatureMetricOptions):
     def extractor(self) -> FeatureExtractor:
         return dinov2_extractor(self.model, self.weights, self.device)
 
-    def signature_options(self) -> dict[str, Any]:
-        ext = self.extractor
-        return {"model": self.model, "w": "+".join(w.sha256[:8] for w in ext.weights), "pp": ext.spec.preprocess}
+    def weights_signature(self) -> dict[str, Any]:
+        """The weights' digests (those of the extractor once built, else those it would load,
+        found without building it) and the preprocessing, as signatures print them."""
+        from transcreval.features.extractor import weights_digests
+        from transcreval.features.registry import get_extractor_spec
+
+        if "extractor" in self.__dict__:
+            shas, pp = tuple(w.sha256 for w in self.extractor.weights), self.extractor.spec.preprocess
+        else:
+            name, explicit = dinov2_files(self.model, self.weights)
+            shas, pp = weights_digests(name, explicit), get_extractor_spec(name).preprocess
+        return {"w": "+".join(d[:8] for d in shas), "pp": pp}
 
 
 def dinov2_distance_stats(preds: Any, target: Any, options: DINOv2Options, device: Any = None) -> dict[str, Any]:

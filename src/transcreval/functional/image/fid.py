@@ -92,8 +92,14 @@ def fid_extractor(weights: Any = None, preprocess: str = "torch-fidelity", devic
 
 
 def fid_signature_options(extractor: FeatureExtractor, preprocess: str) -> dict[str, Any]:
-    shas = "+".join(w.sha256[:8] for w in extractor.weights)
-    return {"net": "inception-v3", "pp": preprocess, "w": shas, "d": FEATURES}
+    """The network, preprocessing, weights' digests and feature size of a built extractor, as
+    signatures print them."""
+    return fid_ids(tuple(w.sha256 for w in extractor.weights), preprocess)
+
+
+def fid_ids(digests: tuple[str, ...], preprocess: str) -> dict[str, Any]:
+    """:func:`fid_signature_options` from the weights' digests."""
+    return {"net": "inception-v3", "pp": preprocess, "w": "+".join(d[:8] for d in digests), "d": FEATURES}
 
 
 @dataclass(frozen=True)
@@ -104,10 +110,12 @@ class FIDOptions(FeatureMetricOptions):
     the feature options. The extractor loads on first use of :attr:`extractor` (the class:
     when it is built) and is kept, so its weights are pinned."""
 
-    weights: Any = option(None, signature=None)
-    preprocess: str = "torch-fidelity"
-    real_from: str = option("target", signature=None)
-    reference: str | os.PathLike[str] | None = option(None, signature=None)
+    weights: Any = option(None, signature=lambda o: o.weights_signature())
+    preprocess: str = option("torch-fidelity", signature=None)
+    real_from: str = option("target", signature=lambda o: {"real": "source"} if o.real_from == "source" else {})
+    reference: str | os.PathLike[str] | None = option(
+        None, signature=lambda o: {} if o.reference is None else {"ref": Path(o.reference).name}
+    )
     device: Any = option(None, signature=None)
 
     def check(self) -> None:
@@ -121,13 +129,16 @@ class FIDOptions(FeatureMetricOptions):
     def extractor(self) -> FeatureExtractor:
         return fid_extractor(self.weights, self.preprocess, self.device)
 
-    def signature_options(self) -> dict[str, Any]:
-        opts = fid_signature_options(self.extractor, self.preprocess)
-        if self.real_from == "source":
-            opts["real"] = "source"
-        if self.reference is not None:
-            opts["ref"] = Path(self.reference).name
-        return opts
+    def weights_signature(self) -> dict[str, Any]:
+        """The weights in the signature: those of the extractor once built (pinned), else those
+        it would load, found without building it."""
+        from transcreval.features.extractor import weights_digests
+
+        if "extractor" in self.__dict__:
+            return fid_signature_options(self.extractor, self.preprocess)
+        return fid_ids(
+            weights_digests(FID_PREPROCESS[self.preprocess], fid_weights_argument(self.weights)), self.preprocess
+        )
 
 
 def split_fid_inputs(preds: Any, target: Any, real: Any) -> dict[str, Any]:

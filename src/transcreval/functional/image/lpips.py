@@ -1,4 +1,4 @@
-"""LPIPS and masked LPIPS: the pure pieces and the functional twins.
+"""LPIPS: its options, the pure pieces and the functional twins.
 
 LPIPS (Zhang et al., CVPR 2018; lpips v0.1): for each trunk layer l, unit-normalise the
 activations of both images along channels, square their difference, weight the channels with
@@ -8,17 +8,8 @@ the learned non-negative linear layer w_l, and average over space; sum over laye
 
 Range [0, inf) (about 0..1 in practice), lower is more similar.
 
-Masked LPIPS (IMTBench §4, S_bg; spec §4): the same per-layer maps s_l (N x 1 x h_l x w_l),
-averaged only where the mask M (1 = pixels that count) is on:
-
-* ``mode="area"`` (default): M is area-pooled to each layer's resolution (m_l) and
-  ``d_M = sum_l sum(m_l s_l) / sum(m_l)``. With M all ones this *is* LPIPS (tested to 1e-6).
-* ``mode="upsample"``: lpips' ``spatial=True`` map (each s_l bilinearly upsampled to the image
-  size and summed) times M, averaged over M: the recipe the lpips maintainer suggests
-  (PerceptualSimilarity issue 111). Its all-ones value is close to, not equal to, LPIPS.
-
-Receptive fields extend past the mask edge, so text pixels still influence background features
-near it; shrink the mask (erode it) to reduce that leakage.
+Masked LPIPS averages the same per-layer maps under a mask
+(:mod:`transcreval.functional.image.masked_lpips`).
 
 Numerics: unit-normalisation puts its eps *inside* the square root (``x / sqrt(sum x^2 + eps)``,
 eps = 1e-20), so gradients are finite where lpips' ``x / (sqrt(sum x^2) + 1e-10)`` gives NaN, and
@@ -30,26 +21,68 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from transcreval.core.common import MeanStats, mean_result
+from transcreval.core.common import MeanStats, check_bool, check_choice, mean_result
+from transcreval.core.options import option, takes_options
 from transcreval.core.result import MetricResult
 from transcreval.errors import InputError
 from transcreval.features import shared_input
-from transcreval.features.lpips_network import LPIPSNetwork
-from transcreval.functional.image.lpips_memory import check_pair_memory
-from transcreval.functional.image.lpips_options import LPIPSOptions, MaskMode
+from transcreval.features.devices import as_dtype
+from transcreval.features.lpips_network import NETS, LPIPSNetwork, load_lpips_network, lpips_weights_signature
+from transcreval.features.options import FeatureMetricOptions
+from transcreval.functional.image.lpips_memory import check_max_pixels, check_pair_memory
 from transcreval.functional.image.pairs import as_image_batch, pair_maps, per_pair, stack_group
 from transcreval.utils.threads import torch_threads
 
 if TYPE_CHECKING:
     import torch
 
-    from transcreval.features import FeatureCache
 
 NORM_EPS = 1e-20
 # smallest height/width each trunk accepts (below it a pooling window no longer fits)
 MIN_SIZE = {"alex": 31, "vgg": 16, "squeeze": 17}
+#: distributions whose versions change the numbers
+PACKAGES = ("torch",)
+
+
+@dataclass(frozen=True)
+class LPIPSOptions(FeatureMetricOptions):
+    """Options of :class:`~transcreval.LPIPS` and :func:`lpips`, the one list of the LPIPS
+    family's keywords (the classes' ``__init__`` and the twins show them from here; see
+    :func:`lpips` for each one). ``input_range``/``batch_size``/``feature_cache`` follow every
+    feature metric's convention (:mod:`transcreval.features.options`; the cache is opened here).
+    Checked when made, before a weights file or an image is read; the network loads on first
+    use of :attr:`network`. The signature names the weights by digest and the trunk's dtype,
+    without loading the network (:func:`~transcreval.features.lpips_network.lpips_weights_signature`)."""
+
+    net: str = option("alex", signature=None)
+    weights: Any = option(None, signature=lambda o: o.weights_signature())
+    device: Any = option(None, signature=None)
+    dtype: Any = option(None, signature=lambda o: {"dtype": str(as_dtype(o.dtype)).replace("torch.", "")})
+    cache_preds: bool = option(False, signature=None)
+    max_pixels: int | str | None = option("auto", signature=None)
+    version: str | None = option(None, signature=None)
+
+    def check(self) -> None:
+        check_max_pixels(self.max_pixels)
+        check_choice("net", self.net, NETS)
+        check_bool("cache_preds", self.cache_preds)
+        super().check()
+
+    @functools.cached_property
+    def network(self) -> LPIPSNetwork:
+        """The network (loaded on first use, shared by every user of the same weights)."""
+        return load_lpips_network(self.net, self.weights, self.device, self.dtype, self.version)
+
+    def weights_signature(self) -> dict[str, str]:
+        """The weights in the signature: those of the network once loaded (a metric keeps the
+        files it was built with, even if one is re-saved later), else those it would load,
+        found without loading it."""
+        if "network" in self.__dict__:
+            return self.network.signature_options()
+        return lpips_weights_signature(self.net, self.weights, self.version)
 
 
 def normalize_channels(x: torch.Tensor, eps: float = NORM_EPS) -> torch.Tensor:
@@ -101,25 +134,6 @@ def spatial_map(layers: Sequence[torch.Tensor], size: tuple[int, int]) -> torch.
     return total
 
 
-def masked_from_layers(layers: Sequence[torch.Tensor], mask: torch.Tensor, mode: MaskMode = "area") -> torch.Tensor:
-    """Masked LPIPS per pair (N) from the layer maps and a float {0,1} mask N x 1 x H x W."""
-    import torch.nn.functional as F
-
-    m = mask.to(layers[0].dtype)
-    if mode == "area":
-        total = None
-        for s in layers:
-            ml = F.interpolate(m, size=s.shape[-2:], mode="area")
-            term = (ml * s).sum(dim=(2, 3)) / ml.sum(dim=(2, 3))
-            total = term if total is None else total + term
-        assert total is not None
-        return total.flatten()
-    if mode == "upsample":
-        full = spatial_map(layers, (int(m.shape[-2]), int(m.shape[-1])))
-        return ((full * m).sum(dim=(2, 3)) / m.sum(dim=(2, 3))).flatten()
-    raise InputError(f"mode must be 'area' or 'upsample', got {mode!r}")
-
-
 # --------------------------------------------------------------------------- pairs of images
 def check_pair_sizes(a: torch.Tensor, b: torch.Tensor, net: str, index: int | None = None) -> None:
     pair = "" if index is None else f"pair {index}: "
@@ -137,27 +151,20 @@ def check_pair_sizes(a: torch.Tensor, b: torch.Tensor, net: str, index: int | No
 
 
 def iter_pair_layers(
-    preds: Any,
-    target: Any,
-    network: LPIPSNetwork,
-    *,
-    input_range: Any = None,
-    device: Any = None,
-    batch_size: int | None = None,
-    feature_cache: FeatureCache | None = None,
-    cache_preds: bool = False,
-    max_pixels: int | str | None = "auto",
+    preds: Any, target: Any, options: LPIPSOptions
 ) -> Iterator[tuple[list[int], list[torch.Tensor], tuple[int, int], int]]:
     """Per group of equally sized pairs: (pair indices, per-layer distance maps, image size,
     number of pairs in the whole batch). Sizes beyond ``max_pixels`` are refused before any
     pair runs (:mod:`transcreval.functional.image.lpips_memory`).
 
-    The trunk runs on ``device`` (default: where the images are), in one call for ``preds`` and
-    one for ``target`` per group (a collection's other members reuse them). ``feature_cache``
-    serves and stores the features of ``target`` (and of ``preds`` with ``cache_preds``).
+    The trunk runs on the options' ``device`` (default: where the images are), in one call for
+    ``preds`` and one for ``target`` per group (a collection's other members reuse them). The
+    ``feature_cache`` serves and stores the features of ``target`` (and of ``preds`` with
+    ``cache_preds``).
     """
     import torch
 
+    network, input_range, batch_size = options.network, options.input_range, options.batch_size
     a = as_image_batch(preds, input_range, "preds")
     b = as_image_batch(target, input_range, "target")
     if len(a) != len(b):
@@ -167,7 +174,7 @@ def iter_pair_layers(
     for i, (x, y) in enumerate(zip(a, b)):
         check_pair_sizes(x, y, network.net, i)
         if tuple(x.shape) not in groups:
-            check_pair_memory(network.net, int(x.shape[-2]), int(x.shape[-1]), max_pixels, itemsize, i)
+            check_pair_memory(network.net, int(x.shape[-2]), int(x.shape[-1]), options.max_pixels, itemsize, i)
         groups.setdefault(tuple(x.shape), []).append(i)
     for shape, idx in groups.items():
         if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
@@ -176,9 +183,9 @@ def iter_pair_layers(
             key = ("rgb-float-group", tuple(idx), None if input_range is None else tuple(map(float, input_range)))
             xa = shared_input(preds, key, functools.partial(stack_group, a, idx))
             xb = shared_input(target, key, functools.partial(stack_group, b, idx))
-        net = network.on(device if device is not None else xa.device)
-        fa = net.extractor(xa, batch_size=batch_size, cache=feature_cache if cache_preds else None)
-        fb = net.extractor(xb, batch_size=batch_size, cache=feature_cache)
+        net = network.on(options.device if options.device is not None else xa.device)
+        fa = net.extractor(xa, batch_size=batch_size, cache=options.feature_cache if options.cache_preds else None)
+        fb = net.extractor(xb, batch_size=batch_size, cache=options.feature_cache)
         yield idx, layer_distances(list(fa.values()), list(fb.values()), net.lins), (shape[1], shape[2]), len(a)
 
 
@@ -186,19 +193,19 @@ def iter_pair_layers(
 
 
 def lpips_values(
-    preds: Any, target: Any, network: LPIPSNetwork, *, return_map: bool = False, **options: Any
-) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
-    """LPIPS per pair (N), and with ``return_map`` lpips' spatial maps (see :func:`pair_maps`)."""
+    preds: Any, target: Any, options: LPIPSOptions, *, return_map: bool = False
+) -> tuple[torch.Tensor, torch.Tensor | list[torch.Tensor] | None]:
+    """LPIPS per pair (N), and with ``return_map`` lpips' spatial maps (see :func:`pair_maps`;
+    None without)."""
     values, maps = [], []
     n = 0
     with torch_threads():  # the thread budget (transcreval.utils.threads), restored afterwards
-        for idx, layers, size, _ in iter_pair_layers(preds, target, network, **options):
+        for idx, layers, size, _ in iter_pair_layers(preds, target, options):
             values.append((idx, lpips_from_layers(layers)))
             n += len(idx)
             if return_map:
                 maps.append((idx, spatial_map(layers, size)))
-        out = per_pair(values, n)
-        return (out, pair_maps(maps, n)) if return_map else out
+        return per_pair(values, n), (pair_maps(maps, n) if return_map else None)
 
 
 #: where a non-finite LPIPS value comes from (the images were checked before the network ran)
@@ -210,14 +217,9 @@ NONFINITE_HINT = (
 EMPTY_HINT = "call update(preds, target) with at least one pair first"
 
 
-#: distributions whose versions change the numbers
-PACKAGES = ("torch",)
-
-
 def lpips_stats(preds: Any, target: Any, options: LPIPSOptions) -> dict[str, Any]:
     """The sufficient statistics of a batch: sum, count and per-pair LPIPS."""
-    values = lpips_values(preds, target, options.network, **options.run_options())
-    assert not isinstance(values, tuple)
+    values, _ = lpips_values(preds, target, options)
     return MeanStats.of_values(values, NONFINITE_HINT)
 
 
@@ -229,6 +231,7 @@ def lpips_from_stats(
     return mean_result(stats, options.signature(name, PACKAGES), name, extras, EMPTY_HINT)
 
 
+@takes_options(LPIPSOptions)
 def lpips_per_pair(
     preds: Any, target: Any, *, return_map: bool = False, **options: Any
 ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor | list[torch.Tensor]]:
@@ -240,45 +243,18 @@ def lpips_per_pair(
     of :func:`lpips`. ``return_map``: also return lpips' ``spatial=True`` map: N x 1 x H x W,
     or when sizes differ a list with one 1 x H x W map per pair, in pair order.
     """
-    opts = LPIPSOptions.take(options, "lpips_per_pair")
-    return lpips_values(preds, target, opts.network, return_map=return_map, **opts.run_options())
+    values, maps = lpips_values(preds, target, LPIPSOptions.take(options, "lpips_per_pair"), return_map=return_map)
+    return (values, maps) if maps is not None else values
 
 
-def lpips(
-    preds: Any,
-    target: Any,
-    *,
-    net: str = "alex",
-    weights: Any = None,
-    input_range: Any = None,
-    device: Any = None,
-    dtype: Any = None,
-    batch_size: int | None = None,
-    feature_cache: Any = None,
-    cache_preds: bool = False,
-    max_pixels: int | str | None = "auto",
-    version: str | None = None,
-) -> MetricResult:
+@takes_options(LPIPSOptions)
+def lpips(preds: Any, target: Any, **options: Any) -> MetricResult:
     """Mean LPIPS distance of paired images, [0, inf) (about 0..1), lower means more similar
     (Zhang et al. 2018): what :class:`~transcreval.LPIPS` computes on the same pairs
     (``per_item``: each pair's distance, as :func:`lpips_per_pair`).
 
-    Args:
-        preds, target: paired images (paths, PIL, arrays, tensors), [0, 1] floats by default;
-            ``input_range=(-1, 1)`` for lpips-style inputs. Pairs must have equal sizes.
-        net: "alex" (default), "vgg" or "squeeze".
-        weights: see :func:`~transcreval.features.lpips_network.load_lpips_network`.
-        device, dtype: where and in which dtype the trunk runs (default: the images' device, float32).
-        batch_size: run the trunk on at most this many images at a time.
-        feature_cache: a :class:`~transcreval.features.FeatureCache` (or its path) to reuse the
-            trunk features of reference images seen before.
-        cache_preds: also cache the features of ``preds`` (default False: system outputs are
-            rarely scored twice, references are shared by every system).
-        max_pixels: refuse images larger than this many pixels before running, with the
-            estimated memory in the message ("auto": about 8 GiB per pair; None: no limit; see
-            :mod:`~transcreval.functional.image.lpips_memory`).
-        version: the lpips version, "0.1" or "0.0" (None: v0.1, or the version of lpips' own
-            linear layers in ``weights``).
+    ``preds``, ``target``: paired images of equal sizes (paths, PIL, arrays, tensors), [0, 1]
+    floats by default. The options (:class:`LPIPSOptions`) are the class's: see its Args.
     """
-    opts = LPIPSOptions(**{k: v for k, v in locals().items() if k not in ("preds", "target")})
+    opts = LPIPSOptions.take(options, "lpips")
     return lpips_from_stats(lpips_stats(preds, target, opts), opts)
