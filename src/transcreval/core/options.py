@@ -20,9 +20,11 @@ without loading the network): :class:`~transcreval.functional.image.lpips.LPIPSO
 
 The keywords come from the same dataclass: :func:`options_signature` turns its fields into the
 keyword-only parameters (name, default, annotation) that ``help()`` and ``inspect.signature``
-show for a twin written as ``def twin(preds, target, **options)`` (decorate it with
-:func:`takes_options`) and for a class's ``__init__``, so a family's keyword list is written once,
-in its dataclass.
+show for a twin written as ``def twin(preds, target, **options)`` and for a class's
+``def __init__(self, **kwargs)`` (decorate either with :func:`takes_options`; the class builds its
+options from :meth:`MetricOptions.split`), so a family's keyword list is written once, in its
+dataclass. Examples: :class:`~transcreval.PHashDistance` and
+:func:`~transcreval.functional.image.phash.phash_distance`.
 """
 
 from __future__ import annotations
@@ -101,6 +103,15 @@ class MetricOptions:
         return dataclasses.replace(self, **changes)
 
     @classmethod
+    def split(cls, kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``(fields, rest)``: the keyword arguments that are fields of this class, and the
+        others (a metric's ``__init__(self, **kwargs)`` builds its options from the first and
+        passes the rest, the :class:`~transcreval.core.metric.Metric` options, on)."""
+        names = {f.name for f in dataclasses.fields(cls) if f.init}
+        own = {k: v for k, v in kwargs.items() if k in names}
+        return own, {k: v for k, v in kwargs.items() if k not in names}
+
+    @classmethod
     def take(cls: type[_O], kwargs: Mapping[str, Any], what: str = "") -> _O:
         """The options from keyword arguments; an unknown keyword is a TypeError naming it and
         the accepted ones (``what`` names the function in the message)."""
@@ -141,9 +152,10 @@ def options_signature(
 
 
 def takes_options(options_type: type[MetricOptions], *, positional: Sequence[str] = ()) -> Callable[[_F], _F]:
-    """Decorator: ``fn`` (``def twin(preds, target, **options)``) shows the fields of
-    ``options_type`` as its keywords (:func:`options_signature`); the function itself is
-    unchanged and builds its options with ``options_type.take(options, name)``."""
+    """Decorator: ``fn`` (``def twin(preds, target, **options)``, or a metric's
+    ``def __init__(self, **kwargs)``) shows the fields of ``options_type`` as its keywords
+    (:func:`options_signature`); the function itself is unchanged and builds its options with
+    ``options_type.take(options, name)`` (a class: ``options_type.split(kwargs)``)."""
 
     def mark(fn: _F) -> _F:
         fn.__signature__ = options_signature(options_type, fn, positional=positional)  # type: ignore[attr-defined]
