@@ -239,14 +239,9 @@ OWN_SIGNATURE_OPTIONS = {
     "BootstrapOptions",
     "COMETOptions",
     "EmbeddingOptions",
-    "FontRichnessOptions",
     "IMTBenchOptions",
     "JudgeOptions",
-    "KOptionOptions",
     "KappaOptions",
-    "OCRMaskIoUOptions",
-    "PointScoreOptions",
-    "StyleScoreOptions",
     "TextLocalizationOptions",
 }
 
