@@ -43,16 +43,22 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 _SAME = object()
 
 
-def option(default: Any = dataclasses.MISSING, *, signature: Any = _SAME, **field_kwargs: Any) -> Any:
+def option(
+    default: Any = dataclasses.MISSING, *, signature: Any = _SAME, signature_first: bool = False, **field_kwargs: Any
+) -> Any:
     """A field of a :class:`MetricOptions` dataclass and how the signature prints it: under its
     own name by default; ``signature="key"`` under another name; ``signature=None`` not at all
     (options that cannot change the value: a batch size, a cache path); ``signature=fn``, a
     function of the whole (checked) options object returning a mapping, prints that mapping's
     entries at the field's place (a value derived from several fields, a file's digest, several
-    keys or none). ``fn`` must not load a model: a signature is made before any input is read."""
+    keys or none). ``fn`` must not load a model: a signature is made before any input is read.
+    ``signature_first=True`` prints the field before the fields without it (a subclass's field
+    printed before those it inherits); otherwise the signature follows field order."""
     meta = dict(field_kwargs.pop("metadata", {}) or {})
     if signature is not _SAME:
         meta["signature"] = signature
+    if signature_first:
+        meta["signature_first"] = True
     return dataclasses.field(default=default, metadata=meta, **field_kwargs)
 
 
@@ -78,10 +84,10 @@ class MetricOptions:
         object.__setattr__(self, name, value)
 
     def signature_options(self) -> dict[str, Any]:
-        """The options printed in the signature, in field order, as each field's ``signature``
-        metadata says (see :func:`option`)."""
+        """The options printed in the signature, in field order (``signature_first`` fields
+        first), as each field's ``signature`` metadata says (see :func:`option`)."""
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
+        for f in sorted(dataclasses.fields(self), key=lambda f: not f.metadata.get("signature_first", False)):
             key = f.metadata.get("signature", f.name)
             if callable(key):
                 out.update(key(self))
