@@ -245,8 +245,6 @@ def _options_classes() -> list[type[MetricOptions]]:
 #: options classes that still write signature_options by hand (strict xfails: a family that
 #: declares its signature in field metadata must leave this list)
 OWN_SIGNATURE_OPTIONS = {
-    "COMETOptions",
-    "EmbeddingOptions",
     "IMTBenchOptions",
     "JudgeOptions",
 }
