@@ -7,7 +7,9 @@
   reads its options object), and building a signature from a metric's options object loads no
   model and reads no weights file (the loaders are made to raise), while giving the class's
   signature exactly;
-* the LPIPS family's keywords, in its classes and twins, are its options dataclasses' fields.
+* the LPIPS family's keywords, in its classes and twins, are its options dataclasses' fields;
+* so are those of the other families whose keywords used to be written out by hand (pHash, chrF),
+  and no options class writes its own ``signature_options`` (a field's metadata says it).
 """
 
 from __future__ import annotations
@@ -38,6 +40,15 @@ class _Toy(MetricOptions):
 def test_a_signature_metadata_function_prints_derived_entries_at_its_place():
     assert _Toy().signature_options() == {"order": 6, "b": 2.0, "case": "mixed"}
     assert list(_Toy(lowercase=True).signature_options().items())[-1] == ("case", "lc")
+
+
+@dataclasses.dataclass(frozen=True)
+class _ToyChild(_Toy):
+    top: int = option(3, signature_first=True)
+
+
+def test_signature_first_prints_a_subclass_field_before_the_inherited_ones():
+    assert list(_ToyChild().signature_options()) == ["top", "order", "b", "case"]
 
 
 def test_a_twin_shows_the_fields_as_keyword_only_parameters_and_nothing_else():
@@ -182,3 +193,70 @@ def test_lpips_weights_signature_without_loading_equals_the_loaded_networks(weig
     want = load_lpips_network("squeeze", given, version=version).signature_options()
     _forbid_loaders(monkeypatch)
     assert lpips_weights_signature("squeeze", given, version) == want
+
+
+# ----------------------------------------------------------------------------- the other families
+#: metric -> (its options class, its twins), each keyword list read from the options dataclass
+FAMILIES = {
+    "PHashDistance": ("PHashOptions", ("phash_distance", "phash_distances")),
+    "TitleChrF": ("ChrFOptions", ("title_chrf", "chrf_statistics", "sentence_chrf", "corpus_chrf")),
+    "PlanChrF": ("ChrFOptions", ("plan_chrf",)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_family_keywords_are_its_options_fields(name):
+    info = get_metric(name)
+    cls = info.load()
+    options_type = type(cls().options)
+    assert options_type.__name__ == FAMILIES[name][0]
+    fields = {f.name: f for f in dataclasses.fields(options_type) if f.init}
+    init = inspect.signature(cls).parameters
+    assert {n for n in init if n != "kwargs"} == set(fields)
+    assert init["kwargs"].kind is inspect.Parameter.VAR_KEYWORD  # Metric options pass on
+    module = importlib.import_module(cls.__module__.replace("transcreval.", "transcreval.functional.", 1))
+    for twin_name in FAMILIES[name][1]:
+        twin = inspect.signature(getattr(module, twin_name)).parameters
+        keywords = {n: p for n, p in twin.items() if p.kind is p.KEYWORD_ONLY}
+        assert set(keywords) == set(fields), twin_name
+        assert not [p for p in twin.values() if p.kind is p.VAR_KEYWORD], twin_name
+        for n, f in fields.items():
+            assert init[n].default == keywords[n].default == f.default, (twin_name, n)
+            assert init[n].kind is inspect.Parameter.KEYWORD_ONLY, n
+
+
+def _options_classes() -> list[type[MetricOptions]]:
+    """Every options class of the packages that declare them (each module imported)."""
+    import pkgutil
+
+    for package in ("transcreval.functional", "transcreval.engines", "transcreval.features"):
+        path = importlib.import_module(package).__path__
+        for mod in pkgutil.walk_packages(path, package + "."):
+            importlib.import_module(mod.name)
+    seen: list[type[MetricOptions]] = []
+    todo = list(MetricOptions.__subclasses__())
+    while todo:
+        k = todo.pop()
+        seen.append(k)
+        todo.extend(k.__subclasses__())
+    return sorted(seen, key=lambda k: k.__qualname__)
+
+
+#: options classes that still write signature_options by hand (strict xfails: a family that
+#: declares its signature in field metadata must leave this list)
+OWN_SIGNATURE_OPTIONS = {
+    "IMTBenchOptions",
+    "JudgeOptions",
+}
+
+
+def _options_case(k: type[MetricOptions]) -> Any:
+    marks = [pytest.mark.xfail(strict=True, reason="hand-written")] if k.__qualname__ in OWN_SIGNATURE_OPTIONS else []
+    return pytest.param(k, id=k.__qualname__, marks=marks)
+
+
+@pytest.mark.parametrize("options_type", [_options_case(k) for k in _options_classes()])
+def test_no_options_class_writes_its_own_signature_options(options_type):
+    assert "signature_options" not in vars(options_type), (
+        f"{options_type.__qualname__} overrides signature_options: say how each field prints with option(signature=...)"
+    )

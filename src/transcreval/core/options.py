@@ -20,9 +20,11 @@ without loading the network): :class:`~transcreval.functional.image.lpips.LPIPSO
 
 The keywords come from the same dataclass: :func:`options_signature` turns its fields into the
 keyword-only parameters (name, default, annotation) that ``help()`` and ``inspect.signature``
-show for a twin written as ``def twin(preds, target, **options)`` (decorate it with
-:func:`takes_options`) and for a class's ``__init__``, so a family's keyword list is written once,
-in its dataclass.
+show for a twin written as ``def twin(preds, target, **options)`` and for a class's
+``def __init__(self, **kwargs)`` (decorate either with :func:`takes_options`; the class builds its
+options from :meth:`MetricOptions.split`), so a family's keyword list is written once, in its
+dataclass. Examples: :class:`~transcreval.PHashDistance` and
+:func:`~transcreval.functional.image.phash.phash_distance`.
 """
 
 from __future__ import annotations
@@ -41,16 +43,22 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 _SAME = object()
 
 
-def option(default: Any = dataclasses.MISSING, *, signature: Any = _SAME, **field_kwargs: Any) -> Any:
+def option(
+    default: Any = dataclasses.MISSING, *, signature: Any = _SAME, signature_first: bool = False, **field_kwargs: Any
+) -> Any:
     """A field of a :class:`MetricOptions` dataclass and how the signature prints it: under its
     own name by default; ``signature="key"`` under another name; ``signature=None`` not at all
     (options that cannot change the value: a batch size, a cache path); ``signature=fn``, a
     function of the whole (checked) options object returning a mapping, prints that mapping's
     entries at the field's place (a value derived from several fields, a file's digest, several
-    keys or none). ``fn`` must not load a model: a signature is made before any input is read."""
+    keys or none). ``fn`` must not load a model: a signature is made before any input is read.
+    ``signature_first=True`` prints the field before the fields without it (a subclass's field
+    printed before those it inherits); otherwise the signature follows field order."""
     meta = dict(field_kwargs.pop("metadata", {}) or {})
     if signature is not _SAME:
         meta["signature"] = signature
+    if signature_first:
+        meta["signature_first"] = True
     return dataclasses.field(default=default, metadata=meta, **field_kwargs)
 
 
@@ -76,10 +84,10 @@ class MetricOptions:
         object.__setattr__(self, name, value)
 
     def signature_options(self) -> dict[str, Any]:
-        """The options printed in the signature, in field order, as each field's ``signature``
-        metadata says (see :func:`option`)."""
+        """The options printed in the signature, in field order (``signature_first`` fields
+        first), as each field's ``signature`` metadata says (see :func:`option`)."""
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
+        for f in sorted(dataclasses.fields(self), key=lambda f: not f.metadata.get("signature_first", False)):
             key = f.metadata.get("signature", f.name)
             if callable(key):
                 out.update(key(self))
@@ -99,6 +107,15 @@ class MetricOptions:
     def replace(self: _O, **changes: Any) -> _O:
         """A copy with some fields changed (checked again)."""
         return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def split(cls, kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``(fields, rest)``: the keyword arguments that are fields of this class, and the
+        others (a metric's ``__init__(self, **kwargs)`` builds its options from the first and
+        passes the rest, the :class:`~transcreval.core.metric.Metric` options, on)."""
+        names = {f.name for f in dataclasses.fields(cls) if f.init}
+        own = {k: v for k, v in kwargs.items() if k in names}
+        return own, {k: v for k, v in kwargs.items() if k not in names}
 
     @classmethod
     def take(cls: type[_O], kwargs: Mapping[str, Any], what: str = "") -> _O:
@@ -141,9 +158,10 @@ def options_signature(
 
 
 def takes_options(options_type: type[MetricOptions], *, positional: Sequence[str] = ()) -> Callable[[_F], _F]:
-    """Decorator: ``fn`` (``def twin(preds, target, **options)``) shows the fields of
-    ``options_type`` as its keywords (:func:`options_signature`); the function itself is
-    unchanged and builds its options with ``options_type.take(options, name)``."""
+    """Decorator: ``fn`` (``def twin(preds, target, **options)``, or a metric's
+    ``def __init__(self, **kwargs)``) shows the fields of ``options_type`` as its keywords
+    (:func:`options_signature`); the function itself is unchanged and builds its options with
+    ``options_type.take(options, name)`` (a class: ``options_type.split(kwargs)``)."""
 
     def mark(fn: _F) -> _F:
         fn.__signature__ = options_signature(options_type, fn, positional=positional)  # type: ignore[attr-defined]

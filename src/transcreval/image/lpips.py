@@ -7,7 +7,6 @@ Each class's keywords are the fields of its options dataclass, which ``help()`` 
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, ClassVar
 
 import torch
@@ -50,9 +49,8 @@ class LPIPSFamily(MeanMetric):
             cls.__init__.__signature__ = sig  # type: ignore[attr-defined]
 
     def __init__(self, net: str = "alex", weights: Any = None, **kwargs: Any) -> None:
-        fields = {f.name for f in dataclasses.fields(self.options_type)}
-        own = {k: kwargs.pop(k) for k in list(kwargs) if k in fields}
-        super().__init__(**kwargs)
+        own, rest = self.options_type.split(kwargs)
+        super().__init__(**rest)
         self.options = self.options_type(net=net, weights=weights, **own)
         self.options.network  # noqa: B018 - loaded now: a missing or unfit weights file fails here
 

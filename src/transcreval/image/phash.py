@@ -7,6 +7,7 @@ from typing import Any
 import torch
 
 from transcreval.core.metric import Metric
+from transcreval.core.options import takes_options
 from transcreval.core.result import MetricResult
 from transcreval.core.states import Cat, Sum
 from transcreval.functional.image.phash import (
@@ -15,7 +16,6 @@ from transcreval.functional.image.phash import (
     phash_distance_from_stats,
     phash_distance_stats,
 )
-from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range
 
 
 class PHashDistance(Metric):
@@ -42,27 +42,11 @@ class PHashDistance(Metric):
 
     version_packages: tuple[str, ...] = PACKAGES
 
-    def __init__(
-        self,
-        *,
-        hash_size: int = 8,
-        highfreq_factor: int = 4,
-        surface_max: float = 12,
-        deep_min: float = 30,
-        inclusive: bool = True,
-        input_range: Range = None,
-        channels: Channels = None,
-        exif_transpose: bool = False,
-        num_threads: int | None = None,
-        max_pixels: int = DEFAULT_MAX_PIXELS,
-        fast_decode: bool = False,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.options = PHashOptions(
-            hash_size, highfreq_factor, input_range, channels, exif_transpose, num_threads, max_pixels, fast_decode,
-            surface_max, deep_min, inclusive,
-        )  # fmt: skip
+    @takes_options(PHashOptions)
+    def __init__(self, **kwargs: Any) -> None:
+        options, rest = PHashOptions.split(kwargs)
+        super().__init__(**rest)
+        self.options = PHashOptions(**options)
         self.add_state("distance_sum", Sum(torch.int64))
         self.add_state("count", Sum(torch.int64))
         self.add_state("surface", Sum(torch.int64))

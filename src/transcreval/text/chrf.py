@@ -7,9 +7,10 @@ from typing import Any
 import torch
 
 from transcreval.core.metric import Metric
+from transcreval.core.options import takes_options
 from transcreval.core.result import MetricResult
 from transcreval.core.states import Cat, Sum
-from transcreval.functional.text.chrf import PACKAGES, ChrFOptions, RefLayout, title_chrf_from_stats, title_chrf_stats
+from transcreval.functional.text.chrf import PACKAGES, ChrFOptions, title_chrf_from_stats, title_chrf_stats
 
 
 class TitleChrF(Metric):
@@ -33,21 +34,12 @@ class TitleChrF(Metric):
 
     version_packages: tuple[str, ...] = PACKAGES
 
-    def __init__(
-        self,
-        *,
-        char_order: int = 6,
-        word_order: int = 0,
-        beta: float = 2.0,
-        lowercase: bool = False,
-        whitespace: bool = False,
-        eps_smoothing: bool = False,
-        ref_layout: RefLayout = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.options = ChrFOptions(char_order, word_order, beta, lowercase, whitespace, eps_smoothing, ref_layout)
-        self.add_state("ngram_stats", Sum(torch.int64, (3 * (char_order + word_order),)))
+    @takes_options(ChrFOptions)
+    def __init__(self, **kwargs: Any) -> None:
+        options, rest = ChrFOptions.split(kwargs)
+        super().__init__(**rest)
+        self.options = ChrFOptions(**options)
+        self.add_state("ngram_stats", Sum(torch.int64, (3 * (self.options.char_order + self.options.word_order),)))
         self.add_state("score_sum", Sum(torch.float64))
         self.add_state("count", Sum(torch.int64))
         self.add_state("scores", Cat(torch.float64))

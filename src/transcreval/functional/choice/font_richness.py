@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from transcreval.core.common import Mode, as_list, check_mode
-from transcreval.core.options import MetricOptions
+from transcreval.core.options import MetricOptions, option
 from transcreval.core.result import MetricResult
 from transcreval.core.state_checks import list_digest
 from transcreval.errors import EmptyInputError, InputError
@@ -58,15 +58,12 @@ class FontRichnessOptions(MetricOptions):
     """The options of :class:`~transcreval.FontRichness` and :func:`font_richness`: the fixed
     attribute ``vocabulary`` (kept as a tuple) and ``mode``."""
 
-    vocabulary: Sequence[str]
+    vocabulary: Sequence[str] = option(signature=lambda o: {"attrs": list_digest(o.vocabulary)})
     mode: Mode = "paper"
 
     def check(self) -> None:
         self.set_checked("vocabulary", tuple(check_vocabulary(self.vocabulary)))
         check_mode(self.mode)
-
-    def signature_options(self) -> dict[str, Any]:
-        return {"attrs": list_digest(self.vocabulary), "mode": self.mode}
 
 
 def font_richness_stats(preds: Sequence[Any], *, options: FontRichnessOptions) -> dict[str, Any]:

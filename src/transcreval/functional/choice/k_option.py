@@ -55,9 +55,9 @@ class KOptionOptions(MetricOptions):
     of the state table); ``on_unreadable``: "zero" or "drop" for answers of None.
     """
 
-    k: int | None = None
+    k: int | None = option(None, signature=lambda o: {"k": o.k if o.k is not None else "per-item"})
     clamp: bool = True
-    max_k: int = DEFAULT_MAX_K
+    max_k: int = option(DEFAULT_MAX_K, signature=None)  # the state table's size, not the value
     on_unreadable: OnUnreadable = option("zero", signature="unreadable")
 
     def check(self) -> None:
@@ -70,10 +70,6 @@ class KOptionOptions(MetricOptions):
             if self.k > self.max_k:
                 raise InputError(f"k={self.k} exceeds max_k={self.max_k}: raise max_k")
         check_bool("clamp", self.clamp)
-
-    def signature_options(self) -> dict[str, Any]:
-        k = self.k if self.k is not None else "per-item"
-        return {"k": k, "clamp": self.clamp, "unreadable": self.on_unreadable}
 
 
 def _as_vector(x: Any, what: str) -> torch.Tensor:

@@ -54,19 +54,14 @@ class PointScoreOptions(MetricOptions):
     ``code_yes``: how code mode reads "yes", ``on_unreadable``)."""
 
     mode: Mode = "paper"
-    code_yes: CodeYes = option("substring", signature="yes")
+    #: code mode only (paper mode does not read it)
+    code_yes: CodeYes = option("substring", signature=lambda o: {} if o.mode == "paper" else {"yes": o.code_yes})
     on_unreadable: OnUnreadable = option("zero", signature="unreadable")
 
     def check(self) -> None:
         check_mode(self.mode)
         check_choice("code_yes", self.code_yes, ("substring", "exact"))
         check_on_unreadable(self.on_unreadable)
-
-    def signature_options(self) -> dict[str, Any]:
-        out = super().signature_options()
-        if self.mode == "paper":  # code_yes changes nothing in paper mode
-            del out["yes"]
-        return out
 
 
 def read_verdict(v: Any, mode: Mode = "paper", code_yes: CodeYes = "substring") -> bool | None:

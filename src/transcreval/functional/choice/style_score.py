@@ -87,12 +87,17 @@ def check_labels(labels: Sequence[str]) -> list[str]:
     return labs
 
 
+def _labels_key(labels: Sequence[str]) -> str:
+    """How the signature names a style list: "posteriq17" for the paper's, else its digest."""
+    return "posteriq17" if tuple(labels) == POSTERIQ_STYLES else list_digest(labels)
+
+
 @dataclass(frozen=True)
 class StyleScoreOptions(MetricOptions):
     """The options of :class:`~transcreval.StyleScore` and :func:`style_score`: the fixed style
     list (``labels``, kept as a tuple), ``mode`` and ``on_unreadable``."""
 
-    labels: Sequence[str] = POSTERIQ_STYLES
+    labels: Sequence[str] = option(POSTERIQ_STYLES, signature=lambda o: {"labels": _labels_key(o.labels)})
     mode: C.Mode = "paper"
     on_unreadable: C.OnUnreadable = option("zero", signature="unreadable")
 
@@ -100,10 +105,6 @@ class StyleScoreOptions(MetricOptions):
         self.set_checked("labels", tuple(check_labels(self.labels)))
         C.check_mode(self.mode)
         C.check_on_unreadable(self.on_unreadable)
-
-    def signature_options(self) -> dict[str, Any]:
-        labels = "posteriq17" if tuple(self.labels) == POSTERIQ_STYLES else list_digest(self.labels)
-        return {**super().signature_options(), "labels": labels}
 
 
 def style_score_stats(preds: Sequence[Any], target: Sequence[str], *, options: StyleScoreOptions) -> dict[str, Any]:

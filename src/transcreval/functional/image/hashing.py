@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from transcreval.core.common import check_bool, check_positive_int
-from transcreval.core.options import MetricOptions
+from transcreval.core.options import MetricOptions, option
 from transcreval.errors import InputError
 from transcreval.functional.image.pil_resample import resize_square
 from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range, split_batch, to_gray_uint8
@@ -41,16 +41,18 @@ __all__ = ["DRAFT_FACTOR", "HashOptions", "hamming_distance", "phash", "phash_bi
 class HashOptions(MetricOptions):
     """The options of :func:`phash_bits` (and :func:`phash`, :func:`phash_hex`), checked once
     when built (InputError naming the option); :class:`~transcreval.functional.image.phash.PHashOptions`
-    adds the band thresholds of the metric."""
+    adds the band thresholds of the metric. The ``signature`` metadata is how
+    :class:`~transcreval.PHashDistance`'s signature prints them (``hs``, ``hf``, and
+    ``decode=draft`` with ``fast_decode``; the reading options are not printed)."""
 
-    hash_size: int = 8
-    highfreq_factor: int = 4
-    input_range: Range = None
-    channels: Channels = None
-    exif_transpose: bool = False
-    num_threads: int | None = None
-    max_pixels: int = DEFAULT_MAX_PIXELS
-    fast_decode: bool = False
+    hash_size: int = option(8, signature="hs")
+    highfreq_factor: int = option(4, signature="hf")
+    input_range: Range = option(None, signature=None)
+    channels: Channels = option(None, signature=None)
+    exif_transpose: bool = option(False, signature=None)
+    num_threads: int | None = option(None, signature=None)
+    max_pixels: int = option(DEFAULT_MAX_PIXELS, signature=None)
+    fast_decode: bool = option(False, signature=lambda o: {"decode": "draft"} if o.fast_decode else {})
 
     def check(self) -> None:
         check_positive_int("hash_size", self.hash_size, minimum=2)

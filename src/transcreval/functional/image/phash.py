@@ -24,11 +24,11 @@ import numpy as np
 import torch
 
 from transcreval.core.common import check_bool
+from transcreval.core.options import option, takes_options
 from transcreval.core.result import MetricResult
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.image.edit_intensity import edit_intensity_counts, edit_intensity_split
 from transcreval.functional.image.hashing import HashOptions, hamming_distance, phash, phash_bits, phash_hex
-from transcreval.io import DEFAULT_MAX_PIXELS, Channels, Range
 
 __all__ = [
     "PACKAGES",
@@ -56,9 +56,9 @@ class PHashOptions(HashOptions):
     options (:class:`~transcreval.functional.image.hashing.HashOptions`, ``hash_size`` at most
     8: hashes are int64) and the band thresholds ``surface_max``/``deep_min``/``inclusive``."""
 
-    surface_max: float = 12
-    deep_min: float = 30
-    inclusive: bool = True
+    surface_max: float = option(12, signature=lambda o: {"surface": f"{'<=' if o.inclusive else '<'}{o.surface_max:g}"})
+    deep_min: float = option(30, signature=lambda o: {"deep": f"{'>=' if o.inclusive else '>'}{o.deep_min:g}"})
+    inclusive: bool = option(True, signature=None)  # printed in the two bands above
 
     def check(self) -> None:
         super().check()
@@ -66,16 +66,6 @@ class PHashOptions(HashOptions):
             raise InputError(f"hash_size must be at most 8 (hashes are stored as int64), got {self.hash_size}")
         check_bool("inclusive", self.inclusive)
         edit_intensity_counts([], self.surface_max, self.deep_min, self.inclusive)  # validates the thresholds
-
-    def signature_options(self) -> dict[str, Any]:
-        draft = {"decode": "draft"} if self.fast_decode else {}
-        return {
-            "hs": self.hash_size,
-            "hf": self.highfreq_factor,
-            **draft,
-            "surface": f"{'<=' if self.inclusive else '<'}{self.surface_max:g}",
-            "deep": f"{'>=' if self.inclusive else '>'}{self.deep_min:g}",
-        }
 
 
 def _as_hashes(x: Any, what: str, kw: dict[str, Any]) -> torch.Tensor:
@@ -120,6 +110,7 @@ def _distances(preds: Any, target: Any, options: PHashOptions) -> torch.Tensor:
     return hamming_distance(ha, hb)
 
 
+@takes_options(PHashOptions)
 def phash_distances(preds: Any, target: Any, **options: Any) -> torch.Tensor:
     """Hamming distance between the pHashes of paired images, int64 ``(N,)`` in 0..64, lower
     means more alike (MPTc-Bench §3.2).
@@ -156,27 +147,13 @@ def phash_distance_from_stats(stats: Mapping[str, Any], options: PHashOptions) -
     )
 
 
-def phash_distance(
-    preds: Any,
-    target: Any,
-    *,
-    hash_size: int = 8,
-    highfreq_factor: int = 4,
-    surface_max: float = 12,
-    deep_min: float = 30,
-    inclusive: bool = True,
-    input_range: Range = None,
-    channels: Channels = None,
-    exif_transpose: bool = False,
-    num_threads: int | None = None,
-    max_pixels: int = DEFAULT_MAX_PIXELS,
-    fast_decode: bool = False,
-) -> MetricResult:
+@takes_options(PHashOptions)
+def phash_distance(preds: Any, target: Any, **options: Any) -> MetricResult:
     """Mean pHash distance of paired images (MPTc-Bench §3.2), 0..64, lower means more alike:
     what :class:`~transcreval.PHashDistance` computes on the same pairs (``per_item``: each
     pair's distance, as :func:`phash_distances`; ``extras``: the pairs in the "surface"
     (``d <= surface_max``), "deep" (``d >= deep_min``) and "intermediate" bands, strict
     inequalities with ``inclusive=False``). Options are checked before any image is read;
     the hash options are :func:`~transcreval.functional.image.hashing.phash_bits`'s."""
-    opts = PHashOptions(**{k: v for k, v in locals().items() if k not in ("preds", "target")})
+    opts = PHashOptions.take(options, "phash_distance")
     return phash_distance_from_stats(phash_distance_stats(preds, target, opts), opts)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
@@ -125,17 +125,13 @@ class TextLocalizationOptions(BoxOptions):
     """The options of :class:`~transcreval.TextLocalizationIoU`: ``top_n`` (required),
     :class:`BoxOptions` and ``on_unreadable``."""
 
-    top_n: int = field(kw_only=True)
+    top_n: int = option(kw_only=True, signature_first=True)
     on_unreadable: OnUnreadable = option("zero", signature="unreadable")
 
     def check(self) -> None:
         check_positive_int("top_n", self.top_n)
         super().check()
         check_on_unreadable(self.on_unreadable)
-
-    def signature_options(self) -> dict[str, Any]:
-        out = super().signature_options()
-        return {"top_n": out.pop("top_n"), **out}
 
 
 def _mean(stats: dict[str, Any], options: MetricOptions, name: str) -> MetricResult:

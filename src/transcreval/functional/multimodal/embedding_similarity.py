@@ -136,7 +136,8 @@ class EmbeddingOptions(MetricOptions):
     bound to it (:func:`bind_encoder`), and the prompt as ``tpl``.
     """
 
-    model: str | None = option(None, signature=None)
+    #: printed as what the bound encoder reports (``encoder_options``), empty until bound
+    model: str | None = option(None, signature=lambda o: dict(o.encoder_options))
     pretrained: Any = option(None, signature=None)
     tokenizer: Any = option(None, signature=None)
     preprocess: str = option("open_clip", signature=None)
@@ -145,7 +146,7 @@ class EmbeddingOptions(MetricOptions):
     input_range: Any = option(None, signature=None)
     batch_size: int | None = option(None, signature=None)
     feature_cache: Any = option(None, signature=None)
-    template: str | None = option(None, signature=None)
+    template: str | None = option(None, signature=lambda o: {} if o.template is None else {"tpl": o.template})
     encoder_options: tuple[tuple[str, Any], ...] = option((), signature=None, compare=False)
 
     def check(self) -> None:
@@ -154,10 +155,6 @@ class EmbeddingOptions(MetricOptions):
         checked = feature_options(self.input_range, self.batch_size, self.feature_cache)
         for name in ("input_range", "batch_size", "feature_cache"):
             self.set_checked(name, getattr(checked, name))
-
-    def signature_options(self) -> dict[str, Any]:
-        tpl = {} if self.template is None else {"tpl": self.template}
-        return {**dict(self.encoder_options), **tpl}
 
     def run(self) -> dict[str, Any]:
         """What the encoders' ``image_embeddings`` take (``input_range``, ``batch_size``, ``cache``)."""

@@ -63,7 +63,8 @@ class OCRMaskIoUOptions(MetricOptions):
     ``input_range`` cannot change a value (it says how float images are read).
     """
 
-    backend: Any = option("rapidocr", signature=None)
+    #: printed as what the bound detector reports (``detector_options``), empty until bound
+    backend: Any = option("rapidocr", signature=lambda o: dict(o.detector_options))
     resample: str = option("bicubic", signature="resize")
     dilate_px: float = option(0, signature="dil")
     input_range: Any = option(None, signature=None)
@@ -80,9 +81,6 @@ class OCRMaskIoUOptions(MetricOptions):
         if not isinstance(self.backend_options, Mapping):
             raise InputError(f"backend_options must be a dict of the backend's options, got {self.backend_options!r}")
         self.set_checked("backend_options", dict(self.backend_options))
-
-    def signature_options(self) -> dict[str, Any]:
-        return {**dict(self.detector_options), "resize": self.resample, "dil": self.dilate_px}
 
     def detector(self) -> TextDetector:
         """The detector (built, or the one shared in this process)."""

@@ -9,6 +9,7 @@ from typing import Any, Literal
 import numpy as np
 
 from transcreval.core.common import as_list, check_choice, paired_vectors
+from transcreval.core.options import option
 from transcreval.core.result import MetricResult
 from transcreval.core.state_checks import list_digest
 from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
@@ -43,18 +44,17 @@ class KappaOptions(BootstrapOptions):
     the ordinal scale ``labels`` (None: the ratings seen; kept as a tuple of floats) and
     ``unknown`` ("raise" or "drop" for ratings outside it)."""
 
-    labels: Sequence[float] | None = None
-    unknown: Unknown = "raise"
+    labels: Sequence[float] | None = option(
+        None, signature=lambda o: {} if o.labels is None else {"labels": list_digest(o.labels)}, signature_first=True
+    )
+    unknown: Unknown = option(
+        "raise", signature=lambda o: {} if o.unknown == "raise" else {"unknown": o.unknown}, signature_first=True
+    )
 
     def check(self) -> None:
         super().check()
         labs = check_kappa_labels(self.labels, self.unknown)
         self.set_checked("labels", None if labs is None else tuple(labs))
-
-    def signature_options(self) -> dict[str, Any]:
-        labels = {"labels": list_digest(self.labels)} if self.labels is not None else {}
-        unknown = {"unknown": self.unknown} if self.unknown != "raise" else {}
-        return {**labels, **unknown, **super().signature_options()}
 
 
 def quadratic_weighted_kappa_stats(

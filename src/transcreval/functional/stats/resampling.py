@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from transcreval.core.common import check_positive_int
-from transcreval.core.options import MetricOptions
+from transcreval.core.options import MetricOptions, option
 from transcreval.core.result import MetricResult, Signature
 from transcreval.errors import InputError
 
@@ -74,15 +74,12 @@ class BootstrapOptions(MetricOptions):
     ``bootstrap`` resamples for a percentile interval (0: none), its ``seed`` and ``confidence``.
     The signature names them only when bootstrapping."""
 
-    bootstrap: int = 0
-    seed: int = 0
-    confidence: float = 0.95
+    bootstrap: int = option(0, signature=lambda o: bootstrap_options(o.bootstrap, o.seed, o.confidence))
+    seed: int = option(0, signature=None)  # printed with bootstrap
+    confidence: float = option(0.95, signature=None)  # printed with bootstrap
 
     def check(self) -> None:
         check_bootstrap(self.bootstrap, self.seed, self.confidence)
-
-    def signature_options(self) -> dict[str, Any]:
-        return bootstrap_options(self.bootstrap, self.seed, self.confidence)
 
     def interval(self, stat: Callable[[np.ndarray], float | None], n: int) -> tuple[tuple[float, float] | None, int]:
         """:func:`bootstrap_ci` of ``stat`` over ``n`` items with these options."""

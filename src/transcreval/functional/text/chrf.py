@@ -29,7 +29,7 @@ from typing import Any, Literal
 import torch
 
 from transcreval.core.common import check_bool, check_choice, check_positive_int, check_text, check_texts
-from transcreval.core.options import MetricOptions, option
+from transcreval.core.options import MetricOptions, option, takes_options
 from transcreval.core.result import MetricResult
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.text.chrf_ngrams import fscore, segment_statistics
@@ -136,49 +136,18 @@ def normalize_references(refs: Any, n_hyps: int, ref_layout: RefLayout = None) -
     return out
 
 
-def chrf_statistics(
-    preds: Sequence[str],
-    target: Any,
-    *,
-    char_order: int = 6,
-    word_order: int = 0,
-    beta: float = 2.0,
-    lowercase: bool = False,
-    whitespace: bool = False,
-    eps_smoothing: bool = False,
-    ref_layout: RefLayout = None,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-segment statistics and sentence scores of system texts ``preds`` against ``target``.
-
-    Returns ``(stats, scores)``: an int64 tensor ``(N, 3 * (char_order + word_order))`` and a
-    float64 tensor ``(N,)`` of sentence chrF.
-    """
-    opts = ChrFOptions(char_order, word_order, beta, lowercase, whitespace, eps_smoothing, ref_layout)
-    rows, scores = _segments(preds, target, opts)
-    width = 3 * (char_order + word_order)
-    stats = torch.tensor(rows, dtype=torch.int64).reshape(len(rows), width)
-    return stats, torch.tensor(scores, dtype=torch.float64)
-
-
-def _segments(preds: Any, target: Any, options: ChrFOptions) -> tuple[list[list[int]], list[float]]:
-    """Inputs checked (the options were, when built); per text the best reference's statistics
-    and sentence chrF."""
-    hyp_list = check_texts(preds, "preds")
-    ref_lists = normalize_references(target, len(hyp_list), options.ref_layout)
-    return segment_statistics(hyp_list, ref_lists, **options.engine())
-
-
 @dataclass(frozen=True)
 class ChrFOptions(MetricOptions):
     """The options of TitleChrF / PlanChrF and their twins (as ``sacrebleu.metrics.CHRF``'s);
     the signature prints them as sacrebleu does (``nc``, ``nw``, ``b``, ``case``, ``eff``, ``space``)."""
 
-    char_order: int = 6
-    word_order: int = 0
-    beta: float = 2.0
-    lowercase: bool = False
-    whitespace: bool = False
-    eps_smoothing: bool = False
+    char_order: int = option(6, signature="nc")
+    word_order: int = option(0, signature="nw")
+    beta: float = option(2.0, signature="b")
+    lowercase: bool = option(False, signature=lambda o: {"case": "lc" if o.lowercase else "mixed"})
+    #: printed with eps_smoothing, after it: sacrebleu's order (``eff`` then ``space``)
+    whitespace: bool = option(False, signature=None)
+    eps_smoothing: bool = option(False, signature=lambda o: {"eff": not o.eps_smoothing, "space": o.whitespace})
     ref_layout: RefLayout = option(None, signature=None)
 
     def check(self) -> None:
@@ -191,16 +160,6 @@ class ChrFOptions(MetricOptions):
         for name in ("lowercase", "whitespace", "eps_smoothing"):
             check_bool(name, getattr(self, name))
         check_choice("ref_layout", self.ref_layout, (None, "sample", "stream"))
-
-    def signature_options(self) -> dict[str, Any]:
-        return {
-            "nc": self.char_order,
-            "nw": self.word_order,
-            "b": self.beta,
-            "case": "lc" if self.lowercase else "mixed",
-            "eff": not self.eps_smoothing,
-            "space": self.whitespace,
-        }
 
     def engine(self) -> Mapping[str, Any]:
         """The keywords of :func:`chrf_statistics` / :func:`~.chrf_ngrams.segment_statistics`, read
@@ -215,6 +174,29 @@ class ChrFOptions(MetricOptions):
         return {k: v for k, v in self.__dict__.items() if k != "_engine"}  # rebuilt from the fields
 
 
+@takes_options(ChrFOptions)
+def chrf_statistics(preds: Sequence[str], target: Any, **options: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-segment statistics and sentence scores of system texts ``preds`` against ``target``.
+
+    Returns ``(stats, scores)``: an int64 tensor ``(N, 3 * (char_order + word_order))`` and a
+    float64 tensor ``(N,)`` of sentence chrF.
+    """
+    opts = ChrFOptions.take(options, "chrf_statistics")
+    rows, scores = _segments(preds, target, opts)
+    width = 3 * (opts.char_order + opts.word_order)
+    stats = torch.tensor(rows, dtype=torch.int64).reshape(len(rows), width)
+    return stats, torch.tensor(scores, dtype=torch.float64)
+
+
+def _segments(preds: Any, target: Any, options: ChrFOptions) -> tuple[list[list[int]], list[float]]:
+    """Inputs checked (the options were, when built); per text the best reference's statistics
+    and sentence chrF."""
+    hyp_list = check_texts(preds, "preds")
+    ref_lists = normalize_references(target, len(hyp_list), options.ref_layout)
+    return segment_statistics(hyp_list, ref_lists, **options.engine())
+
+
+@takes_options(ChrFOptions)
 def sentence_chrf(preds: Sequence[str], target: Any, **options: Any) -> torch.Tensor:
     """Sentence-level chrF (0-100) of each system text, a float64 tensor ``(N,)``.
 
@@ -258,6 +240,7 @@ def title_chrf_from_stats(stats: dict[str, Any], options: ChrFOptions, name: str
     )
 
 
+@takes_options(ChrFOptions)
 def title_chrf(preds: Sequence[str], target: Any, **options: Any) -> MetricResult:
     """Mean sentence chrF over examples (0-100, higher is better): MPTc-Bench's title chrF (§5.1),
     the result :class:`~transcreval.TitleChrF` computes on the same data (``.value`` the mean,
@@ -271,6 +254,7 @@ def title_chrf(preds: Sequence[str], target: Any, **options: Any) -> MetricResul
     return title_chrf_from_stats(title_chrf_stats(preds, target, options=opts), opts)
 
 
+@takes_options(ChrFOptions)
 def plan_chrf(preds: Sequence[str], target: Any, **options: Any) -> MetricResult:
     """:func:`title_chrf` of the planner's proposed titles (MPTc-Bench Fig. 6): the result
     :class:`~transcreval.PlanChrF` computes (the same numbers, signed "PlanChrF")."""
@@ -278,6 +262,7 @@ def plan_chrf(preds: Sequence[str], target: Any, **options: Any) -> MetricResult
     return title_chrf_from_stats(title_chrf_stats(preds, target, options=opts), opts, "PlanChrF")
 
 
+@takes_options(ChrFOptions)
 def corpus_chrf(preds: Sequence[str], target: Any, **options: Any) -> float:
     """Corpus-level chrF (0-100): the formula on summed statistics; equals sacrebleu's ``corpus_score``."""
     stats, _ = chrf_statistics(preds, target, **options)

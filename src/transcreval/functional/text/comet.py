@@ -137,7 +137,8 @@ class COMETOptions(MetricOptions):
     are printed once the options are bound to its scorer (:func:`bind_scorer`).
     """
 
-    model: str = DEFAULT_MODEL
+    #: printed with what the bound scorer reports (``scorer_options``: digest, mapping)
+    model: str = option(DEFAULT_MODEL, signature=lambda o: {"model": o.model, **dict(o.scorer_options)})
     checkpoint: Any = option(None, signature=None)
     batch_size: int = option(16, signature=None)
     device: Any = option(None, signature=None)
@@ -152,9 +153,6 @@ class COMETOptions(MetricOptions):
         self.set_checked("normalize", check_normalize(self.normalize))
         check_positive_int("batch_size", self.batch_size)
         check_device(self.device)
-
-    def signature_options(self) -> dict[str, Any]:
-        return {"model": self.model, **dict(self.scorer_options)}
 
     def scorer(self) -> CometScorer:
         """The scorer of this model (loaded now, or found in the process-wide cache)."""
