@@ -208,7 +208,7 @@ class _StubCollection:
 
 def test_table5_layout_sets_and_missing_outputs(monkeypatch):
     """Which outputs make each cell, with a stand-in collection (the real one: test above)."""
-    from transcreval.protocols.mptc import study
+    from transcreval.protocols.mptc.scoring import study
 
     monkeypatch.setattr(study, "similarity_metrics", _StubCollection)
     ids = ("s1", "s2", "d1", "d2")

@@ -45,11 +45,11 @@ from transcreval.protocols.mptc.inputs import (
     read_outputs,
     system_name,
 )
-from transcreval.protocols.mptc.judged import judge_records
-from transcreval.protocols.mptc.ocr_iou import OCRIoURow, format_ocr_iou_table, ocr_iou_table
 from transcreval.protocols.mptc.ocr_tables import ocr_tables
 from transcreval.protocols.mptc.pipeline import evaluate
-from transcreval.protocols.mptc.study import (
+from transcreval.protocols.mptc.scoring.judged import judge_records
+from transcreval.protocols.mptc.scoring.ocr_iou import OCRIoURow, format_ocr_iou_table, ocr_iou_table
+from transcreval.protocols.mptc.scoring.study import (
     EditIntensityStudy,
     edit_intensity_study,
     format_edit_intensity,

@@ -27,7 +27,7 @@ import torch
 
 from transcreval.errors import InputError
 from transcreval.protocols.mptc.inputs import MPTcSet, as_set, system_name
-from transcreval.protocols.mptc.ocr_iou import OCRIoURow, ocr_row, triplet_ious
+from transcreval.protocols.mptc.scoring.ocr_iou import OCRIoURow, ocr_row, triplet_ious
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table, cell_mean
 
 __all__ = ["exact_match", "ocr_label", "ocr_tables", "table10", "table10_cells", "table10_from_ious"]
@@ -59,7 +59,7 @@ def _row_cells(r: OCRIoURow) -> dict[str, Cell]:
 
 
 def table10_cells(rows: Sequence[OCRIoURow]) -> tuple[list[Any], dict[tuple[Any, str], Cell]]:
-    """Table 10's row labels and cells from its rows (:func:`~transcreval.protocols.mptc.ocr_iou.ocr_row`)."""
+    """Table 10's row labels and cells from its rows (:func:`~transcreval.protocols.mptc.scoring.ocr_iou.ocr_row`)."""
     labels: list[Any] = []
     cells: dict[tuple[Any, str], Cell] = {}
     for r in rows:
@@ -91,7 +91,7 @@ def table10_from_ious(
     runs: Sequence[tuple[str, torch.Tensor, torch.Tensor]], splits: Sequence[str], ocr: str, resample: str
 ) -> Table:
     """Table 10 from each system's per-triplet IoUs ``(row label, IoU(SRC, MTc), IoU(SRC, GT))``
-    (:func:`~transcreval.protocols.mptc.ocr_iou.triplet_ious`), with the ``"Overall"`` row over
+    (:func:`~transcreval.protocols.mptc.scoring.ocr_iou.triplet_ious`), with the ``"Overall"`` row over
     every triplet: the one builder behind :func:`ocr_tables` and the runner adapter's tables."""
     rows = [ocr_row(label, mtc, gt) for label, mtc, gt in runs]
     if runs:

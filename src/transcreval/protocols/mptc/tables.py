@@ -117,7 +117,7 @@ def table4(data: MPTcSet, idx: RecordIndex) -> Table:
 
 def fig6(data: MPTcSet, idx: RecordIndex) -> Table:
     from transcreval.errors import InputError
-    from transcreval.protocols.mptc.study import plan_to_render_loss
+    from transcreval.protocols.mptc.scoring.study import plan_to_render_loss
 
     cols = [f"{p} / {h}" for p in data.planners for h in ("Plan", "Visual", "Loss %")]
     rows: list[Any] = []
@@ -153,12 +153,12 @@ def fig6(data: MPTcSet, idx: RecordIndex) -> Table:
 def judge_tables(data: MPTcSet, *, judge: Any, **options: Any) -> ProtocolResult:
     """Tables 3 and 4 and Fig. 6 from the judge's answers about every poster.
 
-    ``options`` go to :func:`~transcreval.protocols.mptc.judged.judge_records`: ``judge_call``
+    ``options`` go to :func:`~transcreval.protocols.mptc.scoring.judged.judge_records`: ``judge_call``
     (``"joint"``, the default: one call returns both scores, as App. A.2's direct-scoring prompt;
     ``"separate"``: one call per score), ``templates``, ``seed``, ``both_orders``, ``n_options``,
     ``genre_labels``, ``decade_labels``, ``batch_size``.
     """
-    from transcreval.protocols.mptc.judged import judge_records, judge_templates
+    from transcreval.protocols.mptc.scoring.judged import judge_records, judge_templates
 
     data = as_set(data, "judge_tables")
     records = judge_records(data, judge=judge, **options)
@@ -184,7 +184,7 @@ def similarity_table(data: MPTcSet, *, batch_size: int = 32, **similarity_option
     set with fewer than 2 outputs has no FID (the cell is empty and a note says so).
     """
     from transcreval.errors import InputError
-    from transcreval.protocols.mptc.study import similarity_metrics
+    from transcreval.protocols.mptc.scoring.study import similarity_metrics
 
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")

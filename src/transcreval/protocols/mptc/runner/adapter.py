@@ -13,7 +13,7 @@ scored as system ``"GT"``), ``clip`` and ``fid`` (Table 5; FID from the Inceptio
 per item), ``ocr`` (Table 10; not a default: it runs the OCR detector on three posters per item).
 The error-type table (App. B.3) comes from the outputs' labels with no unit, and Table 9 with the
 option ``temporal`` (from the judge's title chrF and the stored features). The per-item scoring
-is :mod:`~transcreval.protocols.mptc.judged` and the metrics' own code; the tables are
+is :mod:`~transcreval.protocols.mptc.scoring.judged` and the metrics' own code; the tables are
 :mod:`~transcreval.protocols.mptc.tables`, :mod:`~transcreval.protocols.mptc.analyses` and
 :mod:`~transcreval.protocols.mptc.ocr_tables`, as :func:`~transcreval.protocols.mptc.evaluate` uses them.
 """

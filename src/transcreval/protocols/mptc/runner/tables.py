@@ -15,8 +15,8 @@ from transcreval.errors import UndefinedValueError
 from transcreval.protocols.adapter import RunData
 from transcreval.protocols.mptc.analyses import cross_cluster_tables, error_type_table, temporal_table
 from transcreval.protocols.mptc.inputs import SPLITS, MPTcSet, system_name
-from transcreval.protocols.mptc.judged import JUDGE_METRICS
 from transcreval.protocols.mptc.ocr_tables import ocr_label, table10_from_ious
+from transcreval.protocols.mptc.scoring.judged import JUDGE_METRICS
 from transcreval.protocols.mptc.tables import TABLE5_NOTE, RecordIndex, fig6, table3, table4, table5
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
 

@@ -11,19 +11,19 @@ from typing import Any
 
 from transcreval.protocols.adapter import Outcome, Prepared, Unit, UnitContext, Work
 from transcreval.protocols.mptc.inputs import MPTcSet, read_outputs, system_name
-from transcreval.protocols.mptc.judged import (
-    DECADES,
-    JUDGE_METRICS,
-    check_judge_settings,
-    judge_records,
-    judge_templates,
-)
 from transcreval.protocols.mptc.runner.inputs import (
     mptc_set,
     nan_records,
     output_record,
     planner_editor,
     signature_json,
+)
+from transcreval.protocols.mptc.scoring.judged import (
+    DECADES,
+    JUDGE_METRICS,
+    check_judge_settings,
+    judge_records,
+    judge_templates,
 )
 from transcreval.protocols.records import ItemRecord
 
@@ -234,7 +234,7 @@ def ocr_unit(options: Mapping[str, Any]) -> Unit:
         import math
 
         from transcreval.engines.ocr.base import get_detector
-        from transcreval.protocols.mptc.ocr_iou import triplet_ious
+        from transcreval.protocols.mptc.scoring.ocr_iou import triplet_ious
 
         o = ctx.options
         det = get_detector(o["ocr_backend"])
