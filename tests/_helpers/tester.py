@@ -51,7 +51,7 @@ class MetricCase:
     factory: builds the metric; must be picklable (a class or ``functools.partial``) and accept
         Metric keyword options (``process_group``).
     functional: ``functional(*batch)`` on one batch (the functional twin): a MetricResult, what
-        ``compute()`` returns (issue 16 item 1; checked equal to the class's result: value, n,
+        ``compute()`` returns (checked equal to the class's result: value, n,
         per-item values, extras keys and the signature), or a float while a twin is not converted.
     reference: ``reference(*batch) -> float`` from the reference package/formula.
     batches: positional ``update`` arguments per batch (at least 3, the last one smaller).

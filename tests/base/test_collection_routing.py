@@ -1,5 +1,5 @@
 """Text metrics refuse image paths, and a collection routes different inputs to different members
-(issue 15 item 19): PHashDistance + TitleChrF given image paths gave chrF 83.3 on the path strings."""
+PHashDistance + TitleChrF given image paths gave chrF 83.3 on the path strings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One mean block (issue 16 item 2): :class:`~transcreval.core.common.MeanStats` builds the
+"""One mean block: :class:`~transcreval.core.common.MeanStats` builds the
 statistics, :class:`~transcreval.core.aggregate_metric.MeanMetric` declares the states, for every
 mean in the registry: the PosterIQ/OCR/layout means, LPIPS, the embeddings, COMET, PointScore
 and every judge metric (whose ``JudgeTally`` is a ``MeanStats``)."""

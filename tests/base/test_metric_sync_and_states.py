@@ -1,4 +1,4 @@
-"""The Metric base hardened (issue 6): one test per defect found in review, each failing before its fix.
+"""The Metric base hardened: one test per defect found in review, each failing before its fix.
 
 Sync discipline, collection routing and sync groups, aliasing, atomic forward, Objects sync,
 devices, metadata states, strict state input, class == function, scale, and the new-user

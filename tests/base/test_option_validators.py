@@ -1,4 +1,4 @@
-"""Shared option validators (issue 16 item 3): a class and its functional twin never disagree.
+"""Shared option validators: a class and its functional twin never disagree.
 
 For every registered metric, each boolean or integer option (found from the defaults in the
 class's ``__init__`` signatures) is refused, with an InputError naming the option, by the
@@ -43,7 +43,7 @@ def _bad(default: Any) -> Any:
 
 #: twins that read their inputs before their options (placeholder inputs would fail first);
 #: strict xfails, so a twin that starts checking its options first must leave this list. Empty
-#: since every family checks its options object up front (issue 16 item 3): keep it that way
+#: since every family checks its options object up front: keep it that way
 INPUTS_FIRST: dict[tuple[str, str], str] = {}
 
 

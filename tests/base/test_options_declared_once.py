@@ -1,4 +1,4 @@
-"""Options declared once (issue 32 item 5): keywords and signatures come from the options dataclass.
+"""Options declared once: keywords and signatures come from the options dataclass.
 
 * :func:`~transcreval.core.options.options_signature` / :func:`~transcreval.core.options.takes_options`
   show a dataclass's fields as a twin's or a class's keywords, and a field's ``signature``

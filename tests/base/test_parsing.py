@@ -56,7 +56,7 @@ def test_parse_boxes_statuses_and_pixels():
 
 
 def test_empty_list_is_an_answer_with_no_boxes_and_prose_stays_unreadable():
-    # issue 18 item 5: PosterIQ's prompt asks for "[]" when nothing matches
+    # PosterIQ's prompt asks for "[]" when nothing matches
     for text in ("[]", " [] ", "No matches: []", '{"boxes": []}', "```json\n[]\n```"):
         got = parse_boxes(text)
         assert got.ok and got.value == [], text
@@ -156,7 +156,7 @@ answers = st.one_of(
 def test_parsers_never_raise_and_never_invent(text):
     boxes = parse_boxes(text)
     assert boxes.status in STATUSES and (boxes.value is not None) == boxes.ok
-    if boxes.ok:  # no boxes only for an answer holding an empty list (issue 18 item 5)
+    if boxes.ok:  # no boxes only for an answer holding an empty list
         assert boxes.value or re.search(r"\[\s*\]", text)
         assert all(-1e-6 <= v <= 1 + 1e-6 and math.isfinite(v) for b in boxes.value for v in b)
     ids = parse_patch_ids(text)

@@ -1,4 +1,4 @@
-"""Per-call updates (issue 20 item 2): small statistics given as Python numbers are added up in
+"""Per-call updates: small statistics given as Python numbers are added up in
 Python between updates; the states, values and per-item lists are bit for bit those of the
 tensor path, whichever way the metric is called."""
 

@@ -1,5 +1,5 @@
-"""Bad inputs that let a raw ValueError/TypeError escape, or a wrong number through (issue 15
-item 31): each is now an InputError saying what was wrong, or the right value."""
+"""Bad inputs that let a raw ValueError/TypeError escape, or a wrong number through: each is now
+an InputError saying what was wrong, or the right value."""
 
 from __future__ import annotations
 

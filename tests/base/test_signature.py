@@ -1,4 +1,4 @@
-"""Signatures as keys (issue 31 item 21): two different option sets never print the same
+"""Signatures as keys: two different option sets never print the same
 signature, work keys hash the signature's canonical JSON, and ``merge_state`` counts
 ``update_count`` the same way whether it is given a metric or its ``state_dict``."""
 

@@ -1,4 +1,4 @@
-"""States made with other options never combine (issue 15 item 28, item 16's MaskedLPIPS part).
+"""States made with other options never combine.
 
 ``load_state_dict``, ``merge_state`` (of a metric or of a mapping), ``sync`` and a collection's
 compute refuse states made by a metric built with other options, and ``load_state_dict`` /
@@ -177,7 +177,7 @@ def test_ranks_built_with_other_options_are_refused_at_sync(ddp_pool):
 
 
 def test_masked_lpips_min_coverage_is_in_the_signature():
-    """Issue 15 item 16: min_coverage decides the low_coverage count, so it is an option of the
+    """``min_coverage`` decides the low_coverage count, so it is an option of the
     states: two thresholds have different signatures and their states never merge."""
     from tests._helpers.every_metric import squeeze_trunk
     from transcreval import MaskedLPIPS

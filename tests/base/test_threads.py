@@ -1,4 +1,4 @@
-"""Thread control (issue 20 item 1): torch's intra-op count inside our loops is the one we
+"""Thread control: torch's intra-op count inside our loops is the one we
 choose, and the caller's setting is restored afterwards, on every path."""
 
 from __future__ import annotations

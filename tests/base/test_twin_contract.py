@@ -1,5 +1,5 @@
 """One return type for the functional twins, classes that delegate, one options object per
-metric (issue 16 items 1 and 3), checked over the whole registry so a new metric inherits it.
+metric, checked over the whole registry so a new metric inherits it.
 
 * the twin returns what ``compute()`` returns: a :class:`~transcreval.core.result.MetricResult`
   (per-item outputs have their own functions, e.g. ``lpips_per_pair``); each metric's tester

@@ -125,7 +125,7 @@ def test_confusing_inputs_get_clear_errors():
 
 
 def test_an_answer_or_correct_option_outside_the_k_options_is_refused():
-    """Issue 15 item 24: an answer of 7 with k=4 (or "E") was silently scored as a wrong answer."""
+    """An answer of 7 with k=4 (or "E") was silently scored as a wrong answer."""
     with pytest.raises(InputError, match=r"preds\[0\] is 7, not one of the 4 options"):
         k_option_score([7, 1], [1, 1], k=4)
     with pytest.raises(InputError, match=r"preds\[0\] is 'E', not one of the 4 options \(A-D"):

@@ -26,7 +26,7 @@ def test_point_score():
     assert point_score(v, mode=CODE).value == pytest.approx(0.5)
     assert point_score(v, mode=CODE, code_yes="exact").value == pytest.approx(0.5)  # "yes." != "yes"
     assert point_score([[True, True], [False]]).value == 0.5
-    # an unreadable verdict reads as "not covered" by default (issue 18 item 4; the poster was
+    # an unreadable verdict reads as "not covered" by default (the poster was
     # left out before, 1.0, as on_unreadable="drop" still does)
     m = PointScore()
     m.update([["Yes", "maybe"], ["Yes"]])

@@ -25,7 +25,7 @@ def test_style_score():
     pred = ["Minimalist", "pop art poster", "I think it's retro or vintage", "Retro "]
     target = ["minimalist", "pop art", "retro", "retro"]
     # paper: 3 readable answers, all right; the retro-or-vintage answer is ambiguous: scored 0 by
-    # default (issue 18 item 4; it was left out, 1.0, as on_unreadable="drop" still does)
+    # default (it was left out, 1.0, as on_unreadable="drop" still does)
     assert style_score(pred, target, labels=LABELS).value == 0.75
     assert style_score(pred, target, labels=LABELS, on_unreadable="drop").value == 1.0
     # code: exact lower-case equality, no stripping: only the first

@@ -1,4 +1,4 @@
-"""`pip install transcreval` (no extras) then `transcreval demo` (issue 31, item 20): it evaluated
+"""`pip install transcreval` (no extras) then `transcreval demo`: it evaluated
 nothing and exited 0. On the base install the demo now scores what it can (the MPTc judge metrics,
 with an in-process fake judge: no openai SDK needed), writes the tables, the comparison and the
 report, and says what to install for the rest. The subprocess blocks every optional package the

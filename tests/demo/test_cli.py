@@ -134,7 +134,7 @@ def test_list_prints_the_registry_and_filters(capsys):
 
 
 def test_a_reader_that_closes_the_pipe_early_gets_no_traceback():
-    """Issue 15 item 24: `transcreval list | head` printed a BrokenPipeError traceback."""
+    """`transcreval list | head` printed a BrokenPipeError traceback."""
     p = subprocess.run(
         ["bash", "-c", f"'{sys.executable}' -m transcreval list | true; echo status=${{PIPESTATUS[0]}} >&2"],
         capture_output=True,

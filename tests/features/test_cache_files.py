@@ -1,4 +1,4 @@
-"""The feature cache's file and key (issue 15 items 14 and 29): foreign SQLite files are refused
+"""The feature cache's file and key: foreign SQLite files are refused
 and left untouched, a read-only mode serves caches on read-only mounts, and the key holds the
 versions of the packages that compute the features."""
 

@@ -1,4 +1,4 @@
-"""open_clip checkpoints through the one weights resolver (issue 15 items 23, 24, 20).
+"""open_clip checkpoints through the one weights resolver.
 
 * a pretrained tag is found in TRANSCREVAL_WEIGHTS_DIR or the Hugging Face cache, without
   open_clip going online, and gives open_clip's own model and transform for that tag;

@@ -1,5 +1,5 @@
-"""One option convention for every feature metric and its functional twin (issue 15 items 5, 6,
-7), and weights pinned when a metric is built (item 2): family-wide tests over the registry.
+"""One option convention for every feature metric and its functional twin, and weights
+pinned when a metric is built: family-wide tests over the registry.
 
 Every registered image/multimodal metric that loads weights has a case in
 ``tests/_helpers/feature_metrics.py`` (checked below), so a new feature metric inherits these

@@ -1,4 +1,4 @@
-"""Degenerate feature extractors are warned about (issue 15 item 21).
+"""Degenerate feature extractors are warned about.
 
 The random-weight recipes the docs used built networks whose features carry no information:
 PyTorch's default initialisation of the FID Inception shrinks the pool features to ~1e-6 (FID

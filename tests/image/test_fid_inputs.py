@@ -1,4 +1,4 @@
-"""FID hardening (review of issue 9): corrupt or inconsistent reference files, non-PSD
+"""FID hardening: corrupt or inconsistent reference files, non-PSD
 covariances, states from an FID with other weights, empty tensor batches, and float inputs
 quantised as ``round(x * 255)`` (checked against torch-fidelity on those uint8 images)."""
 
@@ -134,7 +134,7 @@ def test_states_from_an_fid_with_other_weights_are_refused(weights, sets):
     m = FID(weights=weights)
     m.update(fake, real)
     value = m.compute().value
-    # refused when loaded, since every metric's states carry its options (issue 15 item 28)
+    # refused when loaded, since every metric's states carry its options
     other = FID(weights=inception_file(4))
     with pytest.raises(SignatureMismatchError, match="other options"):
         other.load_state_dict(m.state_dict())

@@ -1,4 +1,4 @@
-"""lpips' two releases (issue 15 item 4): v0.0's linear layers have v0.1's shapes, and were
+"""lpips' two releases: v0.0's linear layers have v0.1's shapes, and were
 accepted as v0.1 (a wrong number: 0.0726 where lpips v0.0 gives 0.0781 and v0.1 0.0820). The
 layers are now recognised by digest, each version runs with its own input scaling, and layers of
 unknown origin need ``version=``. Checked against lpips itself, with lpips' shipped files."""

@@ -102,7 +102,7 @@ def test_mask_forms_and_resizing(weights):
     assert torch.equal(
         masked_lpips_per_pair(a, b, one, weights=path), masked_lpips_per_pair(a, b, one.expand(3, 48, 48), weights=path)
     )
-    small = mask[:, ::2, ::2]  # 24x24: resized by area majority (issue 15 item 15), and said so
+    small = mask[:, ::2, ::2]  # 24x24: resized by area majority, and said so
     with pytest.warns(UserWarning, match="area majority"):
         got = masked_lpips_per_pair(a, b, small, weights=path)
     # enlarging by a whole factor, area majority is nearest-neighbour sampling

@@ -60,7 +60,7 @@ def test_every_pil_mode(mode):
     base = Image.fromarray(_rng(3).integers(0, 256, (97, 61, 3), dtype=np.uint8))
     if mode == "I;16":
         # 16-bit: scaled by transcreval.io's rule, so it hashes as its 8-bit copy does in imagehash
-        # (imagehash's own convert("L") clips 16-bit values at 255: issue 15 items 1 and 18)
+        # (imagehash's own convert("L") clips 16-bit values at 255)
         a16 = _rng(4).integers(0, 65536, (97, 61)).astype(np.uint16)
         assert phash_hex([Image.fromarray(a16)]) == _ref_hex([Image.fromarray(np.round(a16 / 257).astype(np.uint8))])
         return

@@ -1,4 +1,4 @@
-"""One decoding rule for every image metric and every judge metric (issue 15 items 1, 12, 17, 18, 31).
+"""One decoding rule for every image metric and every judge metric.
 
 The same picture as an 8-bit PNG, a 16-bit PNG, a 16-bit PGM, a float TIFF, a PIL ``I;16``
 image, a uint16 array, a float tensor and a [-1, 1] float tensor (``input_range=(-1, 1)``,
@@ -301,7 +301,7 @@ def test_judges_are_sent_the_8bit_pixels_whatever_the_encoding(tmp_path, name):
     pictures = {a.tobytes() for a in (*PREDS, *TARGET)}
     assert want and all(s.shape == (H, W, 3) and s[..., 0].tobytes() in pictures for s in want)
     for kind in KINDS:
-        # str paths as Path: what a string means to each judge metric is issue 15 item 25 (w15-judge)
+        # str paths as Path: what a string means to each judge metric is tested with the judges
         outs = [_as_path(encode(kind, a, tmp_path)) for a in PREDS]
         srcs = [_as_path(encode(kind, a, tmp_path)) for a in TARGET]
         got = sent_images(name, outs, srcs, **options(kind))

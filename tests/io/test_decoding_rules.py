@@ -1,4 +1,4 @@
-"""The decoding rule's pieces (issue 15 items 1, 15, 16, 17, 18, 22, 24, 31), each failing on the old code:
+"""The decoding rule's pieces, each failing on the old code:
 PIL modes and bit depths, fixed integer meanings, the N x H x W rule, judge image parts, mask
 resizing (area majority, aspect ratio, colour masks) and LPIPS' memory guard."""
 

@@ -213,7 +213,7 @@ def test_joint_template_with_the_reference_reads_the_text_too():
     assert m(OUTS[:1], REFS[:1], translations=TEXTS[:1]).value == pytest.approx(0.9)
 
 
-# ---------------------------------------------------------------------- the joint call (issue 18 item 6)
+# ---------------------------------------------------------------------- the joint call
 def _scripted(calls):
     def fn(request):
         i = next(k for k, o in enumerate(OUTS) if sha(o) == request.images[0].sha256)

@@ -1,4 +1,4 @@
-"""One rule for what a value means per input role, for every judge metric (issue 15 items 25, 30).
+"""One rule for what a value means per input role, for every judge metric.
 
 ``JudgedPointScore`` read a ``str`` path to an existing image as a text description (the judge
 got the path and no image) while a ``pathlib.Path`` of the same file worked; ``AlignmentScore``

@@ -44,7 +44,7 @@ def test_text_localization_hand_example():
     # a missing prediction counts 0 in the paper's mean over n
     assert text_localization_iou([[A]], [[A, B, C]], top_n=3).value == pytest.approx(1 / 3)
     # raw answers are parsed; an unreadable one is counted and scores 0 (the default; it was left
-    # out before issue 18 item 4: 0.75, as on_unreadable="drop" still gives)
+    # out earlier item 4: 0.75, as on_unreadable="drop" still gives)
     m = TextLocalizationIoU(top_n=2)
     m.update([str([list(b) for b in PRED]), "I cannot find the text."], [[A, B, C], [A]])
     res = m.compute()
@@ -271,7 +271,7 @@ def test_code_box_parser_reads_unicode_digits_like_the_script():
 def test_pixel_answers_in_normalised_mode_are_an_error_naming_coords_pixel(fn, answer):
     """Pixel boxes given as a model's answer text in normalised mode scored 0.0 with no warning
     (read as out of range, hence unreadable): coordinates above 1 there are an error naming
-    coords="pixel" (issue 31, item 8), for every box metric, as boxes given as lists already were."""
+    coords="pixel", for every box metric, as boxes given as lists already were."""
     kw = {"top_n": 1} if fn is text_localization_iou else {}
     with pytest.raises(InputError, match=r"coords='pixel'.*image_sizes") as err:
         fn([answer], [[(0.1, 0.1, 0.5, 0.5)]], **kw)

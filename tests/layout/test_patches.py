@@ -27,7 +27,7 @@ def test_patch_iou_and_match_accuracy():
     assert match_accuracy([[3, 3, 4]], [3]).value == 0.0
     assert match_accuracy([[3, 3, 4]], [3], mode=CODE).value == 1.0
     # "3.0" is not an int for the code's int(): its script crashes; we count it unparsable and
-    # score it 0 (default since issue 18 item 4; (1.0, 1, 1) with on_unreadable="drop")
+    # score it 0 (default earlier item 4; (1.0, 1, 1) with on_unreadable="drop")
     m = PatchIoU(mode=CODE)
     m.update(["[3.0, 4]", "[3, 4]"], [[3, 4], [3, 4]])
     res = m.compute()

@@ -29,7 +29,7 @@ def _failing_pass(monkeypatch, error):
 def test_a_failed_merge_state_leaves_update_count_unchanged(monkeypatch):
     """merge_state runs this metric's own held calls first: when their pass fails nothing is
     merged and the count is unchanged; the retry merges once. update_count counts this object's
-    own calls: merging (a metric or its state_dict, alike) adds none (issue 31 item 21)."""
+    own calls: merging (a metric or its state_dict, alike) adds none."""
     calls = _calls("CLIPSimilarity", sizes=(1, 1, 2, 1))
     m, other = _deferred("CLIPSimilarity", calls[:2]), _deferred("CLIPSimilarity", calls[2:])
     other.state_dict()  # the other side's calls run now: only m's pass can fail below

@@ -224,7 +224,7 @@ def test_single_country_string_and_template_file(tmp_path):
 
 def test_default_prompts_are_the_papers_and_presets_select_the_others():
     """Khanuja et al. §4.3's prompts are the defaults (verbatim); "paper-region" (§5.2) and
-    "photo" (transcreval 0.1's default, the default before issue 18) are presets."""
+    "photo" (transcreval 0.1's default, the default earlier) are presets."""
     assert CULTURE_TEMPLATE == "This image belongs to country {country}"
     assert CATEGORY_TEMPLATE == "This image belongs to category {category}"
     p, s = BATCHES[0]

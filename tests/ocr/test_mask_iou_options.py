@@ -1,4 +1,4 @@
-"""Review of issue 10 (OCR): input ranges, the scaling direction, dilation radii, the OCR
+"""A review of the OCR metrics: input ranges, the scaling direction, dilation radii, the OCR
 title baseline's signature and unreadable reference titles, detector keys, weights errors."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``protocols.mptc.similarity_metrics(**kwargs)`` passes the feature options to every member
-(issue 15 item 9): FID_GT and FID_SRC refused [-1, 1] input and asked for the ``input_range``
+FID_GT and FID_SRC refused [-1, 1] input and asked for the ``input_range``
 the caller had passed, because only CLIP received it."""
 
 from __future__ import annotations

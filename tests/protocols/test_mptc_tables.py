@@ -1,4 +1,4 @@
-"""MPTc-Bench Tables 3 and 4 and Fig. 6 from raw outputs, with a scripted judge (issue 18 items 1, 6).
+"""MPTc-Bench Tables 3 and 4 and Fig. 6 from raw outputs, with a scripted judge.
 
 Expected cells are means of the answers the judge was scripted to give (tests/_helpers/mptc_set.py),
 titles scored with sacrebleu directly.

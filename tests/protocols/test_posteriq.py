@@ -1,4 +1,4 @@
-"""The PosterIQ protocol: Tables 1-5 and 7 from raw answers (issue 18 item 3).
+"""The PosterIQ protocol: Tables 1-5 and 7 from raw answers.
 
 A small synthetic set with scripted answers; every expected per-item value and cell is worked
 out by hand in the comments from the paper's Supp. B (paper mode) or from PosterIQ's script as

@@ -129,7 +129,7 @@ def test_vocabularies_ship_with_the_package():
     assert len(font_effects()) == 48 and "metallic texture" in font_effects()
 
 
-# ---------------------------------------------------------------- Table 1 helpers (issue 15 item 16)
+# ---------------------------------------------------------------- Table 1 helpers
 @pytest.mark.parametrize(
     "bad", [[0.8, math.nan], [0.8, None], [0.8, "0.5"], [True], [1.5], math.inf, "0.8", None, {"a": 1}]
 )

@@ -1,4 +1,4 @@
-"""Unreadable answers across the PosterIQ family (issue 18 items 4 and 5).
+"""Unreadable answers across the PosterIQ family.
 
 Every registered PosterIQ metric that reads a model's free-text answers takes
 ``on_unreadable="zero" | "drop"`` with "zero" as the default (PosterIQ's code, and the formulas
@@ -100,7 +100,7 @@ def test_zero_by_default_drop_on_request_counted_either_way(name):
         f_kw.update({"top_n": case.init["top_n"]} if "top_n" in case.init else {})
         twin = fn(*case.args, **f_kw, **opts)
         assert float(twin) == pytest.approx(expected, abs=1e-12), (name, rule)
-        if isinstance(twin, MetricResult):  # the twin returns what compute() returns (issue 16)
+        if isinstance(twin, MetricResult):  # the twin returns what compute() returns
             assert str(twin.signature) == str(res.signature), (name, rule)
         if res.per_item is not None:  # one entry per input item, with its status
             assert len(res.per_item) == n_items and len(res.extras["item_status"]) == n_items

@@ -101,7 +101,7 @@ def test_markdown_links_the_written_figures(written):
 
 
 def test_only_the_pages_own_script_runs(written, tmp_path):
-    """The CSP names the page's script by its hash (issue 31, item 16): the page's own load check
+    """The CSP names the page's script by its hash: the page's own load check
     still runs, while an inline script or style that got into the page otherwise does not (with
     the old 'unsafe-inline' it ran)."""
     _, paths = written

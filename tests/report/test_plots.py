@@ -129,7 +129,7 @@ def test_distributions_are_ecdfs_with_counts(res):
         plot_distributions(res, "nothing")
 
 
-# ------------------------------------------------ names are data (review of issue 31): every figure
+# ------------------------------------------------ names are data: every figure
 def _odd(x: str) -> str:
     """A text that matplotlib would read as broken mathtext (two $ around an unknown \\b)."""
     return f"{x}$\\b$"

@@ -1,4 +1,4 @@
-"""A report one can read (issue 31, item 19): the leaderboard first, long tables folded,
+"""A report one can read: the leaderboard first, long tables folded,
 galleries on a continuous metric with deterministic and visible tie-breaks, heatmaps on a fixed
 scale, and a run's tables as readable text (and HTML in notebooks)."""
 

@@ -201,7 +201,7 @@ def test_report_settings_paragraph_and_json_of_comparisons(res, cmp):
 
 
 def test_a_comparison_on_too_few_source_items_is_shown_as_such():
-    """Two source items: the report says why the delta carries no significance mark (issue 31, item 6)."""
+    """Two source items: the report says why the delta carries no significance mark."""
     recs = []
     for k in range(2):
         recs.append(ItemRecord(f"i{k}", "base", "m", 0.1 * k, "ok", f"src{k}"))

@@ -1,5 +1,5 @@
 """What a report carries from its inputs (system names, group values, item ids) cannot become
-markup in either format, and invisible characters in them are shown (issue 31, items 14, 16)."""
+markup in either format, and invisible characters in them are shown."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Judge budgets that make progress (issue 31 item 11).
+"""Judge budgets that make progress.
 
 ``--max-judge-calls`` below one batch ran nothing and stopped, on every rerun: a batch is now
 scored item by item up to the budget, so each rerun goes on. Under several processes the budget

@@ -1,4 +1,4 @@
-"""The run commands (issue 19 item 2 and the done-when tests): ls, validate, evaluate, rescore,
+"""The run commands: ls, validate, evaluate, rescore,
 compare, report; --format json; exit codes; progress on stderr; kill -9 and resume."""
 
 from __future__ import annotations
@@ -203,7 +203,7 @@ def test_kill_9_mid_run_then_resume_computes_nothing_twice(toy, tmp_path):
 
 def test_compare_refuses_too_few_resamples_and_marks_tiny_samples(tmp_path, capsys):
     """`compare --n-resamples 1` is a one-line error; two source items are never significant
-    (issue 31, item 6)."""
+    ."""
     d = write_set(tmp_path / "data", n=2, grouped=False)
     d["out"], d["counter"] = tmp_path / "run", tmp_path / "count.txt"
     assert main(_args(d)) == 0

@@ -1,4 +1,4 @@
-"""`evaluate` under several processes (issue 19 item 8): items sharded by rank, per-item lines
+"""`evaluate` under several processes: items sharded by rank, per-item lines
 written per rank and merged, results (the set-level statistic from stored features included)
 equal to a one-process run exactly; 2 and 3 gloo processes (file rendezvous), and torchrun."""
 

@@ -1,4 +1,4 @@
-"""One-line errors, never tracebacks (issue 31 item 13): each case the issue found, through the
+"""One-line errors, never tracebacks: each case the issue found, through the
 CLI, with exit code 2 (bad input or a local file problem) and one line on stderr that names what
 is wrong; nothing half-written left behind."""
 

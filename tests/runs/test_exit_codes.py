@@ -1,4 +1,4 @@
-"""Exit codes that say what happened (issue 31 item 10).
+"""Exit codes that say what happened.
 
 A judge that answers no call (always 500, always 429, or never within the timeout) is exit code 4,
 not 0; every run with failed records prints a per-status summary on stderr; a local judge cache

@@ -1,4 +1,4 @@
-"""Judge cost control in the runner (issue 19 item 9): dry runs, budgets, token totals, and a
+"""Judge cost control in the runner: dry runs, budgets, token totals, and a
 judge that is never asked the same thing twice across an interrupted and resumed run.
 
 The MPTc-Bench adapter's judge unit on the embedded demo set, against the fake OpenAI-compatible
@@ -207,7 +207,7 @@ def test_validate_decodes_images_and_checks_protocol_fields(tmp_path, capsys):
 
 
 def test_a_key_in_extra_params_is_refused_and_stored_nowhere(demo, tmp_path, capsys):
-    """Issue 31, item 15: extra_query / extra_body secrets ended up in run.json, judge.sqlite and
+    """``extra_query`` / ``extra_body`` secrets ended up in run.json, judge.sqlite and
     results.json; the run refuses them before writing anything."""
     manifest, systems = demo
     out = tmp_path / "r"

@@ -1,4 +1,4 @@
-"""One process at a time in a run directory (issue 31 item 5).
+"""One process at a time in a run directory.
 
 A second ``evaluate`` on a directory another process is evaluating refuses at once, naming the
 holder (pid, host, start time); a lock left by ``kill -9`` is stale and taken over. Processes

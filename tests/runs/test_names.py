@@ -1,4 +1,4 @@
-"""System names in the run directory (issue 31 items 1 and 2): every system keeps a folder of
+"""System names in the run directory: every system keeps a folder of
 its own, a name the protocol reserves for its reference row is refused, work keys include the
 system, names equal up to case are refused (case-insensitive file systems)."""
 

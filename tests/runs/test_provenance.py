@@ -1,4 +1,4 @@
-"""A run someone else can check (issue 31, items 17 and 18): run.json and results.json record the
+"""A run someone else can check: run.json and results.json record the
 command line, the dates, the manifest's and inputs' digests, every signature and the package
 versions; the judge's served models are counted, answers from another model are recorded per item
 and counted; the report prints all of it with the count of each item status."""

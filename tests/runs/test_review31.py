@@ -1,4 +1,4 @@
-"""Review of issue 31 across its two halves (run layer x report/provenance): failing tests, one
+"""A review of the run layer across its two halves (run layer x report/provenance): failing tests, one
 per defect found where the halves meet. Each docstring says what goes wrong today.
 
 The MPTc judge unit runs on the demo set against the fake OpenAI-compatible server (its own
@@ -172,7 +172,7 @@ def test_compare_counts_no_missing_items_for_a_metric_a_system_is_never_scored_o
     """MPTc's reference row GT has no title_chrf, plan_chrf or win records (the protocol never
     scores them for GT), yet `compare` gives it a row per such metric with n=0 and "4 missing"
     (CLI and comparisons.json), as if its items had failed; the report's summary leaves the row
-    out, so the two disagree (issue 31 item 6: count n right)."""
+    out, so the two disagree (count n right)."""
     out = tmp_path / "run"
     with FakeOpenAIServer() as server:
         assert main(_judge_args(demo, out, server)) == 0

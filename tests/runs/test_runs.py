@@ -1,4 +1,4 @@
-"""The runner (issue 19 items 1, 3, 6): manifest and outputs, the run directory, resume, rescore.
+"""The runner: manifest and outputs, the run directory, resume, rescore.
 
 Uses the toy protocol of tests/_helpers/runner_toy.py: chrF of text outputs (checked against
 sacrebleu), a length unit, a set-level statistic from stored features, and a counter file that
@@ -100,7 +100,7 @@ def test_a_config_change_reruns_only_the_affected_unit(toy):
 
 def test_a_change_in_the_seventh_digit_of_a_float_option_reruns_the_unit(toy):
     """The toy's length unit is keyed by a Signature: 0.1234567 and 0.1234568 printed alike with
-    %g, so the second run reused the first one's records (issue 31 item 21)."""
+    %g, so the second run reused the first one's records."""
     _eval(toy, options={"length_scale": 0.1234567})
     run = _eval(toy, options={"length_scale": 0.1234568})
     lengths = {r.item_id: r.value for r in run.results.select(system="base", metric="length")}

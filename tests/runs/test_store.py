@@ -1,4 +1,4 @@
-"""The run directory's lines (issue 31 item 3): the newest line of an item wins by its sequence
+"""The run directory's lines: the newest line of an item wins by its sequence
 number, not by the file it sits in, and merging rank files is idempotent across a crash."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``validate`` runs every check ``evaluate`` will (issue 31 item 12).
+"""``validate`` runs every check ``evaluate`` will.
 
 Each case was passed by ``validate`` and then failed by ``evaluate`` (some with a traceback):
 now ``validate`` reports it, with the options ``evaluate`` takes (``--option``, ``--limit``,

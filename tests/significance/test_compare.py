@@ -159,7 +159,7 @@ def test_summary_of_an_all_missing_cell():
     assert cell.to_dict()["value"] is None
 
 
-# ---------------------------------------------------------------- tiny samples (issue 31, item 6)
+# ---------------------------------------------------------------- tiny samples
 def _pairs(n_items, *, shift=0.5, missing=()):
     recs = []
     for k in range(n_items):

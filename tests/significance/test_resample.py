@@ -297,7 +297,7 @@ def test_randomization_refuses_bad_ci_resamples():
         paired_randomization([1.0, 2.0], [2.0, 3.0], ci_resamples=-1)
 
 
-# ---------------------------------------------------------------- too few resamples (issue 31, item 6)
+# ---------------------------------------------------------------- too few resamples
 @pytest.mark.parametrize(
     ("confidence", "minimum"),
     [(0.95, 40), (0.9, 20), (0.99, 200)],

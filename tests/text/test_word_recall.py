@@ -44,7 +44,7 @@ def test_word_recall_hand_examples():
 
 
 def test_word_recall_missing_answers_are_counted_and_scored_zero():
-    # issue 18 item 4: a missing answer scores WR 0 by default (PosterIQ's code, Eq. 2 read
+    # A missing answer scores WR 0 by default (PosterIQ's code, Eq. 2 read
     # literally): a perfect answer plus a missing one is 0.5 (it was 1.0 when missing answers were
     # left out, which on_unreadable="drop" still gives)
     m = WordRecall()

@@ -1,4 +1,4 @@
-"""Model files beyond the resolver's order (issue 15 items 13, 23, 24): no lock file is left
+"""Model files beyond the resolver's order: no lock file is left
 beside fetched weights, the Hugging Face hub cache is searched, and an unverified file is
 warned about once per file and process."""
 

@@ -1,4 +1,4 @@
-"""One options object per metric family (issue 16 item 3): checked once, shared by class and twin.
+"""One options object per metric family: checked once, shared by class and twin.
 
 A family's options are a frozen dataclass derived from :class:`MetricOptions`. Its
 ``__post_init__`` runs :meth:`MetricOptions.check`, where the family validates (and, with

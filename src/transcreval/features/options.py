@@ -77,7 +77,7 @@ def feature_options(input_range: Any = None, batch_size: Any = None, feature_cac
     )
 
 
-# ---- issue 16 item 3 (w16-image): the same three options as a MetricOptions base, for the
+# ---- the same three options as a MetricOptions base, for the
 # options object of each feature metric (FID, DINOv2Distance, the LPIPS family)
 @dataclass(frozen=True)
 class FeatureMetricOptions(MetricOptions):

@@ -370,7 +370,7 @@ def test_a_template_overriding_max_tokens_does_not_look_like_another_setup(cache
 
 
 def test_a_run_recorded_with_none_options_replays_beside_one_that_set_them(cache_path):
-    """Issue 15 item 8: with runs of namespace=None and namespace='x' (or image_max_side None and
+    """With runs of namespace=None and namespace='x' (or image_max_side None and
     16, or endpoint_in_key False and True) in one cache, judge.replay() of the None run found two
     setups and recommended the very call that had failed."""
     from transcreval.engines.judge.fake_server import FakeOpenAIServer

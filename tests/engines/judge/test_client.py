@@ -453,7 +453,7 @@ def test_bad_options_are_rejected(server):
             make(server, **kw)
 
 
-# ---------------------------------------------------------------------- issue 15 items 26, 27
+# ----------------------------------------------------------------------  items 26, 27
 def test_a_connection_dropped_mid_answer_before_any_answer_is_a_per_item_error(cache_path):
     """Item 27: the endpoint is there (it sent a status line and part of the body) but the
     connection dropped before the first answer completed: a per-item api_error, not 'unreachable';

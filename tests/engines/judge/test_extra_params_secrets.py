@@ -1,4 +1,4 @@
-"""Credentials in ``extra_params`` (issue 31, item 15): extra_params are stored in run.json, with
+"""Credentials in ``extra_params``: extra_params are stored in run.json, with
 every cached answer and in results.json, so a key in ``extra_query`` / ``extra_body`` (or a body
 field of its own) is refused, as a secret ``extra_headers`` entry already was; ordinary request
 fields that merely contain such words are not."""

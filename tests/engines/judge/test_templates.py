@@ -91,7 +91,7 @@ def test_with_text_and_from_file(tmp_path):
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_a_byte_order_mark_or_windows_line_ends_keep_the_front_matter(tmp_path, newline):
-    """Issue 15 item 3: a file saved with a UTF-8 byte-order mark (Notepad, some IDEs) lost its
+    """A file saved with a UTF-8 byte-order mark (Notepad, some IDEs) lost its
     front matter: id/version lines were sent as prompt text and the user's id and version ignored."""
     text = "---\nid: mine\nversion: 7\n---\n[system]\nBe strict.\n[user]\nRate {image:out} for {market}.\n"
     f = tmp_path / "bom.txt"

@@ -163,7 +163,7 @@ def test_every_input_form_gives_the_same_polygons(det, tmp_path):
     forms = [
         r.image,
         arr,
-        # 1 x C x H x W: a lone C x H x W could be 3 grayscale images (issue 15 item 31)
+        # 1 x C x H x W: a lone C x H x W could be 3 grayscale images
         torch.from_numpy(arr.copy()).permute(2, 0, 1)[None],
         arr.astype(np.float32) / 255.0,
         str(path),
@@ -360,7 +360,7 @@ def test_ppocrv5_mobile_refuses_a_tampered_model(monkeypatch, tmp_path):
         PPOCRv5MobileDetector(det_model_path=str(tmp_path / "det.onnx"))
 
 
-# ---------------------------------------------------------------- flat regions (issue 31, item 7)
+# ---------------------------------------------------------------- flat regions
 def _flat(shape, colour):
     img = np.empty((*shape, 3), np.uint8)
     img[...] = colour

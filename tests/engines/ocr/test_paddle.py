@@ -388,7 +388,7 @@ def test_identity_records_padding_and_max_side_limit(fake_paddle, model_dirs):
 
 
 def test_boxes_on_flat_colour_are_dropped_and_counted(fake_paddle, model_dirs):
-    """The family rule of the rapidocr backends (issue 31, item 7): the stand-in returns its recorded
+    """The family rule of the rapidocr backends: the stand-in returns its recorded
     text boxes for any image; on a plain image they cover no texture, so they are dropped and
     counted, with and without recognition; on the recorded text image they are all kept."""
     det = PaddleOCRDetector(det_model_dir=model_dirs["det"], rec_model_dir=model_dirs["rec"], text_score=0.2)

@@ -145,7 +145,7 @@ JUDGE_OPTIONS = ("judge", "template", "on_failure", "input_range")
 
 @dataclass(frozen=True, kw_only=True)
 class JudgeOptions(MetricOptions):
-    """The options every judge metric shares, checked once (issue 16 item 3); a metric with
+    """The options every judge metric shares, checked once; a metric with
     options of its own derives from it (``TitleExtractionOptions``, ``WinRateOptions``, ...).
 
     Attributes:

@@ -64,7 +64,7 @@ CULTURE_TEMPLATE = "This image belongs to country {country}"
 #: the default category prompt: Khanuja et al. §4.3, verbatim
 CATEGORY_TEMPLATE = "This image belongs to category {category}"
 #: named culture prompts (``template="paper-region"``): the default, §5.2's wording, and
-#: transcreval 0.1's own wording ("photo", the default before issue 18)
+#: transcreval 0.1's own wording ("photo", the default of earlier versions)
 CULTURE_TEMPLATES = {
     "paper": CULTURE_TEMPLATE,
     "paper-region": "This image is from region {country}.",
