@@ -158,3 +158,15 @@ def test_an_allowed_pair_is_not_reported(tmp_path):
     found = edges(src, every_import=True)
     assert upward(found, _TOY_LAYERS, {}, "pkg")
     assert upward(found, _TOY_LAYERS, {("pkg.mid", "pkg.top"): "kept"}, "pkg") == []
+
+
+#: the loose modules beside the packages (the issue's ceiling is 8): the facade, ``python -m``,
+#: the version and the public exceptions; everything else lives in a package that says what it is
+MAX_LOOSE = 8
+
+
+def test_the_top_level_shows_the_architecture():
+    loose = sorted(p.name for p in (SRC / "transcreval").glob("*.py"))
+    assert len(loose) <= MAX_LOOSE, (
+        f"{len(loose)} loose modules beside the packages: {loose}; put each in core/, utils/ or cli/"
+    )
