@@ -16,6 +16,7 @@ from PIL import Image
 from tests._helpers.mptc_set import SYSTEMS, ScriptedJudge, build
 from transcreval import Run, evaluate
 from transcreval.protocols import mptc
+from transcreval.protocols.mptc.scoring.judged import JUDGE_METRICS
 
 
 def _same_table(a, b):
@@ -74,7 +75,7 @@ def test_judge_tables_equal_the_protocols_own(written, tmp_path):
     ref = mptc.judge_tables(mptc.load(items, outputs, split_by="field"), judge=ScriptedJudge(who).judge())
     for key in ("table3", "table4", "fig6"):
         _same_table(run.tables[key], ref.tables[key])
-    mine = {(r.item_id, r.system, r.metric): r for r in run.results.records if r.metric in mptc.judged.JUDGE_METRICS}
+    mine = {(r.item_id, r.system, r.metric): r for r in run.results.records if r.metric in JUDGE_METRICS}
     theirs = {(r.item_id, r.system, r.metric): r for r in ref.records}
     for k, r in theirs.items():
         got = mine[k]
