@@ -88,10 +88,20 @@ def request_record(
     return record
 
 
-def request_key(request: JudgeRequest, **fields: Any) -> str:
-    """The SHA-256 hex digest of :func:`canonical_json` of :func:`request_record`; ``fields``
-    are request_record's keywords (``backend``, ``model``, ``params``, ``namespace``, ``endpoint``)."""
-    return record_key(request_record(request, **fields))
+def request_key(
+    request: JudgeRequest,
+    *,
+    backend: str,
+    model: str,
+    params: Mapping[str, Any],
+    namespace: str | None = None,
+    endpoint: str | None = None,
+) -> str:
+    """The SHA-256 hex digest of :func:`canonical_json` of :func:`request_record`."""
+    record = request_record(
+        request, backend=backend, model=model, params=params, namespace=namespace, endpoint=endpoint
+    )
+    return record_key(record)
 
 
 def record_key(record: Mapping[str, Any]) -> str:
