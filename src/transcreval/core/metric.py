@@ -518,11 +518,7 @@ class Metric:
         return d
 
     def __setstate__(self, d: dict[str, Any]) -> None:
-        d = dict(d)
-        if "_store" in d:  # pickled while the states lived in `_store` (behind a `_state` property)
-            d["_state"] = d.pop("_store")
-        d.pop("_held", None)  # those pickles carried the (always empty) held calls of every metric
-        d.setdefault("_pending", {})  # pickled before the running totals
+        """The pickled attributes as they are (subclasses extend it through ``super()``)."""
         self.__dict__.update(d)
 
     def __repr__(self) -> str:
