@@ -1,7 +1,8 @@
 """From the stored per-item lines to ``results.json``: no model, no judge (``transcreval rescore``).
 
-:func:`run_data` reads ``manifest.lock.jsonl`` and every unit's lines, keeps for each item the
-stored line whose key matches the unit's current signature (run.json), and gives an item with no
+:func:`run_data` reads the run in one call (:meth:`~transcreval.runs.store.RunDir.read_stored`:
+``manifest.lock.jsonl``, every unit's lines, and for each item the stored line whose key matches
+the unit's current signature in run.json), and gives an item with no
 such line one ``not_computed`` record per metric (a run stopped early, or a unit whose options
 changed and that has not run again). :func:`aggregate` hands that to the protocol's
 :meth:`~transcreval.runs.spec.ProtocolAdapter.tables` and writes ``results.json``: the
@@ -19,12 +20,10 @@ from typing import Any
 
 from transcreval.errors import InputError
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
-from transcreval.runs.keys import is_current, reference_output, work_key
-from transcreval.runs.manifest import items_from_lock, sha256_file
 from transcreval.runs.provenance import run_provenance
 from transcreval.runs.served import other_models
-from transcreval.runs.spec import Item, Output, ProtocolAdapter, RunData, Work
-from transcreval.runs.store import RunDir, UnitLines, record_from_dict, write_json
+from transcreval.runs.spec import ProtocolAdapter, RunData
+from transcreval.runs.store import RunDir, StoredRun, record_from_dict
 
 __all__ = ["aggregate", "counts", "result_from_dict", "run_data"]
 
@@ -33,58 +32,35 @@ __all__ = ["aggregate", "counts", "result_from_dict", "run_data"]
 Served = dict[tuple[str, str, str], tuple[dict[str, int], dict[str, list[str]] | None]]
 
 
-#: ``{(unit, system): its stored lines}`` of every unit run.json lists (reference systems included)
-Stored = dict[tuple[str, str], UnitLines]
-
-
-def _read(store: RunDir, info: Mapping[str, Any]) -> tuple[list[Item], dict[str, dict[str, Output]], Stored]:
-    """What the run directory holds: the items and outputs of ``manifest.lock.jsonl`` and every
-    unit's stored lines, each file read once."""
-    items, outputs = items_from_lock(store.read_lock())
-    store.check_current(info)
-    stored: Stored = {}
-    for name, u in dict(info.get("units", {})).items():
-        ref = u.get("reference_system")
-        for system in (*info.get("systems", {}), *([ref] if ref else [])):
-            stored[(name, system)] = store.unit_lines(system, name)
-    return items, outputs, stored
-
-
-def _collect(
-    root: Path, info: Mapping[str, Any], items: list[Item], outputs: dict[str, dict[str, Output]], stored: Stored
-) -> tuple[RunData, Served]:
+def _collect(root: Path, info: Mapping[str, Any], stored: StoredRun) -> tuple[RunData, Served]:
     """Everything stored, for the adapter's tables, and the served models the current lines record."""
+    items, outputs = stored.items, stored.outputs
     systems = tuple(info.get("systems", {}))
     records: list[ItemRecord] = []
     payloads: dict[tuple[str, str, str], dict[str, Any]] = {}
     signatures: dict[str, str] = {}
     served: Served = {}
     for name, u in dict(info.get("units", {})).items():
-        sig = u["signature"]
-        digest = u["signature_digest"]
-        signatures[name] = sig
+        signatures[name] = u["signature"]
         ref = u.get("reference_system")
         for system in (*systems, *([ref] if ref else [])):
-            latest = stored[(name, system)].latest()
             for it in items:
-                out = reference_output(it, system) if system == ref else outputs[system][it.id]
-                key = work_key(info["protocol"], str(info["protocol_version"]), name, digest, Work(it, out, system))
-                line = latest.get(it.id)
-                if line is not None and is_current(line, key):
-                    records += [record_from_dict(r) for r in line.get("records", ())]
-                    if line.get("payload"):
-                        payloads[(system, name, it.id)] = dict(line["payload"])
-                    if line.get("served"):
-                        by = line.get("other_model_metrics")
-                        served[(name, system, it.id)] = (
-                            {str(k): int(v) for k, v in line["served"].items()},
-                            {str(k): [str(m) for m in v] for k, v in by.items()} if isinstance(by, dict) else None,
-                        )
-                else:
+                line = stored.current.get((name, system, it.id))
+                if line is None:
                     records += [
                         ItemRecord(it.id, system, m, math.nan, "not_computed", it.group, dict(it.meta))
                         for m in u.get("metrics", ())
                     ]
+                    continue
+                records += stored.records[(name, system, it.id)]
+                if line.get("payload"):
+                    payloads[(system, name, it.id)] = dict(line["payload"])
+                if line.get("served"):
+                    by = line.get("other_model_metrics")
+                    served[(name, system, it.id)] = (
+                        {str(k): int(v) for k, v in line["served"].items()},
+                        {str(k): [str(m) for m in v] for k, v in by.items()} if isinstance(by, dict) else None,
+                    )
     data = RunData(
         tuple(items), systems, outputs, tuple(records), payloads, signatures, dict(info.get("options", {})), root
     )
@@ -93,7 +69,7 @@ def _collect(
 
 def run_data(store: RunDir, info: Mapping[str, Any]) -> RunData:
     """Everything stored, for the adapter's tables (see the module docstring)."""
-    return _collect(store.root, info, *_read(store, info))[0]
+    return _collect(store.root, info, store.read_stored(info))[0]
 
 
 def counts(
@@ -117,7 +93,7 @@ def counts(
     return out
 
 
-def _judge_models(info: Mapping[str, Any], stored: Stored, served: Served) -> dict[str, Any]:
+def _judge_models(info: Mapping[str, Any], stored: StoredRun, served: Served) -> dict[str, Any]:
     """Per judge unit: the served model names of the calls the run made (summed over systems and
     passes), and per system the items with answers from another model, with those answers and,
     per metric, the items whose value such answers scored (every metric of the unit for a line
@@ -130,7 +106,7 @@ def _judge_models(info: Mapping[str, Any], stored: Stored, served: Served) -> di
         calls: dict[str, int] = {}
         ref = u.get("reference_system")
         for system in (*info.get("systems", {}), *([ref] if ref else [])):
-            for line in stored[(name, system)].lines:
+            for line in stored.lines[(name, system)].lines:
                 for model, n in (line.get("served") or {}).items() if "usage" in line else ():
                     calls[model] = calls.get(model, 0) + int(n)
         per_unit[name] = {"served": calls, "other_model": {}}
@@ -161,7 +137,7 @@ def _other_model_cells(judge: Mapping[str, Any]) -> dict[str, dict[str, int]]:
     return out
 
 
-def judge_usage(info: Mapping[str, Any], stored: Stored) -> dict[str, Any]:
+def judge_usage(info: Mapping[str, Any], stored: StoredRun) -> dict[str, Any]:
     """Judge calls, cached answers and tokens per unit (summed over systems and runs)."""
     per_unit: dict[str, dict[str, float]] = {}
     for name, u in dict(info.get("units", {})).items():
@@ -170,7 +146,7 @@ def judge_usage(info: Mapping[str, Any], stored: Stored) -> dict[str, Any]:
         ref = u.get("reference_system")
         tot: dict[str, float] = {}
         for system in (*info.get("systems", {}), *([ref] if ref else [])):
-            for k, v in stored[(name, system)].usage().items():
+            for k, v in stored.lines[(name, system)].usage().items():
                 tot[k] = tot.get(k, 0) + v
         per_unit[name] = tot
     total: dict[str, float] = {}
@@ -185,13 +161,11 @@ def aggregate(store: RunDir, adapter: ProtocolAdapter) -> ProtocolResult:
     info = store.read_run()
     if not info.get("units"):
         raise InputError(f"{store.root}: no unit has run yet (run.json lists none): run `transcreval evaluate`")
-    items, outputs, stored = _read(store, info)
-    data, served = _collect(store.root, info, items, outputs, stored)
+    stored = store.read_stored(info)
+    data, served = _collect(store.root, info, stored)
     result = adapter.tables(data)
     models = _judge_models(info, stored, served)
-    lock = sha256_file(store.lock) if store.lock.is_file() else None
-    write_json(
-        store.results,
+    store.write_results(
         {
             "protocol": info["protocol"],
             "protocol_version": info["protocol_version"],
@@ -199,7 +173,9 @@ def aggregate(store: RunDir, adapter: ProtocolAdapter) -> ProtocolResult:
             "units": {k: v["signature"] for k, v in info["units"].items()},
             "counts": counts(result, _other_model_cells(models)),
             "judge_usage": judge_usage(info, stored),
-            "provenance": run_provenance(info, lock_sha256=lock, signatures=result.signatures, served=models),
+            "provenance": run_provenance(
+                info, lock_sha256=stored.lock_sha256, signatures=result.signatures, served=models
+            ),
             "result": result.to_dict(),
         },
     )

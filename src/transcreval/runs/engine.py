@@ -5,12 +5,14 @@ The walk from a manifest row to its per-item record, one pass of ``evaluate``:
 1. ``orchestrate.run_evaluate`` reads the rows (``manifest.read_manifest``: an :class:`Item`
    per row, an :class:`Output` per system), opens the directory (``RunDir.open``) and starts
    the pass (``RunDir.begin``: manifest.lock.jsonl, run.json);
-2. here, per unit and system (:func:`run_units`): key every work (``keys.work_key``), ask the
-   store once what is done (``RunDir.unit_lines``), then score the rest batch by batch, each
-   batch's lines written (``RunDir.append``, fsynced) before the next starts;
-3. ``RunDir.finish`` merges the ranks' lines; ``aggregate`` reads every unit file once, keeps the
-   line whose key is current per item (its records are the item's records) and writes
-   results.json.
+2. here, per unit and system (:func:`run_units`): ask the store once which works are still to
+   do (``RunDir.pending``: it reads the unit's lines once and keys each work with
+   ``keys.to_do``), then score them batch by batch, each batch's lines written by one call
+   (``RunDir.append``, fsynced) before the next starts;
+3. ``RunDir.finish`` merges the ranks' lines; ``aggregate`` reads the run in one call
+   (``RunDir.read_stored``: manifest.lock.jsonl, every unit file once, the line whose key is
+   current per item, whose records are the item's records) and writes results.json
+   (``RunDir.write_results``).
 
 In step 2, for each unit and system the engine lists the items (this rank's shard under
 torchrun), keys each one (:func:`work_key`: the unit's signature, the item's and the output's
@@ -35,7 +37,15 @@ from typing import Any
 
 from transcreval.errors import ImageDecodeError, InputError
 from transcreval.runs.judging import BudgetExceeded, MeteredJudge
-from transcreval.runs.keys import TRANSIENT, is_done, is_transient, reference_output, signature_digest, work_key
+from transcreval.runs.keys import (
+    TRANSIENT,
+    Keying,
+    is_transient,
+    reference_output,
+    signature_digest,
+    system_works,
+    work_key,
+)
 from transcreval.runs.progress import Progress
 from transcreval.runs.ranks import Ranks
 from transcreval.runs.served import served_per_item
@@ -173,10 +183,8 @@ class _Pass:
     def unit(self, unit: Unit, items: Sequence[Item], outputs: Mapping[str, Mapping[str, Output]]) -> bool:
         """Plan and score one unit over every system; False when the judge budget stopped the run."""
         sig, prepared = self._sign(unit)
-        digest = signature_digest(sig) if sig is not None else ""
-        plans = [
-            self._plan(unit, system, items, outputs, sig is not None, digest) for system in _systems(unit, outputs)
-        ]
+        keying = None if sig is None else Keying(self.protocol, self.version, unit.name, signature_digest(sig))
+        plans = [self._plan(unit, system, items, outputs, keying) for system in _systems(unit, outputs)]
         if self.dry_run and not unit.uses_judge:
             for plan in plans:
                 todo = len(plan.todo) if sig is not None else None
@@ -219,22 +227,13 @@ class _Pass:
         system: str,
         items: Sequence[Item],
         outputs: Mapping[str, Mapping[str, Output]],
-        keyed: bool,
-        digest: str,
+        keying: Keying | None,
     ) -> _Plan:
-        """This rank's works of ``system``, split by the stored lines into done and to do
-        (without a signature yet, nothing can be known done: every work is to do)."""
-        if system == unit.reference_system:
-            works = [Work(it, reference_output(it, system), system) for it in items]
-        else:
-            works = [Work(it, outputs[system][it.id], system) for it in items]
-        works = self.ranks.shard(works)
-        stored = self.store.unit_lines(system, unit.name).latest()
-        todo: list[tuple[Work, str]] = []
-        for w in works:
-            k = work_key(self.protocol, self.version, unit.name, digest, w) if keyed else ""
-            if not (keyed and is_done(stored.get(w.item.id), k)):
-                todo.append((w, k))
+        """This rank's works of ``system``, with those still to do and their keys, from one
+        question to the store (:meth:`RunDir.pending`; without a ``keying``, no signature yet,
+        nothing can be known done: every work is to do)."""
+        works = self.ranks.shard(system_works(items, outputs, system, unit.reference_system))
+        todo = self.store.pending(system, unit.name, works, keying)
         return _Plan(system, works, todo, len(works) - len(todo))
 
     def _score(self, unit: Unit, plan: _Plan, prepared: Prepared | None) -> Prepared | None:
@@ -261,7 +260,7 @@ class _Pass:
                 w2 = Work(w.item, Output(**{**w.output.__dict__, "status": bad[0], "detail": bad[1]}), w.system)
                 fails.append(_line(k, w2, failed_records(w2, unit.metrics, bad[0])))
         row["failed"] = len(fails)
-        if not self.dry_run:
+        if fails and not self.dry_run:
             self.store.append(plan.system, unit.name, fails)
         self.progress.advance(len(fails))
         size = max(1, self.ctx.batch_size)

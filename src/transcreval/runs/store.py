@@ -40,11 +40,15 @@ from typing import Any, overload
 
 from transcreval.errors import InputError
 from transcreval.protocols.records import ItemRecord
+from transcreval.runs.keys import Keying, current, system_works, to_do
 from transcreval.runs.lock import LOCK_NAME
+from transcreval.runs.manifest import items_from_lock
 from transcreval.runs.names import folder_name
+from transcreval.runs.spec import Item, Output, Work
+from transcreval.utils.digest import sha256_file
 from transcreval.utils.files import replacing
 
-__all__ = ["RUN_FORMAT", "RunDir", "UnitLines", "read_lines", "record_from_dict", "write_json"]
+__all__ = ["RUN_FORMAT", "RunDir", "StoredRun", "UnitLines", "read_lines", "record_from_dict", "write_json"]
 
 #: the run directory's format: 2 names folders injectively and keys lines by system (format 1
 #: directories are brought up to date by ``evaluate``: their lines are set aside and redone)
@@ -124,6 +128,28 @@ class UnitLines:
         return total
 
 
+@dataclass(frozen=True)
+class StoredRun:
+    """A run directory read in one call (:meth:`RunDir.read_stored`), for ``aggregate``.
+
+    Attributes:
+        items, outputs: what ``manifest.lock.jsonl`` holds (:func:`~transcreval.runs.manifest.items_from_lock`).
+        lines: ``{(unit, system): its stored lines}`` of every unit run.json lists (reference
+            systems included).
+        current: ``{(unit, system, item id): line}``: the newest stored line of each work whose
+            key is current (:func:`~transcreval.runs.keys.current`); a work without one is absent.
+        records: the records of each current line, by the same key (:func:`record_from_dict`).
+        lock_sha256: the sha256 of ``manifest.lock.jsonl`` as read.
+    """
+
+    items: list[Item]
+    outputs: dict[str, dict[str, Output]]
+    lines: dict[tuple[str, str], UnitLines]
+    current: dict[tuple[str, str, str], dict[str, Any]]
+    records: dict[tuple[str, str, str], list[ItemRecord]]
+    lock_sha256: str
+
+
 class RunDir:
     """A run directory (see the module docstring); ``rank`` / ``world`` for torchrun."""
 
@@ -154,9 +180,17 @@ class RunDir:
     comparisons = _InRun("comparisons.json")
 
     def unit_path(self, system: str, unit: str, rank: int | None = None) -> Path:
+        return _unit_file(self.items_dir / folder_name(system), folder_name(unit), rank)
+
+    def _system_dir(self, system: str) -> Path:
+        """The folder of ``system``'s lines (InputError when a file holds its place)."""
         d = self.items_dir / folder_name(system)
-        stem = folder_name(unit)
-        return d / (f"{stem}.jsonl" if rank is None else f"{stem}.rank{rank}.jsonl")
+        if d.exists() and not d.is_dir():
+            raise InputError(
+                f"{d} should be the folder of system {system!r}'s lines but is a file: move it aside, then rerun "
+                "`transcreval evaluate` (its items are scored again)"
+            )
+        return d
 
     # ------------------------------------------------------------------ run.json
     def exists(self) -> bool:
@@ -232,6 +266,10 @@ class RunDir:
             return False
         return all(f.is_file() and f.name.startswith("judge.sqlite") for f in entries[0].iterdir())
 
+    def write_results(self, results: Mapping[str, Any]) -> Path:
+        """Write ``results.json`` (:func:`write_json`)."""
+        return write_json(self.results, results)
+
     def write_run(self, info: Mapping[str, Any]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         write_json(self.run_json, {"format": RUN_FORMAT, **dict(info)})
@@ -285,8 +323,8 @@ class RunDir:
         ``[generation, rank, n]``, then flush and fsync."""
         if not lines:
             return
-        self._unit_files(system, unit)  # the system's folder is a folder
-        path = self.unit_path(system, unit, self.rank if self.world > 1 else None)
+        stem = folder_name(unit)
+        path = _unit_file(self._system_dir(system), stem, self.rank if self.world > 1 else None)
         path.parent.mkdir(parents=True, exist_ok=True)
         _cut_torn_tail(path)
         out = []
@@ -301,15 +339,9 @@ class RunDir:
             os.fsync(f.fileno())
 
     def _unit_files(self, system: str, unit: str) -> list[Path]:
-        d = self.items_dir / folder_name(system)
-        if d.exists() and not d.is_dir():
-            raise InputError(
-                f"{d} should be the folder of system {system!r}'s lines but is a file: move it aside, then rerun "
-                "`transcreval evaluate` (its items are scored again)"
-            )
-        paths = [self.unit_path(system, unit)]
+        d, stem = self._system_dir(system), folder_name(unit)
+        paths = [_unit_file(d, stem)]
         if d.is_dir():
-            stem = folder_name(unit)
             paths += sorted(p for p in d.iterdir() if (m := _RANK_FILE.match(p.name)) and m["unit"] == stem)
         return paths
 
@@ -332,6 +364,34 @@ class RunDir:
     def unit_lines(self, system: str, unit: str) -> UnitLines:
         """Every stored line of (system, unit) (:meth:`read_unit`), read once for all questions."""
         return UnitLines(tuple(self.read_unit(system, unit)))
+
+    def pending(self, system: str, unit: str, works: Sequence[Work], keying: Keying | None) -> list[tuple[Work, str]]:
+        """The works of (system, unit) still to do, each with its key (:func:`~transcreval.runs.keys.to_do`:
+        no stored line is done with that key); every work without a ``keying``. The stored lines
+        are read once."""
+        return to_do(keying, works, self.unit_lines(system, unit).latest())
+
+    def read_stored(self, info: Mapping[str, Any]) -> StoredRun:
+        """The whole run, for ``aggregate``: the items and outputs of ``manifest.lock.jsonl``, every
+        unit's stored lines (each file read once) and, per work, the line whose key is current
+        under run.json (``info``: its units' signature digests). InputError for a run of an
+        older format (:meth:`check_current`)."""
+        lock = self.read_lock()
+        lock_sha = sha256_file(self.lock)
+        items, outputs = items_from_lock(lock)
+        self.check_current(info)
+        lines: dict[tuple[str, str], UnitLines] = {}
+        now: dict[tuple[str, str, str], dict[str, Any]] = {}
+        for name, u in dict(info.get("units", {})).items():
+            keying = Keying(info["protocol"], str(info["protocol_version"]), name, u["signature_digest"])
+            ref = u.get("reference_system")
+            for system in (*info.get("systems", {}), *([ref] if ref else [])):
+                stored = lines[(name, system)] = self.unit_lines(system, name)
+                works = system_works(items, outputs, system, ref)
+                for item_id, line in current(keying, works, stored.latest()).items():
+                    now[(name, system, item_id)] = line
+        records = {k: [record_from_dict(r) for r in line.get("records", ())] for k, line in now.items()}
+        return StoredRun(items, outputs, lines, now, records, lock_sha)
 
     def latest(self, system: str, unit: str) -> dict[str, dict[str, Any]]:
         """The newest stored line per item id (by sequence number)."""
@@ -356,7 +416,7 @@ class RunDir:
                 if m:
                     ranked.setdefault(m["unit"], []).append((int(m["rank"]), p))
             for unit, files in ranked.items():
-                target = d / f"{unit}.jsonl"
+                target = _unit_file(d, unit)
                 _cut_torn_tail(target)
                 held = {tuple(x["seq"]) for x in read_lines(target) if x.get("seq") is not None}
                 with open(target, "a", encoding="utf-8") as out:
@@ -371,6 +431,11 @@ class RunDir:
                     p.unlink()
                     merged += 1
         return merged
+
+
+def _unit_file(folder: Path, stem: str, rank: int | None = None) -> Path:
+    """The file of a unit (its folder name ``stem``) in a system's ``folder``: the merged one, or a rank's."""
+    return folder / (f"{stem}.jsonl" if rank is None else f"{stem}.rank{rank}.jsonl")
 
 
 def read_lines(path: Path) -> list[dict[str, Any]]:
