@@ -44,11 +44,30 @@ def test_a_signature_metadata_function_prints_derived_entries_at_its_place():
 
 @dataclasses.dataclass(frozen=True)
 class _ToyChild(_Toy):
-    top: int = option(3, signature_first=True)
+    top: int = option(3, signature_order=-1)
 
 
-def test_signature_first_prints_a_subclass_field_before_the_inherited_ones():
+def test_a_negative_signature_order_prints_a_subclass_field_before_the_inherited_ones():
     assert list(_ToyChild().signature_options()) == ["top", "order", "b", "case"]
+
+
+@dataclasses.dataclass(frozen=True)
+class _LastBase(MetricOptions):
+    who: str = option("me", signature_order=1)
+    tag: int = option(1, signature=lambda o: {"t": o.tag, "t2": 2 * o.tag}, signature_order=1)
+    plain: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class _LastChild(_LastBase):
+    a: int = 2
+    b: int = option(3, signature_order=-1)
+
+
+def test_a_positive_signature_order_prints_a_base_field_after_every_subclass_field():
+    assert list(_LastChild().signature_options().items()) == [
+        ("b", 3), ("plain", 0), ("a", 2), ("who", "me"), ("t", 1), ("t2", 2)
+    ]  # fmt: skip
 
 
 def test_a_twin_shows_the_fields_as_keyword_only_parameters_and_nothing_else():
@@ -246,7 +265,6 @@ def _options_classes() -> list[type[MetricOptions]]:
 #: declares its signature in field metadata must leave this list)
 OWN_SIGNATURE_OPTIONS = {
     "IMTBenchOptions",
-    "JudgeOptions",
 }
 
 
@@ -260,3 +278,34 @@ def test_no_options_class_writes_its_own_signature_options(options_type):
     assert "signature_options" not in vars(options_type), (
         f"{options_type.__qualname__} overrides signature_options: say how each field prints with option(signature=...)"
     )
+    assert "metric_options" not in vars(options_type), f"{options_type.__qualname__}: declare metric_options as fields"
+
+
+# ----------------------------------------------------------------------------- the judge family
+class _DescribedJudge:
+    """A judge that says what it is, with sampling settings (never asked)."""
+
+    def complete(self, requests: Any) -> Any:
+        raise AssertionError("a signature asked the judge")
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": "openai", "model": "m", "temperature": 0.5, "seed": 7, "max_tokens": 64}
+
+
+def _judge_names() -> list[str]:
+    from tests.judge.cases import CASES
+
+    return sorted(n for n in CASES if n != "IMTBenchScore")
+
+
+@pytest.mark.parametrize("name", _judge_names())
+def test_a_judge_metric_prints_its_own_options_then_the_judge_and_prompt(name):
+    from tests.judge.cases import CASES
+
+    opts = CASES[name][0](_DescribedJudge()).options.replace(input_range=(0, 255))
+    own = {f.name for f in dataclasses.fields(opts)} - {"judge", "template", "on_failure", "input_range"}
+    keys = list(opts.signature_options())
+    judge = ["judge", "t", "max_tok"] if "seed" in own else ["judge", "t", "seed", "max_tok"]
+    tail = [*judge, "tpl", "range"]
+    assert keys[-len(tail) :] == tail, keys  # a metric's own seed keeps its place, among its own options
+    assert opts.signature_options()["seed"] == 7  # the judge's sampling seed is what prints
