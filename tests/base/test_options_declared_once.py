@@ -119,7 +119,7 @@ LOADERS = (
 #: metrics whose options still load their model to name it in the signature (strict xfails:
 #: a family that stops loading must leave this list)
 LOADS_FOR_SIGNATURE = {
-    "IMTBenchScore": "IMTBenchOptions.loaded loads COMET, LPIPS and the OCR detector for its signature",
+    "IMTBenchScore": "bg_mask='ocr' names the OCR detector by its own record: get_detector builds it",
 }
 
 
@@ -263,9 +263,7 @@ def _options_classes() -> list[type[MetricOptions]]:
 
 #: options classes that still write signature_options by hand (strict xfails: a family that
 #: declares its signature in field metadata must leave this list)
-OWN_SIGNATURE_OPTIONS = {
-    "IMTBenchOptions",
-}
+OWN_SIGNATURE_OPTIONS: set[str] = set()
 
 
 def _options_case(k: type[MetricOptions]) -> Any:
@@ -309,3 +307,42 @@ def test_a_judge_metric_prints_its_own_options_then_the_judge_and_prompt(name):
     tail = [*judge, "tpl", "range"]
     assert keys[-len(tail) :] == tail, keys  # a metric's own seed keeps its place, among its own options
     assert opts.signature_options()["seed"] == 7  # the judge's sampling seed is what prints
+
+
+# ----------------------------------------------------------------------------- IMTBenchScore
+def test_imtbench_signature_names_comet_and_lpips_without_loading_them(tmp_path, monkeypatch):
+    """COMET by its checkpoint's digest and declared range, LPIPS by its files' digests, as the
+    loaded model and network would say (no comet is needed, none is loaded)."""
+    import hashlib
+
+    import yaml
+
+    from tests._helpers.every_metric import _judge, squeeze_trunk
+    from transcreval.features.lpips_network import load_lpips_network
+    from transcreval.functional.judge.imtbench_score import IMTBenchOptions
+
+    root = tmp_path / "comet"
+    (root / "checkpoints").mkdir(parents=True)
+    (root / "checkpoints" / "model.ckpt").write_bytes(b"no model here")
+    (root / "hparams.yaml").write_text(yaml.safe_dump({"final_activation": "sigmoid"}), encoding="utf-8")
+    lpips = load_lpips_network("squeeze", squeeze_trunk()).signature_options()  # the loaded network's record
+    _forbid_loaders(monkeypatch)
+    opts = IMTBenchOptions(
+        judge=_judge(),
+        comet={"model": "test/x", "checkpoint": str(root)},
+        lpips_net="squeeze",
+        lpips_weights=squeeze_trunk(),
+        bg_mask="given",
+        input_range=(0, 255),
+    )
+    got = opts.signature_options()
+    assert list(got.items())[:3] == [
+        ("comet_model", "test/x"),
+        ("comet_ckpt", hashlib.sha256(b"no model here").hexdigest()[:12]),
+        ("comet_norm", "identity"),
+    ]
+    assert {
+        k.removeprefix("lpips_"): v for k, v in got.items() if k.startswith("lpips_") and k != "lpips_mode"
+    } == lpips
+    assert list(got)[3:9] == ["judge", "call", "tpl", "ref", "combine", "bg"]
+    assert list(got)[-3:] == ["lpips_mode", "resize", "range"] and got["bg"] == "given"

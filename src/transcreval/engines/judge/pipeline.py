@@ -36,6 +36,7 @@ __all__ = [
     "check_seed",
     "field_rows",
     "judge_items",
+    "judge_label",
     "range_signature",
     "read_pairs",
 ]
@@ -144,10 +145,16 @@ def check_seed(seed: Any) -> int:
 JUDGE_LAST = 1
 
 
+def judge_label(judge: Any) -> str:
+    """The judge as a signature names it: ``backend:model`` (never a key)."""
+    d = dict(judge.describe()) if hasattr(judge, "describe") else {}
+    return f"{d.get('backend', type(judge).__name__)}:{d.get('model', '?')}"
+
+
 def _judge_entries(o: JudgeOptions) -> dict[str, Any]:
-    """The judge in the signature: backend:model and its sampling settings (never a key)."""
+    """The judge in the signature: :func:`judge_label` and its sampling settings."""
     d = dict(o.judge.describe()) if hasattr(o.judge, "describe") else {}
-    out: dict[str, Any] = {"judge": f"{d.get('backend', type(o.judge).__name__)}:{d.get('model', '?')}"}
+    out: dict[str, Any] = {"judge": judge_label(o.judge)}
     for key, short in (("temperature", "t"), ("seed", "seed"), ("max_tokens", "max_tok")):
         if key in d:
             out[short] = d[key]
