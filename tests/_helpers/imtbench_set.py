@@ -141,9 +141,12 @@ class FakeComet:
 
 
 def use_fake_comet(monkeypatch: Any) -> None:
-    """COMETScore builds :class:`FakeComet` instead of comet's model (and comet 'imports')."""
+    """COMETScore builds :class:`FakeComet` instead of comet's model (and comet 'imports'); a
+    signature names the fake's files, as it names a checkpoint without loading it."""
     from transcreval.engines.comet import engine as comet_engine
 
     FakeComet.calls = []
     monkeypatch.setattr(comet_engine, "CometScorer", FakeComet)
     monkeypatch.setattr(comet_engine, "import_comet", lambda: SimpleNamespace(__version__="fake"))
+    monkeypatch.setattr(comet_engine, "find_comet_files", lambda model, checkpoint=None: FakeComet(model).files)
+    monkeypatch.setattr(comet_engine, "declared_unit_range", lambda files: FakeComet.unit_range)

@@ -44,11 +44,30 @@ def test_a_signature_metadata_function_prints_derived_entries_at_its_place():
 
 @dataclasses.dataclass(frozen=True)
 class _ToyChild(_Toy):
-    top: int = option(3, signature_first=True)
+    top: int = option(3, signature_order=-1)
 
 
-def test_signature_first_prints_a_subclass_field_before_the_inherited_ones():
+def test_a_negative_signature_order_prints_a_subclass_field_before_the_inherited_ones():
     assert list(_ToyChild().signature_options()) == ["top", "order", "b", "case"]
+
+
+@dataclasses.dataclass(frozen=True)
+class _LastBase(MetricOptions):
+    who: str = option("me", signature_order=1)
+    tag: int = option(1, signature=lambda o: {"t": o.tag, "t2": 2 * o.tag}, signature_order=1)
+    plain: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class _LastChild(_LastBase):
+    a: int = 2
+    b: int = option(3, signature_order=-1)
+
+
+def test_a_positive_signature_order_prints_a_base_field_after_every_subclass_field():
+    assert list(_LastChild().signature_options().items()) == [
+        ("b", 3), ("plain", 0), ("a", 2), ("who", "me"), ("t", 1), ("t2", 2)
+    ]  # fmt: skip
 
 
 def test_a_twin_shows_the_fields_as_keyword_only_parameters_and_nothing_else():
@@ -100,7 +119,7 @@ LOADERS = (
 #: metrics whose options still load their model to name it in the signature (strict xfails:
 #: a family that stops loading must leave this list)
 LOADS_FOR_SIGNATURE = {
-    "IMTBenchScore": "IMTBenchOptions.loaded loads COMET, LPIPS and the OCR detector for its signature",
+    "IMTBenchScore": "bg_mask='ocr' names the OCR detector by its own record: get_detector builds it",
 }
 
 
@@ -244,10 +263,7 @@ def _options_classes() -> list[type[MetricOptions]]:
 
 #: options classes that still write signature_options by hand (strict xfails: a family that
 #: declares its signature in field metadata must leave this list)
-OWN_SIGNATURE_OPTIONS = {
-    "IMTBenchOptions",
-    "JudgeOptions",
-}
+OWN_SIGNATURE_OPTIONS: set[str] = set()
 
 
 def _options_case(k: type[MetricOptions]) -> Any:
@@ -260,3 +276,73 @@ def test_no_options_class_writes_its_own_signature_options(options_type):
     assert "signature_options" not in vars(options_type), (
         f"{options_type.__qualname__} overrides signature_options: say how each field prints with option(signature=...)"
     )
+    assert "metric_options" not in vars(options_type), f"{options_type.__qualname__}: declare metric_options as fields"
+
+
+# ----------------------------------------------------------------------------- the judge family
+class _DescribedJudge:
+    """A judge that says what it is, with sampling settings (never asked)."""
+
+    def complete(self, requests: Any) -> Any:
+        raise AssertionError("a signature asked the judge")
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": "openai", "model": "m", "temperature": 0.5, "seed": 7, "max_tokens": 64}
+
+
+def _judge_names() -> list[str]:
+    from tests.judge.cases import CASES
+
+    return sorted(n for n in CASES if n != "IMTBenchScore")
+
+
+@pytest.mark.parametrize("name", _judge_names())
+def test_a_judge_metric_prints_its_own_options_then_the_judge_and_prompt(name):
+    from tests.judge.cases import CASES
+
+    opts = CASES[name][0](_DescribedJudge()).options.replace(input_range=(0, 255))
+    own = {f.name for f in dataclasses.fields(opts)} - {"judge", "template", "on_failure", "input_range"}
+    keys = list(opts.signature_options())
+    judge = ["judge", "t", "max_tok"] if "seed" in own else ["judge", "t", "seed", "max_tok"]
+    tail = [*judge, "tpl", "range"]
+    assert keys[-len(tail) :] == tail, keys  # a metric's own seed keeps its place, among its own options
+    assert opts.signature_options()["seed"] == 7  # the judge's sampling seed is what prints
+
+
+# ----------------------------------------------------------------------------- IMTBenchScore
+def test_imtbench_signature_names_comet_and_lpips_without_loading_them(tmp_path, monkeypatch):
+    """COMET by its checkpoint's digest and declared range, LPIPS by its files' digests, as the
+    loaded model and network would say (no comet is needed, none is loaded)."""
+    import hashlib
+
+    import yaml
+
+    from tests._helpers.every_metric import _judge, squeeze_trunk
+    from transcreval.features.lpips_network import load_lpips_network
+    from transcreval.functional.judge.imtbench_score import IMTBenchOptions
+
+    root = tmp_path / "comet"
+    (root / "checkpoints").mkdir(parents=True)
+    (root / "checkpoints" / "model.ckpt").write_bytes(b"no model here")
+    (root / "hparams.yaml").write_text(yaml.safe_dump({"final_activation": "sigmoid"}), encoding="utf-8")
+    lpips = load_lpips_network("squeeze", squeeze_trunk()).signature_options()  # the loaded network's record
+    _forbid_loaders(monkeypatch)
+    opts = IMTBenchOptions(
+        judge=_judge(),
+        comet={"model": "test/x", "checkpoint": str(root)},
+        lpips_net="squeeze",
+        lpips_weights=squeeze_trunk(),
+        bg_mask="given",
+        input_range=(0, 255),
+    )
+    got = opts.signature_options()
+    assert list(got.items())[:3] == [
+        ("comet_model", "test/x"),
+        ("comet_ckpt", hashlib.sha256(b"no model here").hexdigest()[:12]),
+        ("comet_norm", "identity"),
+    ]
+    assert {
+        k.removeprefix("lpips_"): v for k, v in got.items() if k.startswith("lpips_") and k != "lpips_mode"
+    } == lpips
+    assert list(got)[3:9] == ["judge", "call", "tpl", "ref", "combine", "bg"]
+    assert list(got)[-3:] == ["lpips_mode", "resize", "range"] and got["bg"] == "given"

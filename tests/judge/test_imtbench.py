@@ -280,6 +280,6 @@ def test_setup_items_takes_five_inputs_and_the_mask_by_name():
     # that names the inputs, before anything is loaded or scored
     from transcreval.functional.judge.imtbench_score import IMTBenchSetup
 
-    setup = IMTBenchSetup(options=None, comet=None, judge_options={}, background=None, lpips_signature={})
+    setup = IMTBenchSetup(options=None, comet=None, judge_options={}, background=None)
     with pytest.raises(TypeError, match=r"5 inputs \(preds, target, translations, references, sources\), got 6.*mask="):
         setup.items([], [], [], [], [], None)

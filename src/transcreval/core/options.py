@@ -44,7 +44,7 @@ _SAME = object()
 
 
 def option(
-    default: Any = dataclasses.MISSING, *, signature: Any = _SAME, signature_first: bool = False, **field_kwargs: Any
+    default: Any = dataclasses.MISSING, *, signature: Any = _SAME, signature_order: int = 0, **field_kwargs: Any
 ) -> Any:
     """A field of a :class:`MetricOptions` dataclass and how the signature prints it: under its
     own name by default; ``signature="key"`` under another name; ``signature=None`` not at all
@@ -52,13 +52,16 @@ def option(
     function of the whole (checked) options object returning a mapping, prints that mapping's
     entries at the field's place (a value derived from several fields, a file's digest, several
     keys or none). ``fn`` must not load a model: a signature is made before any input is read.
-    ``signature_first=True`` prints the field before the fields without it (a subclass's field
-    printed before those it inherits); otherwise the signature follows field order."""
+    ``signature_order`` moves the field among the others: the signature prints the fields by
+    order, lowest first, and in field order within one order (default 0). A negative order
+    prints a subclass's field before those it inherits; a base's fields with a positive order
+    print after those of every subclass (the judge and prompt of
+    :class:`~transcreval.engines.judge.pipeline.JudgeOptions`)."""
     meta = dict(field_kwargs.pop("metadata", {}) or {})
     if signature is not _SAME:
         meta["signature"] = signature
-    if signature_first:
-        meta["signature_first"] = True
+    if signature_order:
+        meta["signature_order"] = signature_order
     return dataclasses.field(default=default, metadata=meta, **field_kwargs)
 
 
@@ -84,10 +87,10 @@ class MetricOptions:
         object.__setattr__(self, name, value)
 
     def signature_options(self) -> dict[str, Any]:
-        """The options printed in the signature, in field order (``signature_first`` fields
-        first), as each field's ``signature`` metadata says (see :func:`option`)."""
+        """The options printed in the signature, by ``signature_order`` and then in field order,
+        as each field's ``signature`` metadata says (see :func:`option`)."""
         out: dict[str, Any] = {}
-        for f in sorted(dataclasses.fields(self), key=lambda f: not f.metadata.get("signature_first", False)):
+        for f in sorted(dataclasses.fields(self), key=lambda f: f.metadata.get("signature_order", 0)):
             key = f.metadata.get("signature", f.name)
             if callable(key):
                 out.update(key(self))

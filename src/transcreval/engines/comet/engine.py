@@ -38,7 +38,15 @@ from transcreval.engines.comet.models import CometModelSpec, comet_model_spec, k
 from transcreval.errors import InputError, MissingDependencyError, WeightsFormatError, WeightsNotFoundError
 from transcreval.weights.resolve import cache_root, is_offline, resolve, sha256_file
 
-__all__ = ["CometModelFiles", "CometScorer", "check_device", "clear_comet_models", "find_comet_files", "import_comet"]
+__all__ = [
+    "CometModelFiles",
+    "CometScorer",
+    "check_device",
+    "clear_comet_models",
+    "declared_unit_range",
+    "find_comet_files",
+    "import_comet",
+]
 
 _LOGGERS = ("pytorch_lightning", "lightning.pytorch", "lightning_fabric", "lightning", "comet")
 _NOISE = (
@@ -216,6 +224,20 @@ def find_comet_files(model: str, checkpoint: str | os.PathLike[str] | None = Non
         return _from_path(model, checkpoint)
     spec = comet_model_spec(model)
     return _from_manifest(spec) if spec is not None else _from_comet_cache(model)
+
+
+def declared_unit_range(files: CometModelFiles) -> bool:
+    """Whether the model's scores lie in [0, 1], found without loading it: a model registered
+    with a unit range, or a checkpoint whose ``hparams.yaml`` (the file the loaded model's
+    hyper-parameters are read from) names a sigmoid ``final_activation``; what
+    :attr:`CometScorer.unit_range` says of the loaded model."""
+    import yaml
+
+    if files.spec is not None:
+        return files.spec.unit_range
+    path = files.checkpoint.parent.parent / "hparams.yaml"
+    hparams = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.is_file() else {}
+    return str(hparams.get("final_activation") or "").lower() == "sigmoid"
 
 
 # --------------------------------------------------------------------------- loading

@@ -14,7 +14,7 @@ calls (pairwise orders, key points, three steps) compose the same pieces: :func:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from transcreval.core.options import MetricOptions, option
@@ -36,6 +36,8 @@ __all__ = [
     "check_seed",
     "field_rows",
     "judge_items",
+    "judge_label",
+    "range_signature",
     "read_pairs",
 ]
 
@@ -139,8 +141,31 @@ def check_seed(seed: Any) -> int:
     return seed
 
 
-#: the options every judge metric takes (the rest are a metric's own)
-JUDGE_OPTIONS = ("judge", "template", "on_failure", "input_range")
+#: the signature order of the options every judge metric takes: they print after a metric's own
+JUDGE_LAST = 1
+
+
+def judge_label(judge: Any) -> str:
+    """The judge as a signature names it: ``backend:model`` (never a key)."""
+    d = dict(judge.describe()) if hasattr(judge, "describe") else {}
+    return f"{d.get('backend', type(judge).__name__)}:{d.get('model', '?')}"
+
+
+def _judge_entries(o: JudgeOptions) -> dict[str, Any]:
+    """The judge in the signature: :func:`judge_label` and its sampling settings."""
+    d = dict(o.judge.describe()) if hasattr(o.judge, "describe") else {}
+    out: dict[str, Any] = {"judge": judge_label(o.judge)}
+    for key, short in (("temperature", "t"), ("seed", "seed"), ("max_tokens", "max_tok")):
+        if key in d:
+            out[short] = d[key]
+    return out
+
+
+def range_signature(input_range: tuple[float, float] | None) -> dict[str, str]:
+    """How float images were read, in a signature: ``{"range": "lo,hi"}``, nothing at the
+    default (0, 1)."""
+    r = input_range
+    return {} if r in (None, (0.0, 1.0)) else {"range": f"{r[0]:g},{r[1]:g}"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -155,8 +180,9 @@ class JudgeOptions(MetricOptions):
         input_range: the value range of float images (default (0, 1)).
 
     The class keeps the object (``metric.options``) and its twin builds the same one from its
-    keywords. :meth:`signature_options` gives the metric's own options (field names or their
-    ``signature`` keys), then the judge, its sampling settings and the template's ``id@version``.
+    keywords. The signature prints the metric's own options (as their fields declare), then
+    the judge, its sampling settings, the template's ``id@version`` and a non-default input
+    range (these fields have ``signature_order=JUDGE_LAST``).
     """
 
     #: distributions whose versions change the numbers (the class's ``version_packages``)
@@ -164,10 +190,10 @@ class JudgeOptions(MetricOptions):
     #: what the metric asks (None: a metric that resolves its prompts itself)
     default_spec: ClassVar[JudgeSpec | None] = None
 
-    judge: Any = option(signature=None)
-    template: Any = option(None, signature=None)
+    judge: Any = option(signature=_judge_entries, signature_order=JUDGE_LAST)
+    template: Any = option(None, signature=lambda o: {"tpl": o.template_ref()}, signature_order=JUDGE_LAST)
     on_failure: OnFailure = option("skip", signature=None)
-    input_range: Any = option(None, signature=None)
+    input_range: Any = option(None, signature=lambda o: range_signature(o.input_range), signature_order=JUDGE_LAST)
 
     @property
     def metric(self) -> str:
@@ -203,30 +229,6 @@ class JudgeOptions(MetricOptions):
 
     def template_ref(self) -> str:
         return "builtin" if self.spec() is None else self.prompt().ref
-
-    def metric_options(self) -> dict[str, Any]:
-        """The metric's own options in the signature (the fields of a subclass, by default)."""
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            key = f.metadata.get("signature", f.name)
-            if f.name not in JUDGE_OPTIONS and key is not None:
-                out[key] = getattr(self, f.name)
-        return out
-
-    def judge_options(self) -> dict[str, Any]:
-        """What identifies the judge and the prompt in the signature (never a key)."""
-        d = dict(self.judge.describe()) if hasattr(self.judge, "describe") else {}
-        out: dict[str, Any] = {"judge": f"{d.get('backend', type(self.judge).__name__)}:{d.get('model', '?')}"}
-        for key, short in (("temperature", "t"), ("seed", "seed"), ("max_tokens", "max_tok")):
-            if key in d:
-                out[short] = d[key]
-        out["tpl"] = self.template_ref()
-        if self.input_range not in (None, (0.0, 1.0)):  # how float images were read (absent at the default)
-            out["range"] = f"{self.input_range[0]:g},{self.input_range[1]:g}"
-        return out
-
-    def signature_options(self) -> dict[str, Any]:
-        return {**self.metric_options(), **self.judge_options()}
 
     def engine(self) -> dict[str, Any]:
         """The keywords :func:`judge_items` takes from the options."""

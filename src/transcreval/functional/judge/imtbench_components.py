@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from transcreval.core.common import check_choice, check_texts
-from transcreval.core.options import MetricOptions
+from transcreval.core.options import MetricOptions, option
+from transcreval.engines.judge.pipeline import range_signature
 from transcreval.engines.judge.types import FAILURE_STATUSES
 from transcreval.errors import EmptyInputError, InputError
 from transcreval.functional.judge.imtbench_calls import ItemScore, judge_items
@@ -60,15 +61,16 @@ class BackgroundOptions(MetricOptions):
     ``lpips_mode`` "area" or "upsample"), ``device`` and ``input_range`` of float images.
     :class:`~transcreval.functional.judge.imtbench_score.IMTBenchOptions` extends it."""
 
-    resize: str = "output-to-reference"
-    ocr_backend: Any = "rapidocr"
-    ocr_dilate_px: float = 0
-    lpips_net: str = "alex"
-    lpips_weights: Any = None
-    lpips_version: str | None = None
+    resize: str = option("output-to-reference", signature_order=1)
+    ocr_backend: Any = option("rapidocr", signature=None)
+    ocr_dilate_px: float = option(0, signature=None)
+    #: the network's weights by digest (not loaded), as ``lpips_<key>``
+    lpips_net: str = option("alex", signature=lambda o: _lpips_entries(o))
+    lpips_weights: Any = option(None, signature=None)
+    lpips_version: str | None = option(None, signature=None)
     lpips_mode: str = "area"
-    device: Any = None
-    input_range: Any = None
+    device: Any = option(None, signature=None)
+    input_range: Any = option(None, signature=lambda o: range_signature(o.input_range), signature_order=1)
 
     def check(self) -> None:
         from transcreval.engines.ocr.masks import check_dilate_px
@@ -78,6 +80,14 @@ class BackgroundOptions(MetricOptions):
         check_choice("resize", self.resize, RESIZES)
         check_choice("lpips_mode", self.lpips_mode, ("area", "upsample"))
         self.set_checked("ocr_dilate_px", check_dilate_px(self.ocr_dilate_px, "ocr_dilate_px"))
+
+
+def _lpips_entries(o: BackgroundOptions) -> dict[str, str]:
+    """The LPIPS network's ids in the signature (``lpips_net``, ``lpips_trunk``, ...), by
+    digest: the network is not loaded."""
+    from transcreval.features.lpips_network import lpips_weights_signature
+
+    return {f"lpips_{k}": v for k, v in lpips_weights_signature(o.lpips_net, o.lpips_weights, o.lpips_version).items()}
 
 
 def overall_score(values: Mapping[str, float]) -> float:

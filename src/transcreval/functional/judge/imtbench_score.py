@@ -15,7 +15,9 @@ from functools import cached_property
 from typing import Any
 
 from transcreval.core.common import check_bool, check_choice
+from transcreval.core.options import option
 from transcreval.core.result import MetricResult
+from transcreval.engines.judge.pipeline import judge_label
 from transcreval.engines.judge.types import FAILURE_STATUSES
 from transcreval.engines.judge.verdicts import check_judge
 from transcreval.errors import InputError
@@ -34,6 +36,7 @@ __all__ = [
     "PACKAGES",
     "IMTBenchOptions",
     "IMTBenchSetup",
+    "comet_signature",
     "components_from_stats",
     "imtbench_score",
     "imtbench_score_from_stats",
@@ -43,20 +46,28 @@ __all__ = [
 PACKAGES = ("unbabel-comet",)
 
 
+#: IMTBench's own options print first, then S_bg's (:class:`BackgroundOptions`)
+_FIRST = -1
+
+
 @dataclass(frozen=True, kw_only=True)
 class IMTBenchOptions(BackgroundOptions):
     """IMTBenchScore's options, the one object the class, its twin and the protocol take: the
     judge, ``comet`` (a COMETScore, a dict of its options or None), ``judge_call``, ``reference``,
     ``combine``, ``templates``, ``bg_mask`` and S_bg's options (:class:`BackgroundOptions`).
-    Checked when built; :attr:`loaded` loads what the components need (once)."""
+    Checked when built; :attr:`loaded` loads what the components need (once). The signature
+    names the COMET checkpoint and the LPIPS weights by digest without loading them; OCR masks
+    name the detector by its own record (the detector is built, as BackgroundPreservation's)."""
 
-    judge: Any
-    comet: Any = None
-    judge_call: str = "joint"
-    reference: bool = True
-    combine: str = "naturalness"
-    templates: Mapping[str, Any] | None = None
-    bg_mask: str = "ocr"
+    comet: Any = option(None, signature=lambda o: comet_signature(o.comet), signature_order=_FIRST)
+    judge: Any = option(signature=lambda o: {"judge": judge_label(o.judge)}, signature_order=_FIRST)
+    judge_call: str = option("joint", signature="call", signature_order=_FIRST)
+    templates: Mapping[str, Any] | None = option(
+        None, signature=lambda o: {"tpl": o.template().ref}, signature_order=_FIRST
+    )
+    reference: bool = option(True, signature="ref", signature_order=_FIRST)
+    combine: str = option("naturalness", signature_order=_FIRST)
+    bg_mask: str = option("ocr", signature=lambda o: {"bg": o.bg_label()}, signature_order=_FIRST)
 
     def check(self) -> None:
         check_judge(self.judge, "IMTBenchScore")
@@ -67,17 +78,35 @@ class IMTBenchOptions(BackgroundOptions):
         check_combine(self.combine)
         check_judge_templates(self.templates, reference=self.reference)
 
+    def template(self) -> Any:
+        """The prompt the signature names: the joint call's, or the harmonization call's."""
+        templates = check_judge_templates(self.templates, reference=self.reference)
+        return templates["joint" if self.judge_call == "joint" else "harmonization"]
+
+    @cached_property
+    def detector(self) -> Any:
+        """The OCR detector of ``bg_mask="ocr"`` (shared within the process; None for given masks)."""
+        if self.bg_mask != "ocr":
+            return None
+        from transcreval.engines.ocr.base import get_detector
+
+        return get_detector(self.ocr_backend)
+
+    def bg_label(self) -> str:
+        """Where the background masks come from: "given", or the OCR detector's backend, model
+        and digest, and the dilation."""
+        if self.detector is None:
+            return self.bg_mask
+        info = self.detector.info_for(False)
+        return f"ocr:{info.backend}:{info.det_model}@{info.det_sha256[:12]}:dil{self.ocr_dilate_px:g}"
+
     @cached_property
     def loaded(self) -> IMTBenchSetup:
         """The COMET model, LPIPS network and OCR detector, loaded once (an unknown backend fails here)."""
         from transcreval.features.lpips_network import load_lpips_network
 
-        detector = self.ocr_backend
-        if self.bg_mask == "ocr":
-            from transcreval.engines.ocr.base import get_detector
-
-            detector = get_detector(self.ocr_backend)
-        network = load_lpips_network(self.lpips_net, self.lpips_weights, self.device, version=self.lpips_version)
+        # loaded now (and kept in the process-wide cache S_bg reads): missing weights fail here
+        load_lpips_network(self.lpips_net, self.lpips_weights, self.device, version=self.lpips_version)
         judge_options = {
             "call": self.judge_call,
             "combine": self.combine,
@@ -85,15 +114,11 @@ class IMTBenchOptions(BackgroundOptions):
             "templates": check_judge_templates(self.templates, reference=self.reference),
             "input_range": self.input_range,
         }
+        detector = self.ocr_backend if self.detector is None else self.detector
         background = BackgroundOptions.take(
             {**{k: getattr(self, k) for k in BackgroundOptions.__dataclass_fields__}, "ocr_backend": detector}
         )
-        return IMTBenchSetup(
-            self, loaded_comet(self.comet), judge_options, background, dict(network.signature_options())
-        )
-
-    def signature_options(self) -> dict[str, Any]:
-        return self.loaded.signature_options()
+        return IMTBenchSetup(self, loaded_comet(self.comet), judge_options, background)
 
 
 @dataclass
@@ -104,7 +129,6 @@ class IMTBenchSetup:
     comet: Any  # a COMETScore or LoadedCOMET (its scorer, mapping and signature)
     judge_options: dict[str, Any]
     background: BackgroundOptions
-    lpips_signature: Mapping[str, Any]
 
     def items(self, *inputs: Any, mask: Any = None) -> ItemComponents:
         """The four components of each item; ``inputs``: ``preds, target, translations,
@@ -130,28 +154,20 @@ class IMTBenchSetup:
             background_options=self.background,
         )
 
-    def signature_options(self) -> dict[str, Any]:
-        o, jo = self.options, self.judge_options
-        d = dict(o.judge.describe()) if hasattr(o.judge, "describe") else {}
-        tpl = jo["templates"]["joint" if jo["call"] == "joint" else "harmonization"]
-        bg = o.bg_mask
-        if bg == "ocr":
-            info = self.background.ocr_backend.info_for(False)
-            bg = f"ocr:{info.backend}:{info.det_model}@{info.det_sha256[:12]}:dil{o.ocr_dilate_px:g}"
-        return {
-            **{f"comet_{k}": v for k, v in self.comet.signature.options},
-            "judge": f"{d.get('backend', type(o.judge).__name__)}:{d.get('model', '?')}",
-            "call": jo["call"],
-            "tpl": tpl.ref,
-            "ref": jo["reference"],
-            "combine": jo["combine"],
-            "bg": bg,
-            **{f"lpips_{k}": v for k, v in self.lpips_signature.items()},
-            "lpips_mode": o.lpips_mode,
-            "resize": o.resize,
-            # how float images were read (absent at the default, (0, 1))
-            **({"range": f"{r[0]:g},{r[1]:g}"} if (r := o.input_range) not in (None, (0.0, 1.0)) else {}),
-        }
+
+def comet_signature(comet: Any) -> dict[str, Any]:
+    """COMET's entries in IMTBenchScore's signature (``comet_model``, ``comet_ckpt``,
+    ``comet_norm``): those of the :class:`~transcreval.COMETScore` that ``comet`` stands for,
+    named without loading a model (a COMETScore given is loaded already)."""
+    from transcreval.functional.text.comet import PACKAGES as COMET_PACKAGES
+    from transcreval.functional.text.comet import COMETOptions, named_options
+
+    if comet is None or isinstance(comet, Mapping):
+        options = COMETOptions() if comet is None else COMETOptions.take(comet, "COMETScore")
+        signature = named_options(options).signature("COMETScore", COMET_PACKAGES)
+    else:
+        signature = loaded_comet(comet).signature
+    return {f"comet_{k}": v for k, v in signature.options}
 
 
 def loaded_comet(comet: Any) -> Any:

@@ -133,15 +133,15 @@ class JudgedStyleScoreOptions(JudgeOptions):
     """JudgedStyleScore's options: the judge's and the style ``labels`` (PosterIQ's 17)."""
 
     default_spec: ClassVar[JudgeSpec | None] = JudgeSpec("JudgedStyleScore", POSTERIQ_STYLE)
-    labels: Sequence[str] = POSTERIQ_STYLES
+    labels: Sequence[str] = option(
+        POSTERIQ_STYLES,
+        signature=lambda o: {"labels": "posteriq17" if o.labels == POSTERIQ_STYLES else list_digest(list(o.labels))},
+    )
 
     def check_own(self) -> None:
         if self.labels is None or isinstance(self.labels, str) or len(list(self.labels)) < 2:
             raise InputError("labels must list the style names the judge chooses from (default: PosterIQ's 17)")
         self.set_checked("labels", tuple(_check_labels(self.labels, "labels")))
-
-    def metric_options(self) -> dict[str, Any]:
-        return {"labels": "posteriq17" if self.labels == POSTERIQ_STYLES else list_digest(list(self.labels))}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,15 +149,12 @@ class JudgedFontRichnessOptions(JudgeOptions):
     """JudgedFontRichness's options: the judge's and the font-attribute ``vocabulary`` (required)."""
 
     default_spec: ClassVar[JudgeSpec | None] = JudgeSpec("JudgedFontRichness", POSTERIQ_FONT)
-    vocabulary: Sequence[str] = option(signature="attrs")
+    vocabulary: Sequence[str] = option(signature=lambda o: {"attrs": list_digest(list(o.vocabulary))})
 
     def check_own(self) -> None:
         if self.vocabulary is None or isinstance(self.vocabulary, str) or not list(self.vocabulary):
             raise InputError("vocabulary must list the font attributes (PosterIQ: 37)")
         self.set_checked("vocabulary", tuple(_check_labels(self.vocabulary, "vocabulary")))
-
-    def metric_options(self) -> dict[str, Any]:
-        return {"attrs": list_digest(list(self.vocabulary))}
 
 
 def _list(x: Any, what: str) -> list[Any]:

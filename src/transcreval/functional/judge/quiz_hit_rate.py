@@ -59,11 +59,21 @@ class QuizHitRateOptions(JudgeOptions):
 
     default_spec: ClassVar[JudgeSpec | None] = SPEC
     kind: str = "genre"
-    labels: Sequence[str] | None = None
     n_options: int = option(4, signature="k")
-    question: str | None = None
-    hint: str | None = None
     seed: int = 0
+    #: the pool the distractors are drawn from, by digest
+    labels: Sequence[str] | None = option(
+        None,
+        signature=lambda o: {} if o.labels is None else {"labels": list_digest(sorted({str(x) for x in o.labels}))},
+    )
+    #: a wording of one's own: question and hint print together, by digest
+    question: str | None = option(
+        None,
+        signature=lambda o: (
+            {} if o.question is None and o.hint is None else {"q": list_digest([o.question or "", o.hint or ""])}
+        ),
+    )
+    hint: str | None = option(None, signature=None)
 
     def check_own(self) -> None:
         if self.kind not in QUIZ_QUESTIONS and self.question is None:
@@ -74,14 +84,6 @@ class QuizHitRateOptions(JudgeOptions):
         check_seed(self.seed)
         if self.labels is not None:
             self.set_checked("labels", tuple(self.labels))
-
-    def metric_options(self) -> dict[str, Any]:
-        opts: dict[str, Any] = {"kind": self.kind, "k": self.n_options, "seed": self.seed}
-        if self.labels is not None:  # the pool the distractors are drawn from
-            opts["labels"] = list_digest(sorted({str(x) for x in self.labels}))
-        if self.question is not None or self.hint is not None:  # a wording of our own
-            opts["q"] = list_digest([self.question or "", self.hint or ""])
-        return opts
 
 
 _LETTER_PREFIXES = ("the final answer", "final answer", "the answer", "answer", "option", "choice")

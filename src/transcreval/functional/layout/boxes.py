@@ -125,7 +125,7 @@ class TextLocalizationOptions(BoxOptions):
     """The options of :class:`~transcreval.TextLocalizationIoU`: ``top_n`` (required),
     :class:`BoxOptions` and ``on_unreadable``."""
 
-    top_n: int = option(kw_only=True, signature_first=True)
+    top_n: int = option(kw_only=True, signature_order=-1)
     on_unreadable: OnUnreadable = option("zero", signature="unreadable")
 
     def check(self) -> None:

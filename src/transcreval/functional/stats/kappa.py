@@ -45,10 +45,10 @@ class KappaOptions(BootstrapOptions):
     ``unknown`` ("raise" or "drop" for ratings outside it)."""
 
     labels: Sequence[float] | None = option(
-        None, signature=lambda o: {} if o.labels is None else {"labels": list_digest(o.labels)}, signature_first=True
+        None, signature=lambda o: {} if o.labels is None else {"labels": list_digest(o.labels)}, signature_order=-1
     )
     unknown: Unknown = option(
-        "raise", signature=lambda o: {} if o.unknown == "raise" else {"unknown": o.unknown}, signature_first=True
+        "raise", signature=lambda o: {} if o.unknown == "raise" else {"unknown": o.unknown}, signature_order=-1
     )
 
     def check(self) -> None:

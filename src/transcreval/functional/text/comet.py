@@ -51,6 +51,7 @@ __all__ = [
     "comet_score",
     "comet_score_from_stats",
     "comet_score_stats",
+    "named_options",
     "normalize_label",
     "normalize_scores",
     "resolve_normalize",
@@ -170,8 +171,23 @@ def comet_bounds(options: COMETOptions, scorer: CometScorer) -> tuple[float, flo
 def bind_scorer(options: COMETOptions, scorer: CometScorer) -> COMETOptions:
     """The options with what the signature prints of the loaded checkpoint: its sha256 (first
     12 hex digits) and the mapping it resolves to."""
-    label = normalize_label(comet_bounds(options, scorer))
-    return options.replace(scorer_options=(("ckpt", scorer.files.sha256[:12]), ("norm", label)))
+    return _bound(options, scorer.files.sha256, scorer.unit_range)
+
+
+def named_options(options: COMETOptions) -> COMETOptions:
+    """The options as :func:`bind_scorer` binds them, found without loading the model: the
+    checkpoint's digest (its file hashed, or the manifest's) and the mapping its declared range
+    resolves to (:func:`~transcreval.engines.comet.engine.declared_unit_range`). For a signature
+    made before anything is loaded (IMTBenchScore's)."""
+    from transcreval.engines.comet.engine import declared_unit_range, find_comet_files
+
+    files = find_comet_files(options.model, options.checkpoint)
+    return _bound(options, files.sha256, declared_unit_range(files))
+
+
+def _bound(options: COMETOptions, sha256: str, unit_range: bool) -> COMETOptions:
+    label = normalize_label(resolve_normalize(options.normalize, unit_range, options.model))
+    return options.replace(scorer_options=(("ckpt", sha256[:12]), ("norm", label)))
 
 
 @dataclass(frozen=True)
