@@ -71,7 +71,7 @@ COMET_EXTRAS ?= dev,imtbench
 # extra): the COMET and IMTBench tests, and the family-wide tests' cases of the metrics that need
 # comet (tests/_helpers/comet_env.py)
 COMET_FAMILY_TESTS := tests/judge/test_family.py tests/judge/test_roles.py tests/judge/test_metric_edges.py \
-  tests/base/test_state_checks.py \
+  tests/base/test_state_checks.py tests/base/test_unknown_keyword.py \
   tests/io/test_decoding_family.py tests/base/test_collection_routing.py
 COMET_TESTS ?= $(wildcard tests/text/test_comet*.py tests/judge/test_imtbench*.py tests/protocols/test_imtbench*.py) $(COMET_FAMILY_TESTS)
 

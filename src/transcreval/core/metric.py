@@ -45,6 +45,8 @@ Distributed use: ``compute()`` is a collective whenever a process group is initi
 from __future__ import annotations
 
 import copy
+import difflib
+import inspect
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -122,7 +124,10 @@ class Metric:
         distributed_available_fn: Callable[[], bool] | None = None,
         sync_on_compute: bool = True,
         sync_objects: bool = False,
+        **unknown: Any,
     ) -> None:
+        if unknown:
+            raise TypeError(self._unknown_keywords(sorted(unknown)))
         if dist_sync_fn is not None and not callable(dist_sync_fn):
             raise TypeError("dist_sync_fn must be callable: fn(tensor, group) -> list of tensors")
         if distributed_available_fn is not None and not callable(distributed_available_fn):
@@ -142,6 +147,22 @@ class Metric:
         self._options_digest: int | None = None
         # [id, -id] of the options the states were made with (see transcreval.core.state_checks)
         self.add_state(SIGNATURE_STATE, signature_spec())
+
+    def _unknown_keywords(self, unknown: list[str]) -> str:
+        """The message for keywords no part of ``type(self)`` takes: the class's name and the
+        keywords it accepts (from its signature, so the options it declares are listed)."""
+        name = type(self).__name__
+        try:
+            params = inspect.signature(type(self)).parameters
+            accepted = [p for p, v in params.items() if v.kind in (v.KEYWORD_ONLY, v.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            accepted = []
+        for base in ("process_group", "dist_sync_fn", "distributed_available_fn", "sync_on_compute", "sync_objects"):
+            if base not in accepted:
+                accepted.append(base)
+        close = [m for u in unknown for m in difflib.get_close_matches(u, accepted, n=1)]
+        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+        return f"{name}() got unexpected keyword argument(s) {unknown}{hint}; accepted keywords: {', '.join(accepted)}"
 
     # ------------------------------------------------------------------ declaration
     def add_state(self, name: str, spec: State) -> None:
