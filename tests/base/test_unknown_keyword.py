@@ -20,9 +20,7 @@ from transcreval.core.registry import get_metric, list_metrics
 NAMES = sorted(info.name for info in list_metrics())
 
 
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=needs_comet if n in NEEDS_COMET else (), id=n) for n in NAMES]
-)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=needs_comet if n in NEEDS_COMET else (), id=n) for n in NAMES])
 def test_an_unknown_keyword_names_the_class_and_the_accepted_keywords(name, monkeypatch):
     from tests._helpers.every_metric import build
 
