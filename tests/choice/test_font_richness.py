@@ -33,6 +33,16 @@ def test_font_richness():
         font_richness(desc, vocabulary=["bold", "bold"])
 
 
+def test_code_mode_matches_attributes_in_any_case_as_substrings():
+    """PosterIQ's gen_metric.py lowers both the attribute and the reply before its substring test:
+    "Thin" and "SERIF" count, and so does "thin" inside "nothing" (hand-worked)."""
+    vocab = ["thin", "serif", "bold"]
+    # reply 1: "Thin" -> thin; "SERIF" -> serif; reply 2: "nothing" holds "thin": 3 hits / (2 * 3)
+    assert font_richness(['["Thin", "SERIF"]', "nothing"], vocabulary=vocab, mode=CODE).value == pytest.approx(0.5)
+    # paper mode: whole words, any case: "Thin" and "SERIF" only
+    assert font_richness(['["Thin", "SERIF"]', "nothing"], vocabulary=vocab).value == pytest.approx(2 / 6)
+
+
 @pytest.mark.ddp
 def test_font_richness_class_harness(ddp_pool):
     vocab = ["serif", "bold", "italic"]

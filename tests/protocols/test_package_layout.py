@@ -20,6 +20,8 @@ PACKAGES = sorted(p.parent.name for p in PROTOCOL_DIR.glob("*/__init__.py"))
 LAID_OUT = ("imtbench", "khanuja", "mptc", "posteriq")
 #: each piece is a module or, where an idea needs several files, a package (mptc's runner/, scoring/)
 INNER_LAYOUT = ("inputs", "scoring", "tables", "runner", "pipeline")
+#: a second protocol of a paper lives in its package, laid out alike (PosterIQ's generation, Table 6)
+SUB_PROTOCOLS = ("posteriq/generation",)
 
 
 def _not_an_export(node: ast.stmt, first: bool) -> bool:
@@ -37,18 +39,18 @@ def test_the_packages_are_found():
     assert set(LAID_OUT) == set(PACKAGES)  # a new protocol joins the shared layout
 
 
-@pytest.mark.parametrize("name", PACKAGES)
+@pytest.mark.parametrize("name", [*PACKAGES, *SUB_PROTOCOLS])
 def test_a_protocol_packages_init_only_exports(name):
     path = PROTOCOL_DIR / name / "__init__.py"
     body = ast.parse(path.read_text(encoding="utf-8")).body
     extra = [f"line {n.lineno}: {type(n).__name__}" for i, n in enumerate(body) if _not_an_export(n, i == 0)]
     assert not extra, f"protocols/{name}/__init__.py holds more than exports ({'; '.join(extra)}): move it to a module"
-    module = importlib.import_module(f"transcreval.protocols.{name}")
+    module = importlib.import_module(f"transcreval.protocols.{name.replace('/', '.')}")
     missing = [n for n in module.__all__ if not hasattr(module, n)]
     assert not missing, f"protocols/{name}: __all__ names {missing}, which it does not import"
 
 
-@pytest.mark.parametrize("name", LAID_OUT)
+@pytest.mark.parametrize("name", [*LAID_OUT, *SUB_PROTOCOLS])
 def test_the_shared_inner_layout(name):
     here = PROTOCOL_DIR / name
     missing = [f for f in INNER_LAYOUT if not (here / f"{f}.py").is_file() and not (here / f / "__init__.py").is_file()]

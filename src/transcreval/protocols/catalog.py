@@ -82,6 +82,14 @@ PROTOCOLS: tuple[ProtocolInfo, ...] = (
         runner="transcreval.protocols.posteriq.runner:ADAPTER",
     ),
     ProtocolInfo(
+        name="posteriq-gen",
+        paper="PosterIQ",
+        module="transcreval.protocols.posteriq.generation",
+        tables=("Table 6",),
+        summary="the generation table from gen_metric.py's score files, or from generated images and a judge",
+        runner="transcreval.protocols.posteriq.generation.runner:ADAPTER",
+    ),
+    ProtocolInfo(
         name="imtbench",
         paper="IMTBench",
         module="transcreval.protocols.imtbench",

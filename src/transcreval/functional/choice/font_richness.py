@@ -4,8 +4,8 @@ generated posters shows.
 For each attribute ``a`` of the vocabulary (37 in the paper), ``R_a`` is the fraction of
 posters the judge assigned it to; the score is the mean of ``R_a`` over the vocabulary. Paper:
 attributes are matched as whole words/phrases in a description, attributes outside the
-vocabulary are ignored. ``mode="posteriq-code"``: substring matching ("serif" also matches
-"sans-serif").
+vocabulary are ignored. ``mode="posteriq-code"``: substring matching after lowering both sides,
+as PosterIQ's ``gen_metric.py`` does ("serif" also matches "sans-serif", "thin" "nothing").
 """
 
 from __future__ import annotations
@@ -42,8 +42,9 @@ def check_vocabulary(vocabulary: Sequence[str]) -> list[str]:
 
 def _attributes(item: Any, vocab: Sequence[str], mode: Mode, what: str = "a poster's attributes") -> set[str]:
     if isinstance(item, str):
-        if mode == "posteriq-code":
-            return {a for a in vocab if a in item}
+        if mode == "posteriq-code":  # gen_metric.py lowers both sides before its substring test
+            lowered = item.lower()
+            return {a for a in vocab if a.lower() in lowered}
         text = item.casefold()
         return {a for a in vocab if re.search(rf"(?<![\w-]){re.escape(a.casefold())}(?![\w-])", text)}
     names = as_list(item, what)

@@ -15,11 +15,13 @@ The package holds one idea per module: :mod:`.inputs` (the record format), :mod:
 :mod:`.scoring` (options, per-item records and cells, the OCR tasks), :mod:`.tasks` (the font,
 layout and understanding tasks), :mod:`.tables` (the paper's layout), :mod:`.summary` (Table 7 and
 Table 1's aggregates), :mod:`.pipeline` (:func:`evaluate`) and :mod:`.runner`
-(``transcreval evaluate -p posteriq``, through the same :func:`evaluate`).
+(``transcreval evaluate -p posteriq``, through the same :func:`evaluate`). The generation
+benchmark (Table 6) is the subpackage :mod:`.generation`: :func:`evaluate_generation`.
 """
 
 from __future__ import annotations
 
+from transcreval.protocols.posteriq.generation.pipeline import evaluate_generation
 from transcreval.protocols.posteriq.inputs import TARGET_FORMS, TASKS
 from transcreval.protocols.posteriq.pipeline import evaluate
 from transcreval.protocols.posteriq.scoring import CODE_TASK_K, TASK_K
@@ -44,6 +46,7 @@ __all__ = [
     "TASKS",
     "TASK_K",
     "evaluate",
+    "evaluate_generation",
     "font_size_std",
     "load_records",
     "posteriq_summary",

@@ -1,0 +1,81 @@
+"""PosterIQ generation has one pipeline: ``transcreval evaluate -p posteriq-gen`` (the runner
+adapter) and ``posteriq.evaluate_generation`` give equal Table 6, notes and records, from score
+files with no manifest (both modes) and from generated images with a judge (resumed without a
+call, rescored without a judge)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests.protocols.test_posteriq_generation import ITEMS, _poster, _write
+from transcreval import Run
+from transcreval import evaluate as run_evaluate
+from transcreval.cli import main
+from transcreval.judge import FunctionJudge
+from transcreval.protocols.posteriq import evaluate_generation
+from transcreval.protocols.posteriq.generation.runner import write_manifest
+
+
+def _same(got, want):
+    assert (got.rows, got.columns, got.notes) == (want.rows, want.columns, want.notes)
+    assert set(got.cells) == set(want.cells)
+    for key, w in want.cells.items():
+        g = got.cells[key]
+        assert (g.n, g.n_missing) == (w.n, w.n_missing), key
+        assert (math.isnan(g.value) and math.isnan(w.value)) or g.value == w.value, key
+
+
+def _records(res):
+    return sorted((r.item_id, r.system, r.metric, r.status, repr(r.value)) for r in res.records)
+
+
+@pytest.mark.parametrize("mode", ["paper", "posteriq-code"])
+def test_score_files_through_the_runner_equal_evaluate_generation(tmp_path, mode):
+    files = {"A": _write(tmp_path / "A_score.json", ITEMS), "B": _write(tmp_path / "B_score.json", ITEMS[2:9])}
+    ref = evaluate_generation(files, mode=mode)
+    run = run_evaluate(
+        "posteriq-gen", None, {k: str(v) for k, v in files.items()}, tmp_path / "run", options={"mode": mode}
+    )
+    _same(run.tables["table6"], ref.tables["table6"])
+    assert any("B, dense: 2 of 3 prompt(s) have no image" in n for n in ref.tables["table6"].notes)  # exercised
+    assert _records(run.results) == _records(ref)
+    assert Run(tmp_path / "run").rescore().tables == run.results.tables
+
+
+def test_images_with_a_judge_through_the_runner_equal_evaluate_generation(tmp_path, capsys):
+    prompts = [
+        {"task": "poster dense", "path": "dense\\1.jpg", "gt": ["red sun", "blue sea"]},
+        {"task": "poster style", "path": "style/1.jpg", "style": "Pop Art"},
+        {"task": "poster font", "path": "font/1.jpg"},
+        {"task": "poster intention", "path": "intention/2.jpg", "gt": ["peace"]},  # no image
+    ]
+    for p in prompts[:3]:
+        _poster(tmp_path / "imgs" / p["path"].replace("\\", "/"))
+    asked = []
+
+    def reply(request):
+        asked.append(request.text)
+        if "Retro" in request.text:
+            return '{"style": "Retro Style"}'
+        if "angular" in request.text:
+            return '{"attributes": ["thin", "serif"]}'
+        return '{"covered": false}' if "blue sea" in request.text else '{"covered": true}'
+
+    ref = evaluate_generation({"G": tmp_path / "imgs"}, tasks=prompts, judge=FunctionJudge(reply))
+    n_calls = len(asked)
+    manifest = write_manifest(prompts, tmp_path / "manifest.jsonl")
+    systems = {"G": str(tmp_path / "imgs" / "{id}")}
+    run = run_evaluate("posteriq-gen", manifest, systems, tmp_path / "run", judge=FunctionJudge(reply))
+    assert len(asked) == 2 * n_calls == 8  # 2 key points + 1 style + 1 font, once each way
+    _same(run.tables["table6"], ref.tables["table6"])
+    assert _records(run.results) == _records(ref)
+    run_evaluate("posteriq-gen", manifest, systems, tmp_path / "run", judge=FunctionJudge(reply))
+    assert len(asked) == 8  # resumed: the stored replies are not asked again
+    assert Run(tmp_path / "run").rescore().tables == run.results.tables  # no judge needed
+    # the CLI: the same protocol by name
+    rc = main(
+        ["evaluate", "-p", "posteriq-gen", "-m", str(manifest), "-s", f"G={systems['G']}", "-o", str(tmp_path / "run")]
+    )
+    assert rc == 0
