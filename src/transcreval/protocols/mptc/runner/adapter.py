@@ -111,7 +111,8 @@ class MPTcAdapter(ProtocolAdapter):
         result = build_tables(mset, [localise(r) for r in data.records], data, names)
         records = tuple(replace(r, system=names.get(r.system, r.system)) for r in result.records)
         tables = {k: _renamed(t, names) for k, t in result.tables.items()}
-        return ProtocolResult("mptc", records, tables, result.signatures, result.options)
+        figures = {k: _renamed(t, names) for k, t in result.figures.items()}
+        return ProtocolResult("mptc", records, tables, result.signatures, result.options, figures=figures)
 
     def report_options(self, result: ProtocolResult) -> dict[str, Any]:
         from transcreval.report import plot_win_rate_matrix
