@@ -34,7 +34,7 @@ from transcreval.errors import InputError
 from transcreval.functional.judge.imtbench_components import COMPONENTS, overall_score
 from transcreval.protocols.adapter import Item, ProtocolAdapter, RunData, Unit
 from transcreval.protocols.imtbench.inputs import SCENARIOS
-from transcreval.protocols.imtbench.tables import table2
+from transcreval.protocols.imtbench.tables import fig6_by_source, table2
 from transcreval.protocols.imtbench.units import background_unit, item_meta, judge_unit, source_text, text_unit
 from transcreval.protocols.records import ItemRecord, ProtocolResult
 
@@ -136,6 +136,7 @@ class IMTBenchAdapter(ProtocolAdapter):
                 **dict(data.options),
                 "all_row": "plain mean of the scenario rows (S_avg), item-weighted row beside it",
             },
+            figures={"fig6_by_source": fig} if (fig := fig6_by_source(records)) is not None else {},
         )
 
     def report_options(self, result: ProtocolResult) -> dict[str, Any]:
