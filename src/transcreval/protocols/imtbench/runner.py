@@ -146,11 +146,21 @@ class IMTBenchAdapter(ProtocolAdapter):
         for system in dict.fromkeys(r.system for r in result.records):
             if any(r.system == system and r.metric == "S" and r.status == "ok" for r in result.records):
                 figures.append((f"S by scenario x language: {system}", _heatmap(plot_heatmap, result, system)))
+        fig6 = result.figures.get("fig6_by_source")
+        if fig6 is not None:
+            for target in dict.fromkeys(r[1] for r in fig6.rows):
+                figures.append((f"Fig. 6 (right): S by source language, target {target}", _by_source(result, target)))
         return {"figures": figures, "by": "scenario", "gallery_metrics": ["S"], "headline": ["S", *COMPONENTS]}
 
 
 def _heatmap(fn: Any, result: ProtocolResult, system: str) -> Any:
     return lambda: fn(result, "S", system=system)
+
+
+def _by_source(result: ProtocolResult, target: str) -> Any:
+    from transcreval.report import plot_by_source
+
+    return lambda: plot_by_source(result, "fig6_by_source", target=target)
 
 
 ADAPTER = IMTBenchAdapter()
