@@ -51,6 +51,11 @@ def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
     return path
 
 
+def source_lang(k: int) -> dict[str, str]:
+    """Item ``k``'s source language (Fig. 6's right panel); item 3 has none (counted, not placed)."""
+    return {} if k == 3 else {"source_language": "en" if k % 2 == 0 else "zh"}
+
+
 def write_set(root: Path) -> dict[str, Any]:
     """Write the set under ``root``; returns its paths."""
     root.mkdir(parents=True, exist_ok=True)
@@ -70,7 +75,7 @@ def write_set(root: Path) -> dict[str, Any]:
                 "reference_image": f"ref{k}.png",
                 "target_locale": lang if k != 4 else "German" if lang == "de" else "French",
                 "reference_text": REF[k].title(),
-                "meta": {"scenario": scen if k != 0 else "Doc.", "source_text": src_text},
+                "meta": {"scenario": scen if k != 0 else "Doc.", "source_text": src_text, **source_lang(k)},
             }
         )
         imt_rows.append(
@@ -82,6 +87,7 @@ def write_set(root: Path) -> dict[str, Any]:
                 "reference_image": f"ref{k}.png",
                 "source_text": src_text,
                 "reference_text": REF[k].title(),
+                **source_lang(k),
             }
         )
     systems, imt_systems = {}, {}

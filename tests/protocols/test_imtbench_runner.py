@@ -89,6 +89,13 @@ def test_table2_and_records_equal_the_python_protocol(bench, server, tmp_path, m
         for cell, c in t.cells.items():
             assert _same(g.cells[cell].value, c.value), (key, cell)
             assert (g.cells[cell].n, g.cells[cell].n_missing) == (c.n, c.n_missing), (key, cell)
+    # Fig. 6 (right panel) from the same builder on both paths
+    assert set(got.figures) == set(want.figures) == {"fig6_by_source"}
+    g, t = got.figures["fig6_by_source"], want.figures["fig6_by_source"]
+    assert g.rows == t.rows and g.notes == t.notes and set(g.cells) == set(t.cells)
+    for cell, c in t.cells.items():
+        assert _same(g.cells[cell].value, c.value) and (g.cells[cell].n, g.cells[cell].n_missing) == (c.n, c.n_missing)
+    assert any("1 item(s) without a source_language" in n for n in g.notes)
     assert len(got.records) == len(want.records) == 2 * 8 * 5
     mine = {(r.item_id, r.system, r.metric): r for r in got.records}
     for r in want.records:

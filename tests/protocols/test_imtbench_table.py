@@ -18,6 +18,7 @@ from transcreval.errors import InputError
 from transcreval.protocols.catalog import get_protocol
 from transcreval.protocols.imtbench import COLUMNS, table2
 from transcreval.protocols.imtbench.inputs import read_manifest, read_outputs
+from transcreval.protocols.imtbench.tables import fig6_by_source
 from transcreval.protocols.records import ItemRecord
 
 COMPONENTS = COLUMNS[:4]
@@ -218,3 +219,27 @@ def test_rows_given_in_python_and_the_languages_option(files):
     assert items[0].language == "pt"
     with pytest.raises(InputError, match="the manifest, row 1: unknown language 'pt'"):
         read_manifest([_row(language="pt", source_image=files / "s.png", reference_image=files / "r.png")])
+
+
+def test_fig6_by_source_groups_by_target_then_source_language_by_hand():
+    # target de: sources en (i0: S 0.5, i1: S_text missing) and zh (i2: 0.2); target fr: en (i3: 0.8);
+    # i4 has no source language; all components equal the item's S so the means are read off by hand
+    spec = {"i0": ("de", "en", 0.5), "i1": ("de", "en", 0.9), "i2": ("de", "zh", 0.2), "i3": ("fr", "en", 0.8),
+            "i4": ("de", None, 0.1)}  # fmt: skip
+    meta = {
+        i: {"scenario": "document", "language": t, **({"source_language": s} if s else {})}
+        for i, (t, s, _) in spec.items()
+    }
+    values = {i: (v, v, v, v) for i, (_, _, v) in spec.items()}
+    recs = _records("sys", values, meta, {("i1", "S_text"): "unparsable"})
+    t = fig6_by_source(recs)
+    assert t.rows == (("sys", "de", "en"), ("sys", "de", "zh"), ("sys", "fr", "en"))
+    assert t.cell(("sys", "de", "en"), "S_bg").value == pytest.approx(70.0)  # (0.5 + 0.9) / 2
+    s_text = t.cell(("sys", "de", "en"), "S_text")
+    assert (s_text.value, s_text.n, s_text.n_missing) == (pytest.approx(50.0), 1, 1)
+    assert t.cell(("sys", "de", "en"), "S").value == pytest.approx(50.0)  # i1 has no S
+    assert t.cell(("sys", "de", "zh"), "S").value == pytest.approx(20.0)
+    assert t.cell(("sys", "fr", "en"), "S_vis").value == pytest.approx(80.0)
+    assert any("sys: 1 item(s) without a source_language" in n for n in t.notes)
+    no_source = [r for r in recs if r.item_id == "i4"]
+    assert fig6_by_source(no_source) is None

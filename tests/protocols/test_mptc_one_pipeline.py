@@ -1,7 +1,7 @@
 """MPTc-Bench has one pipeline: ``transcreval evaluate --protocol mptc`` (the runner adapter) and
 the Python :func:`transcreval.protocols.mptc.evaluate` give the same tables on the embedded demo
 set, with the demo's judge (every judge-derived table: Tables 3 and 4, Fig. 6, Fig. 7 and the
-GT rows). The per-part comparisons (Table 5 from stored features, Table 10 from the OCR unit)
+GT rows) and the same figures. The per-part comparisons (Table 5 from stored features, Table 10 from the OCR unit)
 are in tests/runs/test_mptc.py."""
 
 from __future__ import annotations
@@ -86,3 +86,10 @@ def test_the_runner_and_the_python_evaluate_give_the_same_tables_on_the_demo_set
         _same_table(run.tables[key], want, key, names)
     n_cells = sum(1 for t in ref.tables.values() for c in t.cells.values() if c.n > 0)
     assert n_cells > 20  # the comparison covers real numbers, not empty tables
+    # the figures (Fig. 3, 8, 9 from the items) come from the same builders on both paths
+    assert (
+        set(ref.figures) == set(run.figures) == {"fig3_phash_hist", "fig8_globe_transitions", "fig9_phash_by_direction"}
+    )
+    for key, want in ref.figures.items():
+        _same_table(run.figures[key], want, key, names)
+    assert sum(c.value for c in ref.figures["fig3_phash_hist"].cells.values()) == len(items)

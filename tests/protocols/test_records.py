@@ -74,3 +74,25 @@ def test_result_select_values_and_json():
     assert math.isnan(vals[0]) and vals[1] == 1.0 and math.isnan(vals[2])
     d = json.loads(json.dumps(res.to_dict()))
     assert d["records"][1]["value"] is None and d["protocol"] == "demo"
+
+
+def test_figures_travel_through_to_dict_and_back_and_older_results_still_load():
+    from transcreval.runs.aggregate import result_from_dict
+
+    fig = Table(
+        "Fig. X",
+        ("Surface", "Deep"),
+        (0, ("a", "b")),
+        {(0, "Surface"): Cell(3.0, 3), (("a", "b"), "Deep"): Cell(0.25, 4, 1, (0.1, 0.4))},
+        {"Surface": 0, "Deep": 2},
+        "pairs",
+        ("a note",),
+    )
+    res = ProtocolResult("demo", (ItemRecord("i1", "A", "m", 1.0),), {}, figures={"fig_x": fig})
+    d = json.loads(json.dumps(res.to_dict()))
+    assert list(d["figures"]) == ["fig_x"]
+    back = result_from_dict(d)
+    assert back.figures["fig_x"] == fig  # tuple row labels, cells, decimals, units, notes all come back
+    assert back.figures["fig_x"].cell(("a", "b"), "Deep").ci == (0.1, 0.4)
+    d.pop("figures")  # a results.json written before figures existed
+    assert result_from_dict(d).figures == {}

@@ -135,7 +135,13 @@ def _print_result(run: Any, out: TextIO) -> None:
 def _result_json(run: Any) -> dict[str, Any]:
     data = json.loads(run.store.results.read_text(encoding="utf-8"))
     res = data.pop("result")
-    return {"run_dir": str(run.path), "stopped": getattr(run, "stopped", None), **data, "tables": res["tables"]}
+    return {
+        "run_dir": str(run.path),
+        "stopped": getattr(run, "stopped", None),
+        **data,
+        "tables": res["tables"],
+        "figures": res.get("figures", {}),
+    }
 
 
 def _ls(args: argparse.Namespace, out: TextIO) -> int:

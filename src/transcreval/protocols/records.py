@@ -203,6 +203,34 @@ class Table:
             "notes": list(self.notes),
         }
 
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Table:
+        """A table back from :meth:`to_dict` (list row labels become tuples again)."""
+
+        def label(x: Any) -> Any:
+            return tuple(label(v) for v in x) if isinstance(x, list) else x
+
+        cells = {}
+        for c in d["cells"]:
+            v, ci = c.get("value"), c.get("ci")
+            cell = Cell(
+                math.nan if v is None else float(v),
+                int(c["n"]),
+                int(c.get("n_missing", 0)),
+                (float(ci[0]), float(ci[1])) if ci is not None else None,
+            )
+            cells[(label(c["row"]), c["column"])] = cell
+        dec = d["decimals"]
+        return cls(
+            d["name"],
+            tuple(d["columns"]),
+            tuple(label(r) for r in d["rows"]),
+            cells,
+            dec if isinstance(dec, int) else dict(dec),
+            d.get("units", ""),
+            tuple(d.get("notes", ())),
+        )
+
 
 class Tables(dict[str, Table]):
     """A protocol's tables by key, printed as readable text (``print(run.tables)``) and shown as
@@ -227,6 +255,9 @@ class ProtocolResult:
         options: the protocol options that were used (every choice the paper leaves open).
         notes: what the reader of the whole result needs to know (defects found in the ground
             truth, each by item; items left unanswered), beside each table's own notes.
+        figures: the numbers behind the paper's figures by a short key
+            (``{"fig3_phash_hist": Table(...)}``): one small table per figure, which the report
+            draws; items a figure could not place are counted in its notes.
     """
 
     protocol: str
@@ -235,6 +266,7 @@ class ProtocolResult:
     signatures: Mapping[str, str] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    figures: Mapping[str, Table] = field(default_factory=dict)
 
     def select(
         self, *, system: str | None = None, metric: str | None = None, status: str | None = None
@@ -262,4 +294,5 @@ class ProtocolResult:
             "signatures": dict(self.signatures),
             "options": dict(self.options),
             "notes": list(self.notes),
+            "figures": {k: t.to_dict() for k, t in self.figures.items()},
         }

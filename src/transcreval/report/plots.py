@@ -16,6 +16,16 @@ work on any :class:`~transcreval.protocols.records.ProtocolResult` that has such
 * :func:`plot_win_rate_matrix`: a table as a matrix (MPTc's Win% per planner x editor);
 * :func:`plot_kendall_by_country`: a table of correlations with intervals (Khanuja's Kendall
   tau per country).
+
+The paper figures are drawn from ``result.figures[key]`` (the numbers behind each figure):
+
+* :func:`plot_count_histogram`: counts per value, one stacked series per column (MPTc Fig. 3 with
+  its band thresholds dashed, Fig. 9 by direction);
+* :func:`plot_count_matrix`: counts as an annotated matrix (MPTc Fig. 8);
+* :func:`plot_rate_bars`: a rate per row with its ``n`` and the overall line (MPTc Fig. 4);
+* :func:`plot_box_summary`: box plots from stored quartiles (MPTc Fig. 11);
+* :func:`plot_by_source`: a column per source language with the target fixed, one series per
+  system (IMTBench Fig. 6, right panel).
 """
 
 from __future__ import annotations
@@ -33,10 +43,15 @@ from transcreval.significance.compare import Comparisons
 __all__ = [
     "new_figure",
     "plain_text",
+    "plot_box_summary",
+    "plot_by_source",
+    "plot_count_histogram",
+    "plot_count_matrix",
     "plot_distributions",
     "plot_forest",
     "plot_heatmap",
     "plot_kendall_by_country",
+    "plot_rate_bars",
     "plot_win_rate_matrix",
 ]
 
@@ -61,6 +76,24 @@ def _table(result: ProtocolResult, key: str) -> Table:
     if key not in result.tables:
         raise InputError(f"{result.protocol}: no table {key!r}; the tables are {sorted(result.tables)}")
     return result.tables[key]
+
+
+def _figure(result: ProtocolResult, key: str) -> Table:
+    if key not in result.figures:
+        raise InputError(f"{result.protocol}: no figure {key!r}; the figures are {sorted(result.figures)}")
+    return result.figures[key]
+
+
+def _value(t: Table, row: Any, column: str) -> float:
+    """A cell's value, NaN where the cell is absent or empty."""
+    c = t.cells.get((row, column))
+    return c.value if c is not None and c.n > 0 else math.nan
+
+
+def _count(t: Table, row: Any, column: str) -> float:
+    """A count cell's value (a count of 0 is a value), NaN where the cell is absent."""
+    c = t.cells.get((row, column))
+    return c.value if c is not None else math.nan
 
 
 def plain_text(x: Any) -> str:
@@ -307,4 +340,129 @@ def plot_kendall_by_country(
     ax.set_ylabel(plain_text(t.units or "Kendall tau"))
     ax.set_title(plain_text(t.name))
     _legend(ax, [(h, label) for label, h in drawn.items()])
+    return fig, ax
+
+
+def plot_count_histogram(result: ProtocolResult, figure: str, ax: Any = None) -> tuple[Any, Any]:
+    """Counts per row value (numeric rows, e.g. pHash distances) as bars, one stacked series
+    per column. Where each row has a cell in one column only (MPTc Fig. 3: a distance's band),
+    the boundaries between columns are drawn as dashed lines: the figure's thresholds."""
+    t = _figure(result, figure)
+    xs = np.array([float(r) for r in t.rows])
+    fig, ax = _axes(ax, (7.0, 3.6))
+    bottom = np.zeros(len(xs))
+    drawn = []
+    for k, col in enumerate(t.columns):
+        h = np.array([0.0 if math.isnan(v := _count(t, r, col)) else v for r in t.rows])
+        bars = ax.bar(xs, h, bottom=bottom, width=0.9, color=f"C{k % 10}")
+        drawn.append((bars, plain_text(f"{col} (n={int(h.sum())})")))
+        bottom += h
+    if not bottom.any():
+        raise InputError(f"plot_count_histogram: figure {t.name!r} has no count to draw")
+    owner = [[c for c in t.columns if (r, c) in t.cells] for r in t.rows]
+    if all(len(o) == 1 for o in owner):
+        for i in range(1, len(owner)):
+            if owner[i] != owner[i - 1]:
+                ax.axvline((xs[i - 1] + xs[i]) / 2, color="black", linestyle="--", linewidth=0.9)
+    ax.set_ylabel(plain_text(t.units or "count"))
+    ax.set_title(plain_text(t.name))
+    _legend(ax, drawn)
+    return fig, ax
+
+
+def plot_count_matrix(result: ProtocolResult, figure: str, ax: Any = None, *, cmap: str = "Blues") -> tuple[Any, Any]:
+    """A table of counts as a matrix, darker for more (MPTc Fig. 8: source x target cluster)."""
+    t = _figure(result, figure)
+    rows, cols = list(t.rows), list(t.columns)
+    m = np.array([[_count(t, r, c) for c in cols] for r in rows], dtype=float)
+    if not np.isfinite(m).any():
+        raise InputError(f"plot_count_matrix: figure {t.name!r} has no value to draw")
+    text = [["-" if math.isnan(v) else f"{v:.0f}" for v in row] for row in m]
+    fig, ax = _axes(ax, (1.1 * len(cols) + 2.5, 0.6 * len(rows) + 1.6))
+    _annotated_matrix(ax, fig, m, rows, cols, text, cmap)
+    ax.set_title(plain_text(t.name))
+    return fig, ax
+
+
+def plot_rate_bars(
+    result: ProtocolResult, figure: str, ax: Any = None, *, rate: str = "Rate", n: str = "n", overall: str = "Overall"
+) -> tuple[Any, Any]:
+    """A rate per row as horizontal bars with each bar's ``n`` at its end, and the ``overall``
+    row as a dashed line (MPTc Fig. 4: the judge's target-market preference per market)."""
+    t = _figure(result, figure)
+    rows = [r for r in t.rows if r != overall and math.isfinite(_value(t, r, rate))]
+    if not rows:
+        raise InputError(f"plot_rate_bars: figure {t.name!r} has no rate to draw")
+    vals = [_value(t, r, rate) for r in rows]
+    fig, ax = _axes(ax, (6.0, 0.3 * len(rows) + 1.4))
+    ys = np.arange(len(rows))[::-1]
+    ax.barh(ys, vals, color="C0")
+    for y, r, v in zip(ys, rows, vals):
+        count = _value(t, r, n)
+        if math.isfinite(count):
+            ax.text(v, y, f" {count:.0f}", va="center", fontsize=7)
+    ax.set_yticks(ys, [_label(r) for r in rows])
+    total = _value(t, overall, rate)
+    if math.isfinite(total):
+        ax.axvline(total, color="C0", linestyle="--", linewidth=1.0)
+    ax.set_xlabel(plain_text(f"{rate} ({t.units})" if t.units else rate))
+    ax.set_title(plain_text(t.name))
+    return fig, ax
+
+
+def plot_box_summary(result: ProtocolResult, figure: str, ax: Any = None) -> tuple[Any, Any]:
+    """Box plots drawn from stored numbers (columns ``min``, ``q1``, ``median``, ``q3``, ``max``
+    and ``mean``), one box per row with ``n`` > 0 (MPTc Fig. 11: LPIPS and DINOv2 per band)."""
+    t = _figure(result, figure)
+    stats = []
+    for r in t.rows:
+        got = {c: _value(t, r, c) for c in ("min", "q1", "median", "q3", "max", "mean")}
+        if all(math.isfinite(v) for v in got.values()):
+            stats.append(
+                {
+                    "label": _label(r),
+                    "whislo": got["min"],
+                    "q1": got["q1"],
+                    "med": got["median"],
+                    "q3": got["q3"],
+                    "whishi": got["max"],
+                    "mean": got["mean"],
+                    "fliers": [],
+                }
+            )
+    if not stats:
+        raise InputError(f"plot_box_summary: figure {t.name!r} has no row with box numbers")
+    fig, ax = _axes(ax, (max(5.0, 0.9 * len(stats) + 2.0), 3.6))
+    ax.bxp(stats, showmeans=True)
+    ax.tick_params(axis="x", labelrotation=30)
+    ax.set_ylabel("distance")
+    ax.set_title(plain_text(t.name))
+    return fig, ax
+
+
+def plot_by_source(
+    result: ProtocolResult, figure: str, ax: Any = None, *, target: str, column: str = "S"
+) -> tuple[Any, Any]:
+    """One column of a table with rows ``(system, target, source)``, for one target language:
+    the source languages along x, one series per system (IMTBench Fig. 6, right panel)."""
+    t = _figure(result, figure)
+    if column not in t.columns:
+        raise InputError(f"plot_by_source: figure {t.name!r} has no column {column!r}; it has {t.columns}")
+    rows = [r for r in t.rows if isinstance(r, tuple) and len(r) == 3 and r[1] == target]
+    sources = sorted({r[2] for r in rows})
+    systems = list(dict.fromkeys(r[0] for r in rows))
+    fig, ax = _axes(ax, (max(5.0, 0.8 * len(sources) + 2.5), 3.6))
+    drawn = []
+    for k, s in enumerate(systems):
+        ys = [_value(t, (s, target, src), column) for src in sources]
+        if any(math.isfinite(y) for y in ys):
+            (line,) = ax.plot(range(len(sources)), ys, marker="o", color=f"C{k % 10}")
+            drawn.append((line, plain_text(s)))
+    if not drawn:
+        raise InputError(f"plot_by_source: figure {t.name!r} has no {column} value for target {target!r}")
+    ax.set_xticks(range(len(sources)), [plain_text(x) for x in sources])
+    ax.set_xlabel("source language")
+    ax.set_ylabel(plain_text(f"{column} ({t.units})" if t.units else column))
+    ax.set_title(plain_text(f"{t.name}: target {target}"))
+    _legend(ax, drawn)
     return fig, ax

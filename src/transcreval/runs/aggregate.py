@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from transcreval.errors import InputError
-from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Table
+from transcreval.protocols.records import ItemRecord, ProtocolResult, Table
 from transcreval.runs.provenance import run_provenance
 from transcreval.runs.served import other_models
 from transcreval.runs.spec import ProtocolAdapter, RunData
@@ -182,36 +182,12 @@ def aggregate(store: RunDir, adapter: ProtocolAdapter) -> ProtocolResult:
     return result
 
 
-def _row(x: Any) -> Any:
-    return tuple(_row(v) for v in x) if isinstance(x, list) else x
-
-
 def result_from_dict(d: Mapping[str, Any]) -> ProtocolResult:
-    """A :class:`ProtocolResult` back from ``to_dict()`` (tables' list rows become tuples)."""
+    """A :class:`ProtocolResult` back from ``to_dict()`` (tables' list rows become tuples; a
+    result written before figures existed has none)."""
     records = tuple(record_from_dict(r) for r in d["records"])
-    tables = {}
-    for key, t in d["tables"].items():
-        cells = {}
-        for c in t["cells"]:
-            v = c.get("value")
-            ci = c.get("ci")
-            cell = Cell(
-                math.nan if v is None else float(v),
-                int(c["n"]),
-                int(c.get("n_missing", 0)),
-                tuple(ci) if ci is not None else None,
-            )
-            cells[(_row(c["row"]), c["column"])] = cell
-        dec = t["decimals"]
-        tables[key] = Table(
-            t["name"],
-            tuple(t["columns"]),
-            tuple(_row(r) for r in t["rows"]),
-            cells,
-            dec if isinstance(dec, int) else dict(dec),
-            t.get("units", ""),
-            tuple(t.get("notes", ())),
-        )
+    tables = {key: Table.from_dict(t) for key, t in d["tables"].items()}
+    figures = {key: Table.from_dict(t) for key, t in d.get("figures", {}).items()}
     return ProtocolResult(
         d["protocol"],
         records,
@@ -219,4 +195,5 @@ def result_from_dict(d: Mapping[str, Any]) -> ProtocolResult:
         dict(d.get("signatures", {})),
         dict(d.get("options", {})),
         tuple(d.get("notes", ())),
+        figures,
     )

@@ -74,6 +74,13 @@ class Run:
         return Tables(self.results.tables)
 
     @property
+    def figures(self) -> Any:
+        """The numbers behind the paper's figures, one table per figure (as :attr:`tables`)."""
+        from transcreval.protocols.records import Tables
+
+        return Tables(self.results.figures)
+
+    @property
     def items(self) -> Any:
         """One row per item x system x metric (pandas; the ``export`` extra)."""
         from transcreval.integrations.tables import items_frame

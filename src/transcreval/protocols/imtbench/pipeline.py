@@ -7,7 +7,8 @@ and Table 2.
 :mod:`transcreval.functional.judge.imtbench_components`) and S (Eq. 6), and returns a
 :class:`~transcreval.protocols.records.ProtocolResult`: one record per item x system x metric
 (``S_text``, ``S_bg``, ``S_align``, ``S_vis``, ``S``; NaN with the reason where missing) and
-one Table 2 per system (``tables["table2/<system>"]``, :func:`~transcreval.protocols.imtbench.tables.table2`).
+one Table 2 per system (``tables["table2/<system>"]``, :func:`~transcreval.protocols.imtbench.tables.table2`),
+and Fig. 6's right panel (``figures["fig6_by_source"]``, where items have a ``source_language``).
 
 IMTBench has no public code: every choice the paper leaves open is an option of
 :func:`evaluate` (docs/protocols/imtbench.md lists them), recorded in ``result.options``.
@@ -22,7 +23,7 @@ from transcreval.errors import InputError
 from transcreval.functional.judge.imtbench_score import PACKAGES, IMTBenchOptions
 from transcreval.protocols.imtbench.inputs import read_manifest, read_outputs
 from transcreval.protocols.imtbench.scoring import system_records
-from transcreval.protocols.imtbench.tables import table2
+from transcreval.protocols.imtbench.tables import fig6_by_source, table2
 from transcreval.protocols.records import ItemRecord, ProtocolResult
 
 __all__ = ["evaluate"]
@@ -91,4 +92,5 @@ def evaluate(
         tables={f"table2/{s}": table2(records, s) for s in per_system},
         signatures={"S_text": str(setup.comet.signature), "S": str(sig)},
         options=recorded,
+        figures={"fig6_by_source": fig} if (fig := fig6_by_source(records)) is not None else {},
     )

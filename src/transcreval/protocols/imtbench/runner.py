@@ -34,7 +34,7 @@ from transcreval.errors import InputError
 from transcreval.functional.judge.imtbench_components import COMPONENTS, overall_score
 from transcreval.protocols.adapter import Item, ProtocolAdapter, RunData, Unit
 from transcreval.protocols.imtbench.inputs import SCENARIOS
-from transcreval.protocols.imtbench.tables import table2
+from transcreval.protocols.imtbench.tables import fig6_by_source, table2
 from transcreval.protocols.imtbench.units import background_unit, item_meta, judge_unit, source_text, text_unit
 from transcreval.protocols.records import ItemRecord, ProtocolResult
 
@@ -136,6 +136,7 @@ class IMTBenchAdapter(ProtocolAdapter):
                 **dict(data.options),
                 "all_row": "plain mean of the scenario rows (S_avg), item-weighted row beside it",
             },
+            figures={"fig6_by_source": fig} if (fig := fig6_by_source(records)) is not None else {},
         )
 
     def report_options(self, result: ProtocolResult) -> dict[str, Any]:
@@ -145,11 +146,21 @@ class IMTBenchAdapter(ProtocolAdapter):
         for system in dict.fromkeys(r.system for r in result.records):
             if any(r.system == system and r.metric == "S" and r.status == "ok" for r in result.records):
                 figures.append((f"S by scenario x language: {system}", _heatmap(plot_heatmap, result, system)))
+        fig6 = result.figures.get("fig6_by_source")
+        if fig6 is not None:
+            for target in dict.fromkeys(r[1] for r in fig6.rows):
+                figures.append((f"Fig. 6 (right): S by source language, target {target}", _by_source(result, target)))
         return {"figures": figures, "by": "scenario", "gallery_metrics": ["S"], "headline": ["S", *COMPONENTS]}
 
 
 def _heatmap(fn: Any, result: ProtocolResult, system: str) -> Any:
     return lambda: fn(result, "S", system=system)
+
+
+def _by_source(result: ProtocolResult, target: str) -> Any:
+    from transcreval.report import plot_by_source
+
+    return lambda: plot_by_source(result, "fig6_by_source", target=target)
 
 
 ADAPTER = IMTBenchAdapter()

@@ -1,5 +1,5 @@
-"""IMTBench Table 2 from per-item records (the Python :func:`~transcreval.protocols.imtbench.evaluate`
-and the runner adapter both build it here)."""
+"""IMTBench Table 2 and Fig. 6 (right panel) from per-item records (the Python
+:func:`~transcreval.protocols.imtbench.evaluate` and the runner adapter both build them here)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from transcreval.functional.judge.imtbench_components import COMPONENTS
 from transcreval.protocols.imtbench.inputs import SCENARIO_LABELS, SCENARIOS
 from transcreval.protocols.records import Cell, ItemRecord, Table, cell_mean
 
-__all__ = ["COLUMNS", "table2"]
+__all__ = ["COLUMNS", "fig6_by_source", "table2"]
 
 COLUMNS = (*COMPONENTS, "S")
 ALL = "All"
@@ -90,3 +90,31 @@ def table2(records: Sequence[ItemRecord], system: str) -> Table:
         units="%",
         notes=tuple(notes),
     )
+
+
+def fig6_by_source(records: Sequence[ItemRecord]) -> Table | None:
+    """IMTBench Fig. 6, right panel: each system's results per source language with the target
+    language fixed, in percent.
+
+    Rows ``(system, target language, source language)`` (systems in record order, languages
+    sorted); columns S_text, S_bg, S_align, S_vis, S, each cell the mean over the group's items
+    that have the value (``n_missing`` the others). Items whose ``meta["source_language"]`` is
+    absent are counted in the notes; None when no item has one.
+    """
+    groups: dict[tuple[str, str, str], list[ItemRecord]] = {}
+    lacking: dict[str, set[str]] = {}
+    for r in records:
+        src = r.meta.get("source_language")
+        if src is None:
+            lacking.setdefault(r.system, set()).add(r.item_id)
+            continue
+        groups.setdefault((r.system, str(r.meta.get("language")), str(src)), []).append(r)
+    if not groups:
+        return None
+    systems = list(dict.fromkeys(k[0] for k in groups))
+    rows = tuple(sorted(groups, key=lambda k: (systems.index(k[0]), k[1], k[2])))
+    cells = {(row, col): _group_cell(groups[row], col) for row in rows for col in COLUMNS}
+    notes = ["Rows: system / target language / source language; each cell the mean over the items with the value."]
+    for system, ids in lacking.items():
+        notes.append(f"{system}: {len(ids)} item(s) without a source_language are not placed.")
+    return Table("IMTBench Fig. 6 (by source language)", COLUMNS, rows, cells, 1, "%", tuple(notes))

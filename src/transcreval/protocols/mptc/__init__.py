@@ -17,7 +17,9 @@ Entry points (each returns a :class:`~transcreval.protocols.records.ProtocolResu
 * :func:`error_type_table`: App. B.3's error-type rates per task from human labels.
 * :func:`temporal_table`: App. B.4's Table 9 (release year vs title chrF and per-year FID_GT).
 * :func:`cross_cluster_tables`: §7.4 / Fig. 7 (GLOBE transfer directions).
-* :func:`evaluate`: all of the above that the given inputs and options allow, in one result.
+* :func:`evaluate`: all of the above that the given inputs and options allow, in one result,
+  with Fig. 3, 8 and 9 in ``result.figures`` (:mod:`~transcreval.protocols.mptc.figures`: also
+  Fig. 4 from market-preference judgments and Fig. 11 from :func:`edit_intensity_study`).
 
 The building blocks: :func:`edit_intensity_study` (App. B.2), :func:`similarity_metrics` (the
 Table 5 collection), :func:`plan_to_render_loss` (Fig. 6), :func:`ocr_iou_table` (Table 10 from
@@ -33,6 +35,14 @@ evaluate --protocol mptc``, whose units and tables call the same scoring and tab
 from __future__ import annotations
 
 from transcreval.protocols.mptc.analyses import cross_cluster_tables, error_type_table, temporal_table
+from transcreval.protocols.mptc.figures import (
+    fig3_phash_hist,
+    fig4_market_preference,
+    fig8_globe_transitions,
+    fig9_phash_by_direction,
+    fig11_distributions,
+    set_figures,
+)
 from transcreval.protocols.mptc.globe import DIRECTIONS, GLOBE_CLUSTERS, globe_cluster, transfer_direction
 from transcreval.protocols.mptc.inputs import (
     ERROR_TYPES,
@@ -71,6 +81,11 @@ __all__ = [
     "edit_intensity_study",
     "error_type_table",
     "evaluate",
+    "fig3_phash_hist",
+    "fig4_market_preference",
+    "fig8_globe_transitions",
+    "fig9_phash_by_direction",
+    "fig11_distributions",
     "format_edit_intensity",
     "format_ocr_iou_table",
     "globe_cluster",
@@ -84,6 +99,7 @@ __all__ = [
     "plan_to_render_loss",
     "read_items",
     "read_outputs",
+    "set_figures",
     "similarity_metrics",
     "similarity_table",
     "system_name",

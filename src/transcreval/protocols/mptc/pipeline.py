@@ -41,10 +41,12 @@ def evaluate(
         **load_options: :func:`load`'s options (``split_by``, ``surface_max``, ``deep_min``,
             ``planners``, ``editors``, ``root``).
 
-    The error-type table (App. B.3) is added whenever an output carries ``error_labels``.
+    The error-type table (App. B.3) is added whenever an output carries ``error_labels``;
+    ``figures`` holds Fig. 3, 8 and 9 from the items (:func:`~transcreval.protocols.mptc.figures.set_figures`).
     ``options["parts"]`` lists what ran.
     """
     from transcreval.protocols.mptc.analyses import cross_cluster_tables, error_type_table, temporal_table
+    from transcreval.protocols.mptc.figures import set_figures
     from transcreval.protocols.mptc.ocr_tables import ocr_tables
     from transcreval.protocols.mptc.tables import judge_tables, merge_results, similarity_table
 
@@ -77,6 +79,12 @@ def evaluate(
     if not parts:
         raise InputError("nothing to compute: pass judge=, similarity= or ocr= (or outputs with error_labels)")
     merged = merge_results([r for _, r in parts])
+    figures = {**set_figures(data, clusters), **merged.figures}
     return ProtocolResult(
-        "mptc", merged.records, merged.tables, merged.signatures, {**merged.options, "parts": [n for n, _ in parts]}
+        "mptc",
+        merged.records,
+        merged.tables,
+        merged.signatures,
+        {**merged.options, "parts": [n for n, _ in parts]},
+        figures=figures,
     )

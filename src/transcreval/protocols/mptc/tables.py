@@ -249,15 +249,17 @@ def table5(data: MPTcSet, cells: Mapping[tuple[Any, str], Cell], notes: Sequence
 
 def merge_results(results: Sequence[ProtocolResult]) -> ProtocolResult:
     """One result from several: records joined (a later record of the same item, system and
-    metric replaces an earlier one), tables, signatures and options merged."""
+    metric replaces an earlier one), tables, figures, signatures and options merged."""
     records: dict[tuple[str, str, str], ItemRecord] = {}
     tables: dict[str, Table] = {}
+    figures: dict[str, Table] = {}
     sigs: dict[str, str] = {}
     opts: dict[str, Any] = {}
     for r in results:
         for rec in r.records:
             records[(rec.item_id, rec.system, rec.metric)] = rec
         tables.update(r.tables)
+        figures.update(r.figures)
         sigs.update(r.signatures)
         opts.update(r.options)
-    return ProtocolResult("mptc", tuple(records.values()), tables, sigs, opts)
+    return ProtocolResult("mptc", tuple(records.values()), tables, sigs, opts, figures=figures)

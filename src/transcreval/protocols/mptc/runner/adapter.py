@@ -111,7 +111,8 @@ class MPTcAdapter(ProtocolAdapter):
         result = build_tables(mset, [localise(r) for r in data.records], data, names)
         records = tuple(replace(r, system=names.get(r.system, r.system)) for r in result.records)
         tables = {k: _renamed(t, names) for k, t in result.tables.items()}
-        return ProtocolResult("mptc", records, tables, result.signatures, result.options)
+        figures = {k: _renamed(t, names) for k, t in result.figures.items()}
+        return ProtocolResult("mptc", records, tables, result.signatures, result.options, figures=figures)
 
     def report_options(self, result: ProtocolResult) -> dict[str, Any]:
         from transcreval.report import plot_win_rate_matrix
@@ -122,12 +123,38 @@ class MPTcAdapter(ProtocolAdapter):
             for col in t.columns:
                 if any(c.n for (_, c2), c in t.cells.items() if c2 == col):
                     figures.append((f"Win% over GT, {col}", _draw(plot_win_rate_matrix, result, "win_matrix", col)))
+        figures += figure_plots(result)
         lower = {"fid_gt": False, "fid_src": False}
         headline = ("aesthetic", "adaptation", "win", "genre_hit", "year_hit", "title_chrf", "clip", "ocr_iou_src_mtc")
         return {"figures": figures, "by": "split", "higher_is_better": lower, "headline": headline}
 
     def compare_options(self, result: ProtocolResult) -> dict[str, Any]:
         return {}
+
+
+#: MPTc's figure keys -> (title, plot function name in transcreval.report)
+FIGURE_PLOTS = {
+    "fig3_phash_hist": ("Fig. 3: pHash distance of SRC and GT", "plot_count_histogram"),
+    "fig4_market_preference": ("Fig. 4: judge's target-market preference", "plot_rate_bars"),
+    "fig8_globe_transitions": ("Fig. 8: GLOBE cluster transitions", "plot_count_matrix"),
+    "fig9_phash_by_direction": ("Fig. 9: pHash distance by GLOBE direction", "plot_count_histogram"),
+    "fig11_distributions": ("Fig. 11: LPIPS / DINOv2 by pHash band", "plot_box_summary"),
+}
+
+
+def figure_plots(result: ProtocolResult) -> list[tuple[str, Any]]:
+    """The report's ``(title, draw)`` pair of each MPTc figure the result holds."""
+    import transcreval.report as report
+
+    out = []
+    for key, (title, fn) in FIGURE_PLOTS.items():
+        if key in result.figures:
+            out.append((title, _draw_figure(getattr(report, fn), result, key)))
+    return out
+
+
+def _draw_figure(fn: Any, result: ProtocolResult, key: str) -> Any:
+    return lambda: fn(result, key)
 
 
 def _renamed(table: Table, names: Mapping[str, str]) -> Table:

@@ -14,6 +14,7 @@ from typing import Any
 from transcreval.errors import UndefinedValueError
 from transcreval.protocols.adapter import RunData
 from transcreval.protocols.mptc.analyses import cross_cluster_tables, error_type_table, temporal_table
+from transcreval.protocols.mptc.figures import set_figures
 from transcreval.protocols.mptc.inputs import SPLITS, MPTcSet, system_name
 from transcreval.protocols.mptc.ocr_tables import ocr_label, table10_from_ious
 from transcreval.protocols.mptc.scoring.judged import JUDGE_METRICS
@@ -149,4 +150,5 @@ def build_tables(
         et = error_type_table(mset)
         tables.update(et.tables)
         out.update({(r.item_id, r.system, r.metric): r for r in et.records})
-    return ProtocolResult("mptc", tuple(out.values()), tables, sigs, {**dict(o), **dict(mset.options)})
+    opts = {**dict(o), **dict(mset.options)}
+    return ProtocolResult("mptc", tuple(out.values()), tables, sigs, opts, figures=set_figures(mset, o["clusters"]))

@@ -51,6 +51,8 @@ class EditIntensityStudy:
             AUC has ``"undefined"``: the reason).
         band_summary: per band, ``n`` and the mean/std of LPIPS and DINOv2 distances (Table 7).
         thresholds: the primary ``(surface_max, deep_min)``.
+        figures: ``{"fig11_distributions": Table}``, Fig. 11's LPIPS and DINOv2 box-plot numbers
+            per band (:func:`~transcreval.protocols.mptc.figures.fig11_distributions`).
     """
 
     distances: dict[str, torch.Tensor]
@@ -60,6 +62,7 @@ class EditIntensityStudy:
     band_summary: list[dict[str, Any]]
     thresholds: tuple[float, float]
     options: dict[str, Any] = field(default_factory=dict)
+    figures: dict[str, Any] = field(default_factory=dict)
 
 
 def _chunks(n: int, size: int) -> list[range]:
@@ -120,6 +123,7 @@ def edit_intensity_study(
     from transcreval.functional.image.lpips import lpips_per_pair
     from transcreval.functional.image.phash import edit_intensity_split, phash_distances
     from transcreval.functional.stats.separability import threshold_sweep
+    from transcreval.protocols.mptc.figures import fig11_distributions
 
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
@@ -157,7 +161,9 @@ def edit_intensity_study(
             row[f"{k}_std"] = float(v.std()) if len(idx) > 1 else math.nan
         summary.append(row)
     opts = {"lpips": f"{lpips_net}@{lpips_size}", "dinov2": dinov2_model, **boot}
-    return EditIntensityStudy(dist, bands, auc, sweep, summary, (surface_max, deep_min), opts)
+    thresholds = (surface_max, deep_min)
+    fig11 = fig11_distributions({k: dist[k].tolist() for k in ("lpips", "dinov2")}, bands, thresholds)
+    return EditIntensityStudy(dist, bands, auc, sweep, summary, thresholds, opts, {"fig11_distributions": fig11})
 
 
 def _auc_or_undefined(d: Any, labels: list[int], boot: dict[str, Any]) -> MetricResult:
