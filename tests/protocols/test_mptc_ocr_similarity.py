@@ -107,9 +107,22 @@ def _chrf(h, r):
     return CHRF().sentence_score(h, [r]).score
 
 
+def test_ocr_title_baseline_defaults_to_the_papers_top_confidence_line():
+    # MPTc App. B.5 reports the "top-confidence line" (chrF 0.1341, exact 5.41% with PP-OCRv5):
+    # the protocol's default; s1's most confident line is "cast" (0.95), not its largest box
+    data, det, _ = _posters()
+    res = mptc.ocr_tables(data, backend=det)
+    t = res.tables["ocr_title"]
+    row = "OCR title (confidence line)"
+    assert t.rows == (row,) and res.options["title_rule"] == "confidence"
+    assert t.cell(row, "chrF").value == pytest.approx((_chrf("cast", "The Title") + _chrf("", "Other")) / 200)
+    assert t.cell(row, "Exact match %").value == 0.0
+    assert "confidence OCR line" in t.notes[0]
+
+
 def test_ocr_title_baseline_rules_references_and_exact_match():
     data, det, (src, *_) = _posters()
-    largest = mptc.ocr_tables(data, backend=det).tables["ocr_title"]
+    largest = mptc.ocr_tables(data, backend=det, title_rule="largest").tables["ocr_title"]
     row = "OCR title (largest line)"
     assert largest.columns == ("n", "chrF", "Exact match %") and largest.rows == (row,)
     # s1 reads "The Title" (largest box) = its source title; s2 reads nothing against "Other"
@@ -128,10 +141,14 @@ def test_ocr_title_baseline_rules_references_and_exact_match():
     def read(request):
         return '{"title": "the  title"}' if request.images[0].sha256 == s1 else '{"title": "Other"}'
 
-    judged = mptc.ocr_tables(data, backend=det, title_reference="judge", judge=FunctionJudge(read))
+    judged = mptc.ocr_tables(
+        data, backend=det, title_rule="largest", title_reference="judge", judge=FunctionJudge(read)
+    )
     t = judged.tables["ocr_title"]
     assert t.cell("OCR title (largest line)", "Exact match %").value == 0.0  # strict: "The Title" != "the  title"
-    norm = mptc.ocr_tables(data, backend=det, title_reference="judge", judge=FunctionJudge(read), exact="normalized")
+    norm = mptc.ocr_tables(
+        data, backend=det, title_rule="largest", title_reference="judge", judge=FunctionJudge(read), exact="normalized"
+    )
     assert norm.tables["ocr_title"].cell("OCR title (largest line)", "Exact match %").value == 50.0
     with pytest.raises(InputError, match="pass judge="):
         mptc.ocr_tables(data, backend=det, title_reference="judge")
@@ -143,7 +160,7 @@ def test_ocr_title_baseline_rules_references_and_exact_match():
         [dataclasses.replace(i, source_title=None) for i in data.items], list(data.outputs), split_by="field"
     )
     res = mptc.ocr_tables(bare, backend=det)
-    assert res.tables["ocr_title"].cell("OCR title (largest line)", "n").value == 0
+    assert res.tables["ocr_title"].cell("OCR title (confidence line)", "n").value == 0
     assert {r.status for r in res.records if r.metric == "ocr_title_exact"} == {"no_reference_title"}
 
 
