@@ -349,3 +349,26 @@ def test_table9_spearman_of_year_against_title_chrf_and_per_year_fid(monkeypatch
         mptc.temporal_table(data, ProtocolResult("mptc", (), {}))
     with pytest.raises(InputError, match="no run"):
         mptc.temporal_table(data, ProtocolResult("mptc", recs, {}), systems=[("X", "Y")])
+
+
+def test_table9_prints_zero_counts_as_0_as_the_paper_prints_counts():
+    """Table 9 prints its counts as integers and a dash only where there is no value (its median
+    row's counts): a run with no year of ``min_per_year`` outputs used 0 years, printed "0"."""
+    years = {"s1": 2000, "s2": 2000, "s3": 2010, "s4": 2010}
+    items = [
+        {"item_id": k, "source": image(1300 + i), "gt": image(1400 + i), "source_market": "USA",
+         "target_market": "Japan", "year": y, "split": "surface"}
+        for i, (k, y) in enumerate(years.items())
+    ]  # fmt: skip
+    outputs = [{"item_id": k, "planner": "P", "editor": "E", "output": image(1500 + i)} for i, k in enumerate(years)]
+    data = mptc.load(items, outputs, split_by="field")
+    recs = tuple(ItemRecord(k, "E + P", "title_chrf", v) for k, v in zip(years, (10.0, 30.0, 20.0, 40.0)))
+    t = mptc.temporal_table(data, ProtocolResult("mptc", recs, {}), min_per_year=3).tables["table9"]
+    row = ("E + P", "Surface")
+    assert t.cell(row, "years used").value == 0  # no year has 3 outputs: no FID, no rho
+    lines = {ln.split("|")[1].strip(): [c.strip() for c in ln.split("|")[2:-1]] for ln in t.to_markdown().splitlines()
+             if ln.startswith("| ") and "---" not in ln}  # fmt: skip
+    assert lines["E + P / Surface"][:2] == ["4", "0"] and lines["E + P / Surface"][3] == "-"
+    assert lines["Median across runs"][:2] == ["-", "-"]
+    grid = t.to_text().splitlines()
+    assert any(ln.startswith("E + P / Surface") and ln.split()[5:7] == ["4", "0"] for ln in grid), grid
