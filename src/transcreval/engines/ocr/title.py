@@ -3,8 +3,8 @@
 MPTc-Bench (§5.1, App. B.5) reads titles with a VLM and reports an OCR baseline next to it:
 the "top-confidence line" (``rule="confidence"``, the MPTc protocol's default). This class
 defaults to the line with the largest box (``rule="largest"``), the other common reading of a
-poster's title. This module gives both with any :mod:`transcreval.ocr` backend, so :class:`~transcreval.TitleChrF` can run on a
-machine with no VLM and no network::
+poster's title. This module gives both with any :mod:`transcreval.ocr` backend, so
+:class:`~transcreval.TitleChrF` can run on a machine with no VLM and no network::
 
     from transcreval.text.chrf import TitleChrF
     from transcreval.ocr import OCRTitleExtractor

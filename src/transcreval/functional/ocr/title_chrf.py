@@ -29,7 +29,8 @@ def ocr_title_chrf(
 
     ``preds``: the system outputs; ``target``: the human target-market posters (MPTc §5.1
     reads the title from both). ``reader`` defaults to ``OCRTitleExtractor()`` (rapidocr,
-    largest line; MPTc App. B.5's baseline is ``rule="confidence"``); ``input_range`` is the value range of float images (default (0, 1));
+    largest line; MPTc App. B.5's baseline is ``rule="confidence"``); ``input_range`` is the
+    value range of float images (default (0, 1));
     ``chrf_options`` are TitleChrF's (:func:`~transcreval.functional.title_chrf`).
 
     A pair whose *target* title cannot be read (no line read in the reference poster, whatever
