@@ -117,9 +117,12 @@ def test_table2_and_records_equal_the_python_protocol(bench, server, tmp_path, m
         from transcreval.protocols.imtbench.runner import ADAPTER
 
         figures = ADAPTER.report_options(got)["figures"]
-        assert [t for t, _ in figures] == [f"S by scenario x language: {s}" for s in ("sysA", "sysB")]
-        fig, _ = figures[0][1]()
-        assert fig is not None
+        heatmaps = [f"S by scenario x language: {s}" for s in ("sysA", "sysB")]
+        by_source = [f"Fig. 6 (right): S by source language, target {t}" for t in ("de", "fr")]
+        assert [t for t, _ in figures] == heatmaps + by_source  # one Fig. 6 panel per target language
+        for _, draw in figures:
+            fig, _ = draw()
+            assert fig is not None
 
 
 def test_resume_computes_nothing_twice_and_a_changed_option_reruns_only_its_unit(

@@ -243,3 +243,29 @@ def test_fig6_by_source_groups_by_target_then_source_language_by_hand():
     assert any("sys: 1 item(s) without a source_language" in n for n in t.notes)
     no_source = [r for r in recs if r.item_id == "i4"]
     assert fig6_by_source(no_source) is None
+
+
+def test_s_avg_s_cell_two_readings_by_hand():
+    """With a missing component the S_avg row's S (the mean of the scenario rows' S, each over
+    complete items) differs from the mean of the row's four component cells (Eq. 6 applied to
+    the row). Doc.: d0 (20, 40, 60, 80) complete, d1 (100, 0, -, 0) without S_align; Scene: s0
+    (50, 50, 50, 50). Scenario S: Doc. 50 (d0 only), Scene 50, so S_avg S = 50. The row's
+    components: S_text (60 + 50) / 2 = 55, S_bg (20 + 50) / 2 = 35, S_align (60 + 50) / 2 = 55,
+    S_vis (40 + 50) / 2 = 45, whose mean is 47.5."""
+    meta = {"d0": {"scenario": "document", "language": "de"}, "d1": {"scenario": "document", "language": "de"},
+            "s0": {"scenario": "scene", "language": "de"}}  # fmt: skip
+    values = {"d0": (0.2, 0.4, 0.6, 0.8), "d1": (1.0, 0.0, 0.0, 0.0), "s0": (0.5, 0.5, 0.5, 0.5)}
+    recs = _records("s", values, meta, {("d1", "S_align"): "unparsable"})
+    row = ("All", "S_avg")
+    default = table2(recs, "s")
+    assert default.cell(row, "S").value == pytest.approx(50.0)
+    assert [default.cell(row, c).value for c in COMPONENTS] == pytest.approx([55.0, 35.0, 55.0, 45.0])
+    assert table2(recs, "s", s_avg="scenarios").cell(row, "S").value == pytest.approx(50.0)
+    comp = table2(recs, "s", s_avg="components")
+    assert comp.cell(row, "S").value == pytest.approx(47.5)
+    assert comp.cell(row, "S").n == 3  # every item with a component value counts
+    assert [comp.cell(row, c).value for c in COMPONENTS] == pytest.approx([55.0, 35.0, 55.0, 45.0])
+    assert any("mean of this row's four component cells" in n for n in comp.notes)
+    assert any("mean of the scenario rows' S" in n for n in default.notes)
+    with pytest.raises(InputError, match="s_avg must be"):
+        table2(recs, "s", s_avg="items")

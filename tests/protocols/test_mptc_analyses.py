@@ -124,15 +124,19 @@ def _cluster_set():
 def test_cross_cluster_summary_and_score_coordinates():
     res = mptc.cross_cluster_tables(_cluster_set(), _judged())
     s, p = res.tables["fig7_summary"], res.tables["fig7_points"]
-    assert s.columns == ("n", "Aes. mean", "Adap. mean", "Win rate")
+    assert s.columns == ("n", "Aes. mean", "Adap. mean", "Win rate", "Win n")
     assert s.rows == tuple(("E + P", task, d) for task in ("Deep", "Surface", "Deep+Surface") for d in mptc.DIRECTIONS)
     wa = ("E + P", "Deep", "Western→Asian")  # d1 (4, 4, 0.5) and d3 (adaptation unreadable, won)
     assert (s.cell(wa, "n").value, s.cell(wa, "n").n_missing) == (1, 1)
     assert (s.cell(wa, "Aes. mean").value, s.cell(wa, "Adap. mean").value) == (4, 4)
     assert s.cell(wa, "Win rate").value == pytest.approx(0.75)
+    # each column's own n: the scores over 1 item (d1), the win rate over 2 (d1, d3)
+    assert (s.cell(wa, "Win n").value, s.cell(wa, "Win rate").n) == (2, 2)
+    assert "| E + P / Deep / Western→Asian | 1 | 4.00 | 4.00 | 0.750 | 2 |" in s.to_markdown()
     both = ("E + P", "Deep+Surface", "Western→Asian")  # s1, d1 scored; s1, d1, d3 judged pairwise
     assert s.cell(both, "Win rate").value == pytest.approx((1 + 0.5 + 1) / 3)
     assert p.cell((*both, "(4, 4)"), "n").value == 2 and p.cell((*both, "(4, 4)"), "Win rate").value == 0.75
+    assert p.columns == ("n", "Win rate", "Win n") and p.cell((*both, "(4, 4)"), "Win n").value == 2
     aw = ("E + P", "Deep+Surface", "Asian→Western")  # s2 (4, 4, 0) and d2 (3, 2, 0)
     assert (s.cell(aw, "Aes. mean").value, s.cell(aw, "Adap. mean").value) == (3.5, 3.0)
     assert [r[3] for r in p.rows if r[:3] == aw] == ["(3, 2)", "(4, 4)"]

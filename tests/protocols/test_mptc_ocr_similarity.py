@@ -107,9 +107,22 @@ def _chrf(h, r):
     return CHRF().sentence_score(h, [r]).score
 
 
+def test_ocr_title_baseline_defaults_to_the_papers_top_confidence_line():
+    # MPTc App. B.5 reports the "top-confidence line" (chrF 0.1341, exact 5.41% with PP-OCRv5):
+    # the protocol's default; s1's most confident line is "cast" (0.95), not its largest box
+    data, det, _ = _posters()
+    res = mptc.ocr_tables(data, backend=det)
+    t = res.tables["ocr_title"]
+    row = "OCR title (confidence line)"
+    assert t.rows == (row,) and res.options["title_rule"] == "confidence"
+    assert t.cell(row, "chrF").value == pytest.approx((_chrf("cast", "The Title") + _chrf("", "Other")) / 200)
+    assert t.cell(row, "Exact match %").value == 0.0
+    assert "confidence OCR line" in t.notes[0]
+
+
 def test_ocr_title_baseline_rules_references_and_exact_match():
     data, det, (src, *_) = _posters()
-    largest = mptc.ocr_tables(data, backend=det).tables["ocr_title"]
+    largest = mptc.ocr_tables(data, backend=det, title_rule="largest").tables["ocr_title"]
     row = "OCR title (largest line)"
     assert largest.columns == ("n", "chrF", "Exact match %") and largest.rows == (row,)
     # s1 reads "The Title" (largest box) = its source title; s2 reads nothing against "Other"
@@ -128,10 +141,14 @@ def test_ocr_title_baseline_rules_references_and_exact_match():
     def read(request):
         return '{"title": "the  title"}' if request.images[0].sha256 == s1 else '{"title": "Other"}'
 
-    judged = mptc.ocr_tables(data, backend=det, title_reference="judge", judge=FunctionJudge(read))
+    judged = mptc.ocr_tables(
+        data, backend=det, title_rule="largest", title_reference="judge", judge=FunctionJudge(read)
+    )
     t = judged.tables["ocr_title"]
     assert t.cell("OCR title (largest line)", "Exact match %").value == 0.0  # strict: "The Title" != "the  title"
-    norm = mptc.ocr_tables(data, backend=det, title_reference="judge", judge=FunctionJudge(read), exact="normalized")
+    norm = mptc.ocr_tables(
+        data, backend=det, title_rule="largest", title_reference="judge", judge=FunctionJudge(read), exact="normalized"
+    )
     assert norm.tables["ocr_title"].cell("OCR title (largest line)", "Exact match %").value == 50.0
     with pytest.raises(InputError, match="pass judge="):
         mptc.ocr_tables(data, backend=det, title_reference="judge")
@@ -143,7 +160,7 @@ def test_ocr_title_baseline_rules_references_and_exact_match():
         [dataclasses.replace(i, source_title=None) for i in data.items], list(data.outputs), split_by="field"
     )
     res = mptc.ocr_tables(bare, backend=det)
-    assert res.tables["ocr_title"].cell("OCR title (largest line)", "n").value == 0
+    assert res.tables["ocr_title"].cell("OCR title (confidence line)", "n").value == 0
     assert {r.status for r in res.records if r.metric == "ocr_title_exact"} == {"no_reference_title"}
 
 
@@ -332,3 +349,26 @@ def test_table9_spearman_of_year_against_title_chrf_and_per_year_fid(monkeypatch
         mptc.temporal_table(data, ProtocolResult("mptc", (), {}))
     with pytest.raises(InputError, match="no run"):
         mptc.temporal_table(data, ProtocolResult("mptc", recs, {}), systems=[("X", "Y")])
+
+
+def test_table9_prints_zero_counts_as_0_as_the_paper_prints_counts():
+    """Table 9 prints its counts as integers and a dash only where there is no value (its median
+    row's counts): a run with no year of ``min_per_year`` outputs used 0 years, printed "0"."""
+    years = {"s1": 2000, "s2": 2000, "s3": 2010, "s4": 2010}
+    items = [
+        {"item_id": k, "source": image(1300 + i), "gt": image(1400 + i), "source_market": "USA",
+         "target_market": "Japan", "year": y, "split": "surface"}
+        for i, (k, y) in enumerate(years.items())
+    ]  # fmt: skip
+    outputs = [{"item_id": k, "planner": "P", "editor": "E", "output": image(1500 + i)} for i, k in enumerate(years)]
+    data = mptc.load(items, outputs, split_by="field")
+    recs = tuple(ItemRecord(k, "E + P", "title_chrf", v) for k, v in zip(years, (10.0, 30.0, 20.0, 40.0)))
+    t = mptc.temporal_table(data, ProtocolResult("mptc", recs, {}), min_per_year=3).tables["table9"]
+    row = ("E + P", "Surface")
+    assert t.cell(row, "years used").value == 0  # no year has 3 outputs: no FID, no rho
+    lines = {ln.split("|")[1].strip(): [c.strip() for c in ln.split("|")[2:-1]] for ln in t.to_markdown().splitlines()
+             if ln.startswith("| ") and "---" not in ln}  # fmt: skip
+    assert lines["E + P / Surface"][:2] == ["4", "0"] and lines["E + P / Surface"][3] == "-"
+    assert lines["Median across runs"][:2] == ["-", "-"]
+    grid = t.to_text().splitlines()
+    assert any(ln.startswith("E + P / Surface") and ln.split()[5:7] == ["4", "0"] for ln in grid), grid

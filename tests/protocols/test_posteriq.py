@@ -423,3 +423,24 @@ def test_catalog_lists_the_tables():
     info = get_protocol("posteriq")
     assert info.tables == ("Table 1", "Table 2", "Table 3", "Table 4", "Table 5", "Table 7")
     assert info.load().evaluate is evaluate
+
+
+def test_main_text_definitions_of_top1_iou_and_match_accuracy():
+    """PosterIQ's main text vs Supp. B (docs/posteriq-paper-vs-code.md), by hand. Text
+    localisation: GT A (area .25) and B (.01), the answer gives B then A: Top-1 IoU is 0 by Eq. 4
+    (position 0 is B) and 1 by the main text (the best box for A). Empty space: GT {3, 4, 5},
+    answers [3, 4, 10] and [5, 4, 3]: Match Acc. 1 and 1 by Eq. 9 (three ids each), 0 and 1 by
+    the main text (the ids must be the target regions)."""
+    a, b = [0.0, 0.0, 0.5, 0.5], [0.6, 0.6, 0.7, 0.7]
+    recs = [
+        _r("text_localization", "t", str([b, a]), [a, b]),
+        _r("empty_space", "e1", "[3, 4, 10]", [3, 4, 5]),
+        _r("empty_space", "e2", "[5, 4, 3]", [3, 4, 5]),
+    ]
+    col_iou, col_acc = "Text Localization Top-1 IoU", "Empty-Space Match Acc."
+    assert (_score(recs, "table4", col_iou), _score(recs, "table4", col_acc)) == (0.0, 1.0)
+    main = {"definition": "main-text"}
+    assert (_score(recs, "table4", col_iou, **main), _score(recs, "table4", col_acc, **main)) == (1.0, 0.5)
+    assert evaluate(recs, **main).options["definition"] == "main-text"
+    with pytest.raises(InputError, match="mode='paper'"):
+        evaluate(recs, mode="posteriq-code", definition="main-text")

@@ -168,3 +168,28 @@ def test_summary_refuses_non_numbers():
         posteriq_summary({"logo_ocr_ac": "0.9"})
     with pytest.raises(InputError, match="number"):
         posteriq_summary({"logo_ocr_ac": None})
+
+
+# ---------------------------------------------------------------- the style list (issue 33)
+#: the 17 styles of PosterIQ's text (§3, "17 mainstream styles") and its style figure, typed from
+#: the paper; its printed style-understanding prompt lists 16 of them ("New Chinese Aesthetic" missing)
+PAPER_FIGURE_STYLES = {
+    "Acid Graphics", "Cinema 4D Style", "Cyberpunk Style", "Diffuse Glow Style", "Flat Design", "Glitch Art",
+    "Illustrative Style", "Japanese Style", "Memphis Style", "Minimalist Style", "New Chinese Aesthetic",
+    "Papercut Style", "Pixel Art", "Pop Art", "Retro Style", "Typographic Minimalism", "Vaporwave Style",
+}  # fmt: skip
+
+
+def test_style_understanding_reads_all_17_styles_in_both_modes():
+    from transcreval.functional.choice.style_score import POSTERIQ_STYLES, read_label
+    from transcreval.protocols.posteriq import evaluate
+
+    assert len(POSTERIQ_STYLES) == 17 and set(POSTERIQ_STYLES) == PAPER_FIGURE_STYLES
+    assert read_label("New Chinese Aesthetic", POSTERIQ_STYLES) == "New Chinese Aesthetic"
+    recs = [
+        {"system": "S", "task": "style_understanding", "item_id": "a", "answer": "New Chinese Aesthetic",
+         "target": "New Chinese Aesthetic"},
+        {"system": "S", "task": "style_understanding", "item_id": "b", "answer": "Pop Art", "target": "Retro Style"},
+    ]  # fmt: skip
+    for mode in ("paper", CODE):
+        assert evaluate(recs, mode=mode).values("S", "style_understanding_correct") == [1.0, 0.0], mode

@@ -96,3 +96,31 @@ def test_figures_travel_through_to_dict_and_back_and_older_results_still_load():
     assert back.figures["fig_x"].cell(("a", "b"), "Deep").ci == (0.1, 0.4)
     d.pop("figures")  # a results.json written before figures existed
     assert result_from_dict(d).figures == {}
+
+
+def test_a_zero_count_prints_0_and_only_a_cell_without_value_prints_a_dash():
+    """Every table view (Markdown, text, HTML, the report's paper tables) prints a count of 0 as
+    "0" (the papers print counts, MPTc Table 9 included) and "-" only where there is no value."""
+    from transcreval.protocols.records import ItemRecord, ProtocolResult
+    from transcreval.report.build import build_report
+
+    t = Table(
+        "Counts",
+        columns=("n", "years used", "rho"),
+        rows=("run", "median"),
+        cells={
+            ("run", "n"): Cell(0.0, 0, 3),
+            ("run", "years used"): Cell(0.0, 0),
+            ("run", "rho"): Cell(math.nan, 0, 3),
+            ("median", "rho"): Cell(0.25, 1),
+        },
+        decimals={"n": 0, "years used": 0, "rho": 3},
+    )
+    assert Cell(0.0, 0).format(0) == "0" and Cell(math.nan, 0).format(0) == "-" and Cell(math.nan, 4).format(1) == "-"
+    assert "| run | 0 | 0 | - |" in t.to_markdown() and "| median | - | - | 0.250 |" in t.to_markdown()
+    assert any(ln.split() == ["run", "0", "0", "-"] for ln in t.to_text().splitlines())
+    assert "<td>run</td><td>0</td><td>0</td><td>-</td>" in t._repr_html_()
+    res = ProtocolResult("demo", (ItemRecord("i1", "run", "score", 1.0),), {"counts": t})
+    md = build_report(res, plots=False, gallery_metrics=[], n_resamples=50).to_markdown()
+    row = next(ln for ln in md.splitlines() if ln.startswith("| run | 0"))
+    assert "0 (n=0)" in row and "- (n=0, 3 missing)" in row

@@ -28,26 +28,33 @@ if TYPE_CHECKING:
 Mode = Literal["paper", "posteriq-code"]
 MODES: tuple[str, ...] = ("paper", "posteriq-code")
 OnUnreadable = Literal["zero", "drop"]
+#: which of PosterIQ's two definitions: Supp. B's formulas (default) or the main text's wording
+Definition = Literal["supp-b", "main-text"]
+DEFINITIONS: tuple[str, ...] = ("supp-b", "main-text")
 ON_UNREADABLE: tuple[str, ...] = ("zero", "drop")
 #: per-item statuses of the PosterIQ means, in the order of their int64 codes in metric states
 ITEM_STATUSES: tuple[str, ...] = ("ok", "unparsable", "undefined", "refused")
 
 __all__ = [
+    "DEFINITIONS",
     "IMAGE_SUFFIXES",
     "ITEM_STATUSES",
     "MODES",
     "ON_UNREADABLE",
+    "Definition",
     "MeanStats",
     "Mode",
     "OnUnreadable",
     "as_list",
     "check_bool",
     "check_choice",
+    "check_definition",
     "check_mode",
     "check_on_unreadable",
     "check_positive_int",
     "check_range",
     "check_text",
+    "definition_signature",
     "float_vector",
     "image_path_kind",
     "mean_from_stats",
@@ -62,6 +69,19 @@ def check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
     """Raise InputError unless ``value`` is one of ``choices`` (an option checked when a metric is built)."""
     if value not in choices:
         raise InputError(f"{name} must be one of {', '.join(repr(c) for c in choices)}; got {value!r}")
+
+
+def definition_signature(o: Any) -> dict[str, Any]:
+    """A PosterIQ ``definition`` option in a signature: printed only when not the default."""
+    return {} if o.definition == "supp-b" else {"def": o.definition}
+
+
+def check_definition(definition: Any, mode: Any) -> None:
+    """``definition`` is "supp-b" (PosterIQ's Supp. B, default) or "main-text" (its main text's
+    wording), and "main-text" is a reading of the paper, so it goes with ``mode="paper"``."""
+    check_choice("definition", definition, DEFINITIONS)
+    if definition == "main-text" and mode != "paper":
+        raise InputError("definition='main-text' reads the paper's main text: use it with mode='paper'")
 
 
 def check_mode(mode: Any) -> None:

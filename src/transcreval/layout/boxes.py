@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from transcreval.core.aggregate_metric import AggregateMetric
-from transcreval.core.common import Mode, OnUnreadable
+from transcreval.core.common import Definition, Mode, OnUnreadable
 from transcreval.core.result import MetricResult
 from transcreval.functional.layout import boxes as F
 from transcreval.functional.layout.box_reading import Coords
@@ -38,7 +38,9 @@ class TextLocalizationIoU(_BoxMetric):
     See :func:`~transcreval.functional.text_localization_iou`; the paper mode averages per
     image, the code mode pools matched boxes. An unreadable answer scores 0
     (``on_unreadable="zero"``, the default: PosterIQ's code reads it as no boxes) or is left
-    out (``"drop"``); ``[]`` is an answer with no boxes.
+    out (``"drop"``); ``[]`` is an answer with no boxes. ``definition="main-text"``: each
+    ground-truth box takes its best predicted box (PosterIQ's main text, "the maximum IoU over
+    predicted regions") instead of the box at its position (Eq. 4).
     """
 
     def __init__(
@@ -49,11 +51,17 @@ class TextLocalizationIoU(_BoxMetric):
         coords: Coords = "normalized",
         target_coords: Coords = "normalized",
         on_unreadable: OnUnreadable = "zero",
+        definition: Definition = "supp-b",
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.options = F.TextLocalizationOptions(
-            top_n=top_n, mode=mode, coords=coords, target_coords=target_coords, on_unreadable=on_unreadable
+            top_n=top_n,
+            mode=mode,
+            coords=coords,
+            target_coords=target_coords,
+            on_unreadable=on_unreadable,
+            definition=definition,
         )
 
     def _stats(self, preds: Sequence[Any], target: Sequence[Any], image_sizes: Any = None) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from transcreval.core.aggregate_metric import AggregateMetric
-from transcreval.core.common import Mode, OnUnreadable
+from transcreval.core.common import Definition, Mode, OnUnreadable
 from transcreval.core.result import MetricResult
 from transcreval.functional.layout import patches as F
 
@@ -35,7 +35,23 @@ class PatchIoU(_PatchMetric):
 
 class MatchAccuracy(_PatchMetric):
     """Fraction of answers with the requested number of patches (PosterIQ Eq. 9), in [0, 1],
-    higher is better; paper: distinct ids, code: list length."""
+    higher is better; paper: distinct ids, code: list length. ``definition="main-text"``: the
+    answer must be the target set itself (``target[i]`` the ground-truth ids), as PosterIQ's
+    main text words it."""
+
+    def __init__(
+        self,
+        *,
+        mode: Mode = "paper",
+        n_patches: int = 49,
+        on_unreadable: OnUnreadable = "zero",
+        definition: Definition = "supp-b",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(mode=mode, n_patches=n_patches, on_unreadable=on_unreadable, **kwargs)
+        self.options = F.MatchAccuracyOptions(
+            mode=mode, n_patches=n_patches, on_unreadable=on_unreadable, definition=definition
+        )
 
     def _stats(self, preds: Sequence[Any], target: Sequence[int]) -> dict[str, Any]:
         """``preds[i]``: predicted patch ids (or the raw answer); ``target[i]``: how many were asked for."""

@@ -4,7 +4,8 @@
   backends ``"rapidocr"`` (default, offline), ``"ppocrv5-mobile"`` and ``"paddleocr"``;
 * :func:`text_mask` / :func:`background_mask`: boolean masks of the detected text regions and
   of the rest of the image;
-* :class:`OCRTitleExtractor`: a poster's title read as its largest OCR line (the MPTc baseline),
+* :class:`OCRTitleExtractor`: a poster's title read as its largest OCR line, or its most
+  confident one (``rule="confidence"``, the MPTc App. B.5 baseline),
   and :func:`ocr_title_chrf`: TitleChrF on the titles it reads;
 * :func:`polygons_to_mask`, :func:`dilate_mask`, :func:`mask_iou_counts`: the pure pieces.
 

@@ -73,7 +73,9 @@ class Cell:
     """One table cell: the value, how many items it summarises, how many were missing.
 
     ``value`` is NaN when no item had a value (``n == 0``); ``ci`` is an optional (low, high)
-    interval in the cell's units.
+    interval in the cell's units. A count (``Cell(float(k), k)``) is a value even when it is 0:
+    a cell prints ``-`` only when it has no value (NaN), so a zero count prints ``0``, as the
+    papers print their counts.
     """
 
     value: float
@@ -81,8 +83,13 @@ class Cell:
     n_missing: int = 0
     ci: tuple[float, float] | None = None
 
+    @property
+    def has_value(self) -> bool:
+        """Whether the cell holds a number to print (False: NaN, printed ``-``)."""
+        return not math.isnan(self.value)
+
     def format(self, decimals: int) -> str:
-        if self.n == 0 or math.isnan(self.value):
+        if not self.has_value:
             return "-"
         return f"{self.value:.{decimals}f}"
 

@@ -124,7 +124,7 @@ def _paper_table(table: Table) -> TableBlock:
                 cells.append(TextCell("-"))
                 continue
             d = table.decimals if isinstance(table.decimals, int) else table.decimals.get(c, 1)
-            text = fmt_ci(cell.value, cell.ci, d) if cell.n else "-"
+            text = fmt_ci(cell.value, cell.ci, d) if cell.has_value else "-"
             count = f"n={cell.n}" + (f", {cell.n_missing} missing" if cell.n_missing else "")
             cells.append(TextCell(f"{text} ({count})", "missing" if cell.n_missing else ""))
         rows.append(tuple(cells))

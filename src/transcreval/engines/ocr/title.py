@@ -1,9 +1,10 @@
-"""The OCR title baseline: read a poster's title as the text of its largest detected line.
+"""The OCR title baseline: read a poster's title as the text of one detected line.
 
-MPTc-Bench (§5.1, App. B.5) reads titles with a VLM and reports an OCR baseline next to it;
-the spec (§2) defines that baseline as the OCR line with the largest box. This module gives
-it with any :mod:`transcreval.ocr` backend, so :class:`~transcreval.TitleChrF` can run on a
-machine with no VLM and no network::
+MPTc-Bench (§5.1, App. B.5) reads titles with a VLM and reports an OCR baseline next to it:
+the "top-confidence line" (``rule="confidence"``, the MPTc protocol's default). This class
+defaults to the line with the largest box (``rule="largest"``), the other common reading of a
+poster's title. This module gives both with any :mod:`transcreval.ocr` backend, so
+:class:`~transcreval.TitleChrF` can run on a machine with no VLM and no network::
 
     from transcreval.text.chrf import TitleChrF
     from transcreval.ocr import OCRTitleExtractor
@@ -13,7 +14,8 @@ machine with no VLM and no network::
     chrf.update(read(outputs), read(human_targets))   # system titles, then reference titles
 
 ``rule="confidence"`` picks the line recognised with the highest confidence instead (the
-"top-confidence line" MPTc App. B.5 reports for PP-OCRv5: chrF 0.1341 on source posters).
+"top-confidence line" MPTc App. B.5 reports for PP-OCRv5: chrF 0.1341 on source posters; what
+:func:`~transcreval.protocols.mptc.ocr_tables` uses by default).
 """
 
 from __future__ import annotations
@@ -76,7 +78,8 @@ def choose_title(result: OCRResult, rule: Rule = "largest", min_score: float = 0
 
 
 class OCRTitleExtractor:
-    """Read each image's title as its largest OCR line (the MPTc OCR baseline; spec §2).
+    """Read each image's title as one OCR line: the largest (default) or the most confident
+    (``rule="confidence"``, MPTc App. B.5's baseline).
 
     Args:
         backend: ``"rapidocr"`` (default, offline), ``"ppocrv5-mobile"``, ``"paddleocr"`` or a

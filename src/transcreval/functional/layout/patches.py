@@ -22,6 +22,7 @@ from transcreval.errors import InputError
 from transcreval.utils.parsing import parse_patch_ids, posteriq_code_patch_ids
 
 __all__ = [
+    "MatchAccuracyOptions",
     "PatchOptions",
     "match_accuracy",
     "match_accuracy_from_stats",
@@ -49,6 +50,20 @@ class PatchOptions(MetricOptions):
         C.check_mode(self.mode)
         C.check_positive_int("n_patches", self.n_patches)
         C.check_on_unreadable(self.on_unreadable)
+
+
+@dataclass(frozen=True)
+class MatchAccuracyOptions(PatchOptions):
+    """The options of :class:`~transcreval.MatchAccuracy`: :class:`PatchOptions` and
+    ``definition`` ("supp-b": Eq. 9, the predicted set has the requested size; "main-text": the
+    main text's "match the requested count and target regions", the predicted set equals the
+    ground-truth set, whose size Eq. 9 defines as the count requested)."""
+
+    definition: C.Definition = option("supp-b", signature=C.definition_signature)
+
+    def check(self) -> None:
+        super().check()
+        C.check_definition(self.definition, self.mode)
 
 
 def read_patch_ids(pred: Any, mode: C.Mode = "paper", n_patches: int = 49) -> list[int] | None:
@@ -128,8 +143,20 @@ def patch_iou(
     return patch_iou_from_stats(patch_iou_stats(preds, target, options=opts), opts)
 
 
-def match_accuracy_stats(preds: Sequence[Any], target: Sequence[int], *, options: PatchOptions) -> dict[str, Any]:
-    """Per item 1 when the answer has the requested number of patches, else 0."""
+def match_accuracy_stats(preds: Sequence[Any], target: Sequence[Any], *, options: PatchOptions) -> dict[str, Any]:
+    """Per item 1 when the answer has the requested number of patches (Supp. B), or is the
+    target set of patches (``definition="main-text"``, ``target`` the ground-truth ids), else 0."""
+    if getattr(options, "definition", "supp-b") == "main-text":
+
+        def read_ids(gt: Any) -> set[int]:
+            if isinstance(gt, (bool, int, float, str)) or gt is None:
+                raise InputError(
+                    "definition='main-text' compares the answer with the target patch ids: give each item's "
+                    f"ground-truth id list as target, got {gt!r}"
+                )
+            return set(read_patch_ids(list(gt), "paper", options.n_patches) or [])
+
+        return _scored(preds, target, "match_accuracy", options, read_ids, lambda ids, g: float(set(ids) == g))
 
     def read_target(requested: Any) -> int:
         if isinstance(requested, bool) or not isinstance(requested, int) or requested < 0:
@@ -155,10 +182,15 @@ def match_accuracy(
     mode: C.Mode = "paper",
     n_patches: int = 49,
     on_unreadable: C.OnUnreadable = "zero",
+    definition: C.Definition = "supp-b",
 ) -> MetricResult:
     """Match accuracy (PosterIQ Eq. 9): fraction of samples whose predicted patch *set* has the
     requested size (``target``), in [0, 1], higher is better. Code: the length of the
     predicted *list* (duplicates count). An unreadable answer scores 0 or is left out. What
-    :class:`~transcreval.MatchAccuracy` computes on the same answers."""
-    opts = PatchOptions(mode=mode, n_patches=n_patches, on_unreadable=on_unreadable)
+    :class:`~transcreval.MatchAccuracy` computes on the same answers.
+
+    ``definition="main-text"`` (paper mode only) reads PosterIQ's main text instead: the
+    returned ids must match "the requested count *and* target regions", so ``target[i]`` is the
+    ground-truth id list and an item scores 1 when the predicted set equals it."""
+    opts = MatchAccuracyOptions(mode=mode, n_patches=n_patches, on_unreadable=on_unreadable, definition=definition)
     return match_accuracy_from_stats(match_accuracy_stats(preds, target, options=opts), opts)

@@ -1,5 +1,6 @@
-"""OCR title chrF: :class:`~transcreval.TitleChrF` on titles read by OCR from the images (the
-MPTc-Bench OCR baseline, :class:`~transcreval.ocr.OCRTitleExtractor`), offline and with no VLM."""
+"""OCR title chrF: :class:`~transcreval.TitleChrF` on titles read by OCR from the images
+(:class:`~transcreval.ocr.OCRTitleExtractor`; MPTc-Bench's OCR baseline reads the top-confidence
+line: ``reader=OCRTitleExtractor(rule="confidence")``), offline and with no VLM."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ def ocr_title_chrf(
 
     ``preds``: the system outputs; ``target``: the human target-market posters (MPTc §5.1
     reads the title from both). ``reader`` defaults to ``OCRTitleExtractor()`` (rapidocr,
-    largest line); ``input_range`` is the value range of float images (default (0, 1));
+    largest line; MPTc App. B.5's baseline is ``rule="confidence"``); ``input_range`` is the
+    value range of float images (default (0, 1));
     ``chrf_options`` are TitleChrF's (:func:`~transcreval.functional.title_chrf`).
 
     A pair whose *target* title cannot be read (no line read in the reference poster, whatever

@@ -17,13 +17,14 @@ IMTBench has no public code: every choice the paper leaves open is an option of
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
+from transcreval.core.common import check_choice
 from transcreval.errors import InputError
 from transcreval.functional.judge.imtbench_score import PACKAGES, IMTBenchOptions
 from transcreval.protocols.imtbench.inputs import read_manifest, read_outputs
 from transcreval.protocols.imtbench.scoring import system_records
-from transcreval.protocols.imtbench.tables import fig6_by_source, table2
+from transcreval.protocols.imtbench.tables import S_AVG_READINGS, fig6_by_source, table2
 from transcreval.protocols.records import ItemRecord, ProtocolResult
 
 __all__ = ["evaluate"]
@@ -37,6 +38,7 @@ def evaluate(
     languages: Mapping[str, str] | Sequence[str] | None = None,
     text_join: str = "\n",
     chunk_size: int = 32,
+    s_avg: Literal["scenarios", "components"] = "scenarios",
     **options: Any,
 ) -> ProtocolResult:
     """IMTBench from raw outputs: per-item records and Table 2 per system.
@@ -62,12 +64,16 @@ def evaluate(
         languages: the target languages allowed (default: IMTBench's nine).
         text_join: how a list of text regions becomes one COMET segment ("\\n").
         chunk_size: items scored (and images held in memory) at a time.
+        s_avg: the S cell of Table 2's S_avg row when components are missing: "scenarios"
+            (default, the mean of the scenario rows' S) or "components" (the mean of the row's
+            four component cells); see :func:`~transcreval.protocols.imtbench.tables.table2`.
         device: where LPIPS runs.
 
     ``comet`` to ``device`` are :class:`~transcreval.IMTBenchScore`'s options, one
     :class:`~transcreval.functional.judge.imtbench_score.IMTBenchOptions`.
     """
     opts = IMTBenchOptions.take({"judge": judge, **options}, "imtbench.evaluate")  # checked before any read
+    check_choice("s_avg", s_avg, S_AVG_READINGS)
     if not isinstance(chunk_size, int) or isinstance(chunk_size, bool) or chunk_size < 1:
         raise InputError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     if not isinstance(outputs, Mapping) or not outputs:
@@ -83,13 +89,14 @@ def evaluate(
         **{k: getattr(opts, k) for k in ("judge_call", "reference", "combine", "bg_mask", "ocr_dilate_px")},
         **{k: getattr(opts, k) for k in ("lpips_net", "lpips_mode", "resize")},
         "text_join": text_join,
+        "s_avg": s_avg,
         "all_row": "plain mean of the scenario rows (S_avg), item-weighted row beside it",
         "comet_normalize": setup.comet.normalize,
     }
     return ProtocolResult(
         protocol="imtbench",
         records=tuple(records),
-        tables={f"table2/{s}": table2(records, s) for s in per_system},
+        tables={f"table2/{s}": table2(records, s, s_avg=s_avg) for s in per_system},
         signatures={"S_text": str(setup.comet.signature), "S": str(sig)},
         options=recorded,
         figures={"fig6_by_source": fig} if (fig := fig6_by_source(records)) is not None else {},

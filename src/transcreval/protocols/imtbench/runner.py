@@ -34,7 +34,7 @@ from transcreval.errors import InputError
 from transcreval.functional.judge.imtbench_components import COMPONENTS, overall_score
 from transcreval.protocols.adapter import Item, ProtocolAdapter, RunData, Unit
 from transcreval.protocols.imtbench.inputs import SCENARIOS
-from transcreval.protocols.imtbench.tables import fig6_by_source, table2
+from transcreval.protocols.imtbench.tables import S_AVG_READINGS, fig6_by_source, table2
 from transcreval.protocols.imtbench.units import background_unit, item_meta, judge_unit, source_text, text_unit
 from transcreval.protocols.records import ItemRecord, ProtocolResult
 
@@ -69,6 +69,7 @@ class IMTBenchAdapter(ProtocolAdapter):
         "lpips_mode": "area",
         "resize": "output-to-reference",
         "text_join": "\n",
+        "s_avg": "scenarios",
     }
 
     def check_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -84,6 +85,7 @@ class IMTBenchAdapter(ProtocolAdapter):
         check_choice("resize", o["resize"], RESIZES)
         check_choice("lpips_mode", o["lpips_mode"], ("area", "upsample"))
         check_choice("lpips_net", o["lpips_net"], ("alex", "vgg", "squeeze"))
+        check_choice("s_avg", o["s_avg"], S_AVG_READINGS)
         if not isinstance(o["reference"], bool):
             raise InputError(f"--option reference must be true or false, got {o['reference']!r}")
         if not isinstance(o["text_join"], str):
@@ -130,7 +132,7 @@ class IMTBenchAdapter(ProtocolAdapter):
         return ProtocolResult(
             protocol="imtbench",
             records=tuple(records),
-            tables={f"table2/{s}": table2(records, s) for s in data.systems},
+            tables={f"table2/{s}": table2(records, s, s_avg=data.options["s_avg"]) for s in data.systems},
             signatures={names.get(k, k): v for k, v in data.signatures.items()},
             options={
                 **dict(data.options),

@@ -27,6 +27,11 @@ from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult, Tabl
 
 __all__ = ["cross_cluster_tables", "error_type_table", "temporal_table"]
 
+#: what Fig. 7's two counts are: each column's own n
+_COUNTS_NOTE = (
+    "n: items with both scores (the means and the bubbles); Win n: items with a win verdict (the win rate's own n)."
+)
+
 
 def error_type_table(data: MPTcSet) -> ProtocolResult:
     """App. B.3 from the outputs' ``error_labels`` (one list of error types per annotation).
@@ -171,9 +176,11 @@ def cross_cluster_tables(
     GLOBE cluster entries (see :mod:`~transcreval.protocols.mptc.globe`).
 
     ``fig7_summary``: rows ``(system, Task, direction)`` with Task in Deep, Surface and
-    Deep+Surface; columns ``n``, ``Aes. mean``, ``Adap. mean`` (the black ring), ``Win rate``
-    (0-1, ties half). ``fig7_points``: rows ``(system, Task, direction, "(aes, adap)")``; columns
-    ``n`` (bubble size) and ``Win rate`` (colour). Records: the judged records with
+    Deep+Surface; columns ``n`` (items with both scores), ``Aes. mean``, ``Adap. mean`` (the black
+    ring), ``Win rate`` (0-1, ties half) and ``Win n`` (the items with a win verdict: the win
+    rate's own n, which differs from ``n`` when an item has a verdict but not both scores, or the
+    reverse). ``fig7_points``: rows ``(system, Task, direction, "(aes, adap)")``; columns ``n``
+    (bubble size), ``Win rate`` (colour) and ``Win n``. Records: the judged records with
     ``source_cluster``, ``target_cluster`` and ``direction`` added to their meta.
     """
     data = as_set(data, "cross_cluster_tables")
@@ -222,7 +229,8 @@ def cross_cluster_tables(
                     s_cells[(row, "n")] = Cell(float(len(both)), len(both), len(ids) - len(both))
                     s_cells[(row, "Aes. mean")] = cell_mean(g["aesthetic"] for g in both)
                     s_cells[(row, "Adap. mean")] = cell_mean(g["adaptation"] for g in both)
-                    s_cells[(row, "Win rate")] = cell_mean(g.get("win", math.nan) for g in got)
+                    s_cells[(row, "Win rate")] = win = cell_mean(g.get("win", math.nan) for g in got)
+                    s_cells[(row, "Win n")] = Cell(float(win.n), win.n, win.n_missing)
                     points: dict[tuple[int, int], list[float]] = {}
                     for g in both:
                         points.setdefault((int(g["aesthetic"]), int(g["adaptation"])), []).append(
@@ -232,7 +240,8 @@ def cross_cluster_tables(
                         prow = (*row, f"({aes}, {adap})")
                         p_rows.append(prow)
                         p_cells[(prow, "n")] = Cell(float(len(wins)), len(wins))
-                        p_cells[(prow, "Win rate")] = cell_mean(wins)
+                        p_cells[(prow, "Win rate")] = pwin = cell_mean(wins)
+                        p_cells[(prow, "Win n")] = Cell(float(pwin.n), pwin.n, pwin.n_missing)
     other = sum(v[2] == "Other" for v in direction.values())
     notes = (
         "Western = Anglo, Latin/Germanic/Nordic/Eastern Europe; Asian = Confucian Asia, Southern Asia (§7.4).",
@@ -240,21 +249,21 @@ def cross_cluster_tables(
     )
     summary = Table(
         "MPTc-Bench Fig. 7 (summary)",
-        ("n", "Aes. mean", "Adap. mean", "Win rate"),
+        ("n", "Aes. mean", "Adap. mean", "Win rate", "Win n"),
         tuple(s_rows),
         s_cells,
-        {"n": 0, "Aes. mean": 2, "Adap. mean": 2, "Win rate": 3},
+        {"n": 0, "Aes. mean": 2, "Adap. mean": 2, "Win rate": 3, "Win n": 0},
         "scores 1-5, win rate 0-1",
-        notes,
+        (*notes, _COUNTS_NOTE),
     )
     points_t = Table(
         "MPTc-Bench Fig. 7 (score coordinates)",
-        ("n", "Win rate"),
+        ("n", "Win rate", "Win n"),
         tuple(p_rows),
         p_cells,
-        {"n": 0, "Win rate": 3},
+        {"n": 0, "Win rate": 3, "Win n": 0},
         "win rate 0-1",
-        notes[:1],
+        (notes[0], _COUNTS_NOTE),
     )
     opts = {**dict(data.options), "directions": {k: v[2] for k, v in direction.items()}}
     return ProtocolResult("mptc", tuple(records), {"fig7_summary": summary, "fig7_points": points_t}, {}, opts)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from transcreval.core.common import Mode, OnUnreadable, check_mode, check_on_unreadable
+from transcreval.core.common import Definition, Mode, OnUnreadable, check_definition, check_mode, check_on_unreadable
 from transcreval.core.result import Signature
 from transcreval.errors import InputError
 from transcreval.functional.choice.k_option import k_option_normalise
@@ -26,9 +26,17 @@ __all__ = ["evaluate"]
 
 
 def _options(
-    mode: Any, on_unreadable: Any, refusal_filter: Any, coords: Any, target_coords: Any, mean_iou_top_n: Any, ddof: Any
+    mode: Any,
+    on_unreadable: Any,
+    refusal_filter: Any,
+    coords: Any,
+    target_coords: Any,
+    mean_iou_top_n: Any,
+    ddof: Any,
+    definition: Any = "supp-b",
 ) -> ProtocolOptions:
     check_mode(mode)
+    check_definition(definition, mode)
     check_on_unreadable(on_unreadable)
     check_box_options(mode, coords, target_coords)
     if refusal_filter is None:
@@ -43,7 +51,7 @@ def _options(
         raise InputError(f"mean_iou_top_n must be a positive integer or None (every box), got {mean_iou_top_n!r}")
     if isinstance(ddof, bool) or not isinstance(ddof, int) or ddof < 0:
         raise InputError(f"ddof must be a non-negative integer, got {ddof!r}")
-    return ProtocolOptions(mode, on_unreadable, refusal_filter, coords, target_coords, mean_iou_top_n, ddof)
+    return ProtocolOptions(mode, on_unreadable, refusal_filter, coords, target_coords, mean_iou_top_n, ddof, definition)
 
 
 def _score(items: list[TaskItem], opts: ProtocolOptions, judge: Any, template: Any) -> TaskOutput:
@@ -116,6 +124,7 @@ def evaluate(
     ddof: int = 1,
     judge: Any = None,
     judge_template: Any = None,
+    definition: Definition = "supp-b",
 ) -> ProtocolResult:
     """PosterIQ's Tables 1-5 and 7 from raw model answers.
 
@@ -140,12 +149,16 @@ def evaluate(
         ddof: the font-size Std's delta degrees of freedom (1: sample std, as the code).
         judge, judge_template: a judge for composition/intention items without ``verdicts``
             (:func:`~transcreval.functional.judge.posteriq.judge_point_verdicts`).
+        definition: "supp-b" (default: Eq. 4 and Eq. 9 as Supp. B gives them) or "main-text"
+            (paper mode only: the main text's Top-1 IoU, "the maximum IoU over predicted
+            regions", for the Top-1/Top-3/Mean IoU columns, and its Match Acc., the returned ids
+            matching "the requested count and target regions"); docs/posteriq-paper-vs-code.md.
 
     Returns:
         A :class:`~transcreval.protocols.records.ProtocolResult` with ``tables`` "table1" ...
         "table5" and "table7" (those the input has tasks for).
     """
-    opts = _options(mode, on_unreadable, refusal_filter, coords, target_coords, mean_iou_top_n, ddof)
+    opts = _options(mode, on_unreadable, refusal_filter, coords, target_coords, mean_iou_top_n, ddof, definition)
     located = load_sources(records, system)
     items, lined_up = complete_systems(parse_records([r for _, r in located], system, [w for w, _ in located]))
     systems = list(dict.fromkeys(it.system for it in items))

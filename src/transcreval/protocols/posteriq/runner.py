@@ -51,7 +51,16 @@ __all__ = ["ADAPTER", "POINT_TASKS", "PosterIQAdapter", "record_of"]
 
 TASK_FIELDS = ("font_size", "size", "subset", "n_requested")
 POINT_TASKS = {"composition_understanding": "composition_point", "intention_understanding": "intention_point"}
-_EVAL_OPTIONS = ("mode", "on_unreadable", "refusal_filter", "coords", "target_coords", "mean_iou_top_n", "ddof")
+_EVAL_OPTIONS = (
+    "mode",
+    "on_unreadable",
+    "refusal_filter",
+    "coords",
+    "target_coords",
+    "mean_iou_top_n",
+    "ddof",
+    "definition",
+)
 
 
 def record_of(item: Item, output: Output | None, system: str, verdicts: Sequence[Any] | None = None) -> dict[str, Any]:
@@ -206,6 +215,7 @@ class PosterIQAdapter(ProtocolAdapter):
         "target_coords": "normalized",
         "mean_iou_top_n": None,
         "ddof": 1,
+        "definition": "supp-b",
         "judge_template": None,
     }
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from transcreval.core.common import MeanStats, Mode, OnUnreadable
+from transcreval.core.common import Definition, MeanStats, Mode, OnUnreadable
 from transcreval.errors import InputError, UndefinedValueError
 from transcreval.functional.choice.k_option import k_option_normalise
 from transcreval.functional.layout.box_reading import Coords
@@ -69,6 +69,7 @@ class ProtocolOptions:
     target_coords: Coords = "normalized"
     mean_iou_top_n: int | None = None
     ddof: int = 1
+    definition: Definition = "supp-b"
 
     @property
     def code(self) -> bool:

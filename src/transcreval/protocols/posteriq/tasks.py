@@ -26,7 +26,12 @@ from transcreval.functional.layout.boxes import (
     center_bias_stats,
     text_localization_iou_stats,
 )
-from transcreval.functional.layout.patches import PatchOptions, match_accuracy_stats, patch_iou_stats
+from transcreval.functional.layout.patches import (
+    MatchAccuracyOptions,
+    PatchOptions,
+    match_accuracy_stats,
+    patch_iou_stats,
+)
 from transcreval.functional.stats.rating_similarity import (
     RatingSimilarityOptions,
     overall_rating_similarity_from_stats,
@@ -140,7 +145,9 @@ def layout_output(items: Sequence[TaskItem], opts: ProtocolOptions) -> TaskOutpu
             deepest = max(len(it.target) for it in items)
             top_mean = opts.mean_iou_top_n or (30 if opts.code else deepest)
             for name, n in (("top1", 1), ("top3", 3), ("mean", top_mean)):
-                top = TextLocalizationOptions(top_n=n, on_unreadable=unread, **boxes.as_kwargs())
+                top = TextLocalizationOptions(
+                    top_n=n, on_unreadable=unread, definition=opts.definition, **boxes.as_kwargs()
+                )
                 runs[f"text_localization_{name}_iou"] = lambda it, top=top: text_localization_iou_stats(
                     [it.answer], [it.target], **kw(it), options=top
                 )
@@ -161,11 +168,15 @@ def layout_output(items: Sequence[TaskItem], opts: ProtocolOptions) -> TaskOutpu
         return out
     if task == "empty_space":
         patches = PatchOptions(mode=mode, on_unreadable=unread)
+        matching = MatchAccuracyOptions(mode=mode, on_unreadable=unread, definition=opts.definition)
+        main_text = opts.definition == "main-text"  # the answer must be the target set itself
         iou = merged_stats(items, lambda it: patch_iou_stats([it.answer], [it.target], options=patches))
         acc = merged_stats(
             items,
             lambda it: match_accuracy_stats(
-                [it.answer], [it.extra.get("n_requested", len(it.target))], options=patches
+                [it.answer],
+                [it.target if main_text else it.extra.get("n_requested", len(it.target))],
+                options=matching,
             ),
         )
         out.records = records_of(items, "empty_space_iou", iou["values"], iou["status"])
