@@ -17,6 +17,8 @@ Entry points (each returns a :class:`~transcreval.protocols.records.ProtocolResu
 * :func:`error_type_table`: App. B.3's error-type rates per task from human labels.
 * :func:`temporal_table`: App. B.4's Table 9 (release year vs title chrF and per-year FID_GT).
 * :func:`cross_cluster_tables`: §7.4 / Fig. 7 (GLOBE transfer directions).
+* :func:`human_table`: App. B.3's Table 8 (human means, win rate, annotation counts) and its
+  agreement figures (inter-annotator QWK, human-judge Spearman rho) from a ratings file.
 * :func:`evaluate`: all of the above that the given inputs and options allow, in one result.
 
 The building blocks: :func:`edit_intensity_study` (App. B.2), :func:`similarity_metrics` (the
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 from transcreval.protocols.mptc.analyses import cross_cluster_tables, error_type_table, temporal_table
 from transcreval.protocols.mptc.globe import DIRECTIONS, GLOBE_CLUSTERS, globe_cluster, transfer_direction
+from transcreval.protocols.mptc.human_eval import human_table
 from transcreval.protocols.mptc.inputs import (
     ERROR_TYPES,
     MPTcItem,
@@ -47,6 +50,7 @@ from transcreval.protocols.mptc.inputs import (
 )
 from transcreval.protocols.mptc.ocr_tables import ocr_tables
 from transcreval.protocols.mptc.pipeline import evaluate
+from transcreval.protocols.mptc.ratings import RATING_FIELDS, HumanRating, read_ratings
 from transcreval.protocols.mptc.scoring.judged import judge_records
 from transcreval.protocols.mptc.scoring.ocr_iou import OCRIoURow, format_ocr_iou_table, ocr_iou_table
 from transcreval.protocols.mptc.scoring.study import (
@@ -62,7 +66,9 @@ __all__ = [
     "DIRECTIONS",
     "ERROR_TYPES",
     "GLOBE_CLUSTERS",
+    "RATING_FIELDS",
     "EditIntensityStudy",
+    "HumanRating",
     "MPTcItem",
     "MPTcOutput",
     "MPTcSet",
@@ -74,6 +80,7 @@ __all__ = [
     "format_edit_intensity",
     "format_ocr_iou_table",
     "globe_cluster",
+    "human_table",
     "judge_records",
     "judge_tables",
     "load",
@@ -84,6 +91,7 @@ __all__ = [
     "plan_to_render_loss",
     "read_items",
     "read_outputs",
+    "read_ratings",
     "similarity_metrics",
     "similarity_table",
     "system_name",
