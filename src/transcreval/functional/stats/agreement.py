@@ -130,10 +130,11 @@ class Agreement:
         """Overall and per-label statistics as aligned plain text (what ``print`` shows)."""
         from transcreval.utils.text_table import format_table
 
-        rows = [["overall", str(self.n), str(self.n), *(self._fmt(self.overall.get(k), decimals) for k in _COLUMNS)]]
+        cols = _COLUMNS if self.kind == "scores" else _COLUMNS[:2]
+        rows = [["overall", str(self.n), str(self.n), *(self._fmt(self.overall.get(k), decimals) for k in cols)]]
         for lab, stats in self.per_label.items():
             h, j = self.counts[lab]
-            rows.append([str(lab), str(h), str(j), *(self._fmt(stats.get(k), decimals) for k in _COLUMNS)])
+            rows.append([str(lab), str(h), str(j), *(self._fmt(stats.get(k), decimals) for k in cols)])
         ci = self.options.get("bootstrap", 0)
         head = f"judge-human agreement ({self.kind}, n={self.n}" + (
             f", {ci} bootstrap resamples, {self.options.get('confidence')} interval)" if ci else ")"
@@ -146,7 +147,7 @@ class Agreement:
         ]
         if self.n_dropped:
             notes.append(f"- {self.n_dropped} item(s) with a missing value left out (missing='drop')")
-        table = format_table(rows, ["label", "human", "judge", *_COLUMNS])
+        table = format_table(rows, ["label", "human", "judge", *cols])
         return "\n".join([head, table, *notes])
 
     @staticmethod
