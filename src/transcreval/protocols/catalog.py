@@ -54,6 +54,7 @@ PROTOCOLS: tuple[ProtocolInfo, ...] = (
             "Table 4",
             "Table 5",
             "Table 7",
+            "Table 8",
             "Table 9",
             "Table 10",
             "App. B.2",

@@ -16,10 +16,14 @@ from transcreval.errors import EmptyInputError, InputError, UndefinedValueError
 from transcreval.functional.stats.resampling import BootstrapOptions, host_vector
 
 Unknown = Literal["raise", "drop"]
+#: the disagreement weights of :func:`kappa_of_codes`: None (plain Cohen's kappa) or "quadratic"
+Weights = Literal["quadratic"] | None
 
 __all__ = [
     "KappaOptions",
+    "Weights",
     "check_kappa_labels",
+    "kappa_of_codes",
     "quadratic_weighted_kappa",
     "quadratic_weighted_kappa_from_stats",
     "quadratic_weighted_kappa_stats",
@@ -55,6 +59,28 @@ class KappaOptions(BootstrapOptions):
         super().check()
         labs = check_kappa_labels(self.labels, self.unknown)
         self.set_checked("labels", None if labs is None else tuple(labs))
+
+
+def kappa_of_codes(a: np.ndarray, b: np.ndarray, k: int, weights: Weights = None) -> float | None:
+    """Cohen's kappa of two raters' labels given as positions ``0..k-1`` on a scale of ``k``
+    labels: ``1 - sum(W * O) / sum(W * E)`` with O the observed confusion matrix, E the outer
+    product of its marginals / N and W the disagreement weights: ``1 - I`` (``weights=None``,
+    plain kappa) or ``(i - j)^2 / (k - 1)^2`` (``"quadratic"``). None where it is undefined (fewer
+    than 2 labels, no pairs, or no disagreement expected by chance). The one kappa of the project:
+    :func:`quadratic_weighted_kappa` and :func:`~transcreval.stats.judge_agreement` compute
+    through it."""
+    if k < 2 or a.size == 0:
+        return None
+    o = np.zeros((k, k))
+    np.add.at(o, (a, b), 1.0)
+    e = np.outer(o.sum(1), o.sum(0)) / o.sum()
+    pos = np.arange(k)
+    if weights == "quadratic":
+        w = (pos[:, None] - pos[None, :]) ** 2 / (k - 1) ** 2
+    else:
+        w = (pos[:, None] != pos[None, :]).astype(np.float64)
+    den = float((w * e).sum())
+    return 1.0 - float((w * o).sum()) / den if den > 0 else None
 
 
 def quadratic_weighted_kappa_stats(
@@ -99,14 +125,7 @@ def quadratic_weighted_kappa_from_stats(stats: dict[str, Any], options: KappaOpt
     k = len(labs)
 
     def stat(idx: np.ndarray) -> float | None:
-        if k < 2:
-            return None
-        o = np.zeros((k, k))
-        np.add.at(o, (xi[idx], yi[idx]), 1.0)
-        e = np.outer(o.sum(1), o.sum(0)) / o.sum()
-        w = (np.arange(k)[:, None] - np.arange(k)[None, :]) ** 2 / (k - 1) ** 2
-        den = float((w * e).sum())
-        return 1.0 - float((w * o).sum()) / den if den > 0 else None
+        return kappa_of_codes(xi[idx], yi[idx], k, "quadratic")
 
     value = stat(np.arange(x.size))
     if value is None:

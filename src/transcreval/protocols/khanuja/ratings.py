@@ -26,8 +26,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from transcreval.errors import InputError
-from transcreval.protocols.khanuja.csv_rows import read_csv_rows
 from transcreval.protocols.khanuja.inputs import COLUMNS, RATING_COLUMNS, KhanujaItem, RatingSheet, parse_image_key
+from transcreval.utils.csv_rows import read_csv_rows
 
 __all__ = [
     "HUMAN_FILE",

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from transcreval.errors import InputError
-from transcreval.protocols.khanuja.csv_rows import read_csv_rows
 from transcreval.protocols.khanuja.inputs import COLUMNS
+from transcreval.utils.csv_rows import read_csv_rows
 from transcreval.utils.jsonl import read_jsonl_lines
 
 __all__ = ["SCORE_FIELDS", "ScoreRow", "read_scores"]

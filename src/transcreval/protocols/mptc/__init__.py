@@ -17,6 +17,8 @@ Entry points (each returns a :class:`~transcreval.protocols.records.ProtocolResu
 * :func:`error_type_table`: App. B.3's error-type rates per task from human labels.
 * :func:`temporal_table`: App. B.4's Table 9 (release year vs title chrF and per-year FID_GT).
 * :func:`cross_cluster_tables`: §7.4 / Fig. 7 (GLOBE transfer directions).
+* :func:`human_table`: App. B.3's Table 8 (human means, win rate, annotation counts) and its
+  agreement figures (inter-annotator QWK, human-judge Spearman rho) from a ratings file.
 * :func:`evaluate`: all of the above that the given inputs and options allow, in one result,
   with Fig. 3, 8 and 9 in ``result.figures`` (:mod:`~transcreval.protocols.mptc.figures`: also
   Fig. 4 from market-preference judgments and Fig. 11 from :func:`edit_intensity_study`).
@@ -44,6 +46,7 @@ from transcreval.protocols.mptc.figures import (
     set_figures,
 )
 from transcreval.protocols.mptc.globe import DIRECTIONS, GLOBE_CLUSTERS, globe_cluster, transfer_direction
+from transcreval.protocols.mptc.human_eval import human_table
 from transcreval.protocols.mptc.inputs import (
     ERROR_TYPES,
     MPTcItem,
@@ -57,6 +60,7 @@ from transcreval.protocols.mptc.inputs import (
 )
 from transcreval.protocols.mptc.ocr_tables import ocr_tables
 from transcreval.protocols.mptc.pipeline import evaluate
+from transcreval.protocols.mptc.ratings import RATING_FIELDS, HumanRating, read_ratings
 from transcreval.protocols.mptc.scoring.judged import judge_records
 from transcreval.protocols.mptc.scoring.ocr_iou import OCRIoURow, format_ocr_iou_table, ocr_iou_table
 from transcreval.protocols.mptc.scoring.study import (
@@ -72,7 +76,9 @@ __all__ = [
     "DIRECTIONS",
     "ERROR_TYPES",
     "GLOBE_CLUSTERS",
+    "RATING_FIELDS",
     "EditIntensityStudy",
+    "HumanRating",
     "MPTcItem",
     "MPTcOutput",
     "MPTcSet",
@@ -89,6 +95,7 @@ __all__ = [
     "format_edit_intensity",
     "format_ocr_iou_table",
     "globe_cluster",
+    "human_table",
     "judge_records",
     "judge_tables",
     "load",
@@ -99,6 +106,7 @@ __all__ = [
     "plan_to_render_loss",
     "read_items",
     "read_outputs",
+    "read_ratings",
     "set_figures",
     "similarity_metrics",
     "similarity_table",
