@@ -208,3 +208,18 @@ def test_read_prompts_refuses_duplicates_and_reads_windows_paths():
         )
     with pytest.raises(InputError, match="inside"):
         read_prompts([{"task": "font", "path": "../x.jpg"}])
+
+
+def test_two_sources_with_one_system_name_are_refused(tmp_path):
+    """Two score files named after one system (one stem in two folders, or system= twice) would
+    pool their items into one row and count each image twice: an InputError names both."""
+    (tmp_path / "x").mkdir()
+    (tmp_path / "y").mkdir()
+    a = _write(tmp_path / "x" / "A_score.json", ITEMS[:3])
+    b = _write(tmp_path / "y" / "A_score.json", ITEMS[:3])
+    with pytest.raises(InputError, match=r"system 'A'.*x.A_score\.json.*y.A_score\.json"):
+        evaluate_generation([a, b], **CODE)
+    with pytest.raises(InputError, match="system 'A'"):
+        evaluate_generation([tmp_path / "x", tmp_path / "y"], **CODE)  # two folders of score files
+    assert evaluate_generation({"A": a, "B": b}, **CODE).tables["table6"].rows == ("A", "B")
+
