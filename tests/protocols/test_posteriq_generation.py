@@ -223,3 +223,22 @@ def test_two_sources_with_one_system_name_are_refused(tmp_path):
         evaluate_generation([tmp_path / "x", tmp_path / "y"], **CODE)  # two folders of score files
     assert evaluate_generation({"A": a, "B": b}, **CODE).tables["table6"].rows == ("A", "B")
 
+
+def test_a_null_judge_field_is_a_judge_failure_not_a_crash(tmp_path):
+    """``"judge": null`` (the API returned no content; gen_metric.py itself would crash on it) is
+    an image without replies: left out, counted and named, as the runner reads it."""
+    items = [
+        _item("dense", "dense/1.jpg", None, gt=["a"]),
+        _item("dense", "dense/2.jpg", ["Yes"], gt=["a"]),
+        _item("font", "font/1.jpg", None),
+        _item("style", "style/1.jpg", None, style="Pop Art"),
+    ]
+    f = _write(tmp_path / "n_score.json", items)
+    for mode in ("paper", "posteriq-code"):
+        res = evaluate_generation(f, mode=mode)
+        t = res.tables["table6"]
+        assert (t.cell("n", "Dense").value, t.cell("n", "Dense").n, t.cell("n", "Dense").n_missing) == (1.0, 1, 1)
+        assert math.isnan(t.cell("n", "Font").value) and t.cell("n", "Font").n_missing == 1
+        assert any("n, style: 1 image(s) without judge replies (no_judge)" in n for n in t.notes)
+        rec = {r.item_id: r for r in res.records}
+        assert rec["font/1.jpg"].status == "no_judge" and math.isnan(rec["font/1.jpg"].value)

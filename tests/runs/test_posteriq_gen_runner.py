@@ -79,3 +79,17 @@ def test_images_with_a_judge_through_the_runner_equal_evaluate_generation(tmp_pa
         ["evaluate", "-p", "posteriq-gen", "-m", str(manifest), "-s", f"G={systems['G']}", "-o", str(tmp_path / "run")]
     )
     assert rc == 0
+
+
+def test_a_null_judge_field_reads_alike_through_the_runner(tmp_path):
+    items = [
+        {"task": "poster dense", "path": "dense/1.jpg", "gt": ["a"], "judge": None},
+        {"task": "poster dense", "path": "dense/2.jpg", "gt": ["a"], "judge": ["Yes"]},
+        {"task": "poster font", "path": "font/1.jpg", "judge": None},
+    ]
+    f = _write(tmp_path / "N_score.json", items)
+    ref = evaluate_generation({"N": f})
+    run = run_evaluate("posteriq-gen", None, {"N": str(f)}, tmp_path / "run")
+    _same(run.tables["table6"], ref.tables["table6"])
+    assert _records(run.results) == _records(ref)
+
