@@ -93,3 +93,13 @@ def test_a_null_judge_field_reads_alike_through_the_runner(tmp_path):
     _same(run.tables["table6"], ref.tables["table6"])
     assert _records(run.results) == _records(ref)
 
+
+def test_validate_reads_score_files_without_false_warnings(tmp_path):
+    """A score file carries the replies, not an image: validate must not warn "no image" for each
+    of its items, nor call the keys the adapter itself writes ("file", "no_judge") unused."""
+    from transcreval.runs.validation import validate
+
+    items = [*ITEMS[:3], {"task": "poster font", "path": "font/9.jpg", "prompt": "p", "judge": None}]
+    rep = validate("posteriq-gen", None, {"A": str(_write(tmp_path / "A_score.json", items))})
+    assert rep["ok"] and rep["systems"]["A"]["ok"] == 4
+    assert not [w for w in rep["warnings"] if "no image" in w or "not used by" in w], rep["warnings"]

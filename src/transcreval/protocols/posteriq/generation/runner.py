@@ -147,6 +147,8 @@ class PosterIQGenAdapter(ProtocolAdapter):
         "item:task": f"one of {', '.join(GEN_TASKS)} (or 'poster dense', ...)",
         "item:target": "the key points (dense, composition, intention) or the style (style)",
         "output:judge": "the judge's replies as gen_metric.py writes them (score files)",
+        "output:file": "the score file an item was read from (score files)",
+        "output:no_judge": "the score file's item has no replies (score files)",
     }
     option_defaults: ClassVar[dict[str, Any]] = {
         "mode": "paper",
