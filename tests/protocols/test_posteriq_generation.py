@@ -242,3 +242,15 @@ def test_a_null_judge_field_is_a_judge_failure_not_a_crash(tmp_path):
         assert any("n, style: 1 image(s) without judge replies (no_judge)" in n for n in t.notes)
         rec = {r.item_id: r for r in res.records}
         assert rec["font/1.jpg"].status == "no_judge" and math.isnan(rec["font/1.jpg"].value)
+
+
+def test_average_of_a_row_missing_tasks_is_over_the_tasks_it_has(tmp_path):
+    """A system with only dense and font items: its Average is the mean of those two cells (not
+    of five with the absent ones as 0), and a note says so."""
+    f = _write(tmp_path / "p_score.json", [it for it in ITEMS if it["task"] in ("poster dense", "poster font")])
+    t = evaluate_generation(f, **CODE).tables["table6"]
+    assert t.cell("p", "Average").value == pytest.approx((4 / 9 + 3 / 111) / 2, abs=1e-12)
+    assert t.cell("p", "Average").n == 2
+    assert any(
+        "p: no score for Style, Composition, Intention; its Average is the mean of the other 2" in n for n in t.notes
+    )
