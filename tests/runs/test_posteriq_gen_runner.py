@@ -103,3 +103,22 @@ def test_validate_reads_score_files_without_false_warnings(tmp_path):
     rep = validate("posteriq-gen", None, {"A": str(_write(tmp_path / "A_score.json", items))})
     assert rep["ok"] and rep["systems"]["A"]["ok"] == 4
     assert not [w for w in rep["warnings"] if "no image" in w or "not used by" in w], rep["warnings"]
+
+
+def test_an_undecodable_image_is_named_as_such_not_as_unjudged(tmp_path):
+    """A generated file that does not decode is never sent to the judge; its record and the
+    table's note give the engine's reason (undecodable_output), not "not_judged"."""
+    prompts = [
+        {"task": "poster dense", "path": "dense/1.jpg", "gt": ["a"]},
+        {"task": "poster dense", "path": "dense/2.jpg", "gt": ["a"]},
+    ]
+    _poster(tmp_path / "imgs" / "dense" / "1.jpg")
+    (tmp_path / "imgs" / "dense" / "2.jpg").write_text("not an image")
+    manifest = write_manifest(prompts, tmp_path / "manifest.jsonl")
+    judge = FunctionJudge(lambda request: '{"covered": true}')
+    run = run_evaluate("posteriq-gen", manifest, {"G": str(tmp_path / "imgs" / "{id}")}, tmp_path / "run", judge=judge)
+    status = {r.item_id: r.status for r in run.results.records}
+    assert status == {"dense/1.jpg": "ok", "dense/2.jpg": "undecodable_output"}
+    assert any(
+        "G, dense: 1 image(s) without judge replies (undecodable_output)" in n for n in run.tables["table6"].notes
+    )

@@ -232,8 +232,8 @@ class PosterIQGenAdapter(ProtocolAdapter):
                     continue
                 from_files = False
                 got = data.payload(s, "judge", it.id) or {}
-                if "judge" not in got:
-                    entries.append(GenItem(s, p, None, True, "not_judged", o.where, {}))
+                if "judge" not in got:  # the engine's reason (undecodable_output, ...) when it gave one
+                    entries.append(GenItem(s, p, None, True, str(got.get("status", "not_judged")), o.where, {}))
                     continue
                 entries.append(GenItem(s, p, got["judge"], True, str(got.get("status", "ok")), o.where, {}))
         opts = gen_options(data.options["mode"], data.options["denominator"], data.options["on_unreadable"])
