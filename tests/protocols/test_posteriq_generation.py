@@ -208,3 +208,49 @@ def test_read_prompts_refuses_duplicates_and_reads_windows_paths():
         )
     with pytest.raises(InputError, match="inside"):
         read_prompts([{"task": "font", "path": "../x.jpg"}])
+
+
+def test_two_sources_with_one_system_name_are_refused(tmp_path):
+    """Two score files named after one system (one stem in two folders, or system= twice) would
+    pool their items into one row and count each image twice: an InputError names both."""
+    (tmp_path / "x").mkdir()
+    (tmp_path / "y").mkdir()
+    a = _write(tmp_path / "x" / "A_score.json", ITEMS[:3])
+    b = _write(tmp_path / "y" / "A_score.json", ITEMS[:3])
+    with pytest.raises(InputError, match=r"system 'A'.*x.A_score\.json.*y.A_score\.json"):
+        evaluate_generation([a, b], **CODE)
+    with pytest.raises(InputError, match="system 'A'"):
+        evaluate_generation([tmp_path / "x", tmp_path / "y"], **CODE)  # two folders of score files
+    assert evaluate_generation({"A": a, "B": b}, **CODE).tables["table6"].rows == ("A", "B")
+
+
+def test_a_null_judge_field_is_a_judge_failure_not_a_crash(tmp_path):
+    """``"judge": null`` (the API returned no content; gen_metric.py itself would crash on it) is
+    an image without replies: left out, counted and named, as the runner reads it."""
+    items = [
+        _item("dense", "dense/1.jpg", None, gt=["a"]),
+        _item("dense", "dense/2.jpg", ["Yes"], gt=["a"]),
+        _item("font", "font/1.jpg", None),
+        _item("style", "style/1.jpg", None, style="Pop Art"),
+    ]
+    f = _write(tmp_path / "n_score.json", items)
+    for mode in ("paper", "posteriq-code"):
+        res = evaluate_generation(f, mode=mode)
+        t = res.tables["table6"]
+        assert (t.cell("n", "Dense").value, t.cell("n", "Dense").n, t.cell("n", "Dense").n_missing) == (1.0, 1, 1)
+        assert math.isnan(t.cell("n", "Font").value) and t.cell("n", "Font").n_missing == 1
+        assert any("n, style: 1 image(s) without judge replies (no_judge)" in n for n in t.notes)
+        rec = {r.item_id: r for r in res.records}
+        assert rec["font/1.jpg"].status == "no_judge" and math.isnan(rec["font/1.jpg"].value)
+
+
+def test_average_of_a_row_missing_tasks_is_over_the_tasks_it_has(tmp_path):
+    """A system with only dense and font items: its Average is the mean of those two cells (not
+    of five with the absent ones as 0), and a note says so."""
+    f = _write(tmp_path / "p_score.json", [it for it in ITEMS if it["task"] in ("poster dense", "poster font")])
+    t = evaluate_generation(f, **CODE).tables["table6"]
+    assert t.cell("p", "Average").value == pytest.approx((4 / 9 + 3 / 111) / 2, abs=1e-12)
+    assert t.cell("p", "Average").n == 2
+    assert any(
+        "p: no score for Style, Composition, Intention; its Average is the mean of the other 2" in n for n in t.notes
+    )

@@ -79,3 +79,46 @@ def test_images_with_a_judge_through_the_runner_equal_evaluate_generation(tmp_pa
         ["evaluate", "-p", "posteriq-gen", "-m", str(manifest), "-s", f"G={systems['G']}", "-o", str(tmp_path / "run")]
     )
     assert rc == 0
+
+
+def test_a_null_judge_field_reads_alike_through_the_runner(tmp_path):
+    items = [
+        {"task": "poster dense", "path": "dense/1.jpg", "gt": ["a"], "judge": None},
+        {"task": "poster dense", "path": "dense/2.jpg", "gt": ["a"], "judge": ["Yes"]},
+        {"task": "poster font", "path": "font/1.jpg", "judge": None},
+    ]
+    f = _write(tmp_path / "N_score.json", items)
+    ref = evaluate_generation({"N": f})
+    run = run_evaluate("posteriq-gen", None, {"N": str(f)}, tmp_path / "run")
+    _same(run.tables["table6"], ref.tables["table6"])
+    assert _records(run.results) == _records(ref)
+
+
+def test_validate_reads_score_files_without_false_warnings(tmp_path):
+    """A score file carries the replies, not an image: validate must not warn "no image" for each
+    of its items, nor call the keys the adapter itself writes ("file", "no_judge") unused."""
+    from transcreval.runs.validation import validate
+
+    items = [*ITEMS[:3], {"task": "poster font", "path": "font/9.jpg", "prompt": "p", "judge": None}]
+    rep = validate("posteriq-gen", None, {"A": str(_write(tmp_path / "A_score.json", items))})
+    assert rep["ok"] and rep["systems"]["A"]["ok"] == 4
+    assert not [w for w in rep["warnings"] if "no image" in w or "not used by" in w], rep["warnings"]
+
+
+def test_an_undecodable_image_is_named_as_such_not_as_unjudged(tmp_path):
+    """A generated file that does not decode is never sent to the judge; its record and the
+    table's note give the engine's reason (undecodable_output), not "not_judged"."""
+    prompts = [
+        {"task": "poster dense", "path": "dense/1.jpg", "gt": ["a"]},
+        {"task": "poster dense", "path": "dense/2.jpg", "gt": ["a"]},
+    ]
+    _poster(tmp_path / "imgs" / "dense" / "1.jpg")
+    (tmp_path / "imgs" / "dense" / "2.jpg").write_text("not an image")
+    manifest = write_manifest(prompts, tmp_path / "manifest.jsonl")
+    judge = FunctionJudge(lambda request: '{"covered": true}')
+    run = run_evaluate("posteriq-gen", manifest, {"G": str(tmp_path / "imgs" / "{id}")}, tmp_path / "run", judge=judge)
+    status = {r.item_id: r.status for r in run.results.records}
+    assert status == {"dense/1.jpg": "ok", "dense/2.jpg": "undecodable_output"}
+    assert any(
+        "G, dense: 1 image(s) without judge replies (undecodable_output)" in n for n in run.tables["table6"].notes
+    )

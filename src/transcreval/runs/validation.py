@@ -173,9 +173,12 @@ def _check_outputs(
     decode: bool,
     errors: list[str],
     warnings: list[str],
+    own_files: bool = False,
 ) -> dict[str, Any]:
     """One system's outputs checked (the protocol's checks, ``meta`` keys, decoding, what the
-    protocol needs, lossy formats); returns its line of the report: counts per status."""
+    protocol needs, lossy formats); returns its line of the report: counts per status. Outputs
+    read from the protocol's own result files (``own_files``: PosterIQ generation's score files
+    hold the judge's replies) are not asked for an image."""
     out_keys = _meta_keys(adapter, "output")
     status = Counter(o.status for o in got.values())
     for o in got.values():
@@ -195,7 +198,12 @@ def _check_outputs(
                 warnings.append(
                     f"{name}, item {o.item_id!r}: the output does not decode ({bad}); it will count as failed"
                 )
-        if "image" in adapter.output_fields and "text" not in adapter.output_fields and o.image is None:
+        if (
+            not own_files
+            and "image" in adapter.output_fields
+            and "text" not in adapter.output_fields
+            and o.image is None
+        ):
             warnings.append(f"{name}, item {o.item_id!r}: no image")
         if adapter.output_fields == ("text",) and o.text is None:
             warnings.append(f"{name}, item {o.item_id!r}: no text")
@@ -262,7 +270,9 @@ def validate(
                 errors.append(str(e))
                 continue
             warnings += notes
-        report_systems[name] = _check_outputs(adapter, name, got, len(items), decode, errors, warnings)
+        report_systems[name] = _check_outputs(
+            adapter, name, got, len(items), decode, errors, warnings, own_files=own is not None
+        )
     return {
         "ok": not errors,
         "protocol": adapter.name,

@@ -195,8 +195,9 @@ def score_files(folder: Path) -> list[Path]:
 
 def read_score_file(path: str | os.PathLike[str], system: str | None = None) -> list[GenItem]:
     """The items of one ``{model}_score.json``, each with its replies (``judge``), named
-    ``system`` (default: the file's stem without ``_score``). An item without ``judge`` is a
-    judge failure (status ``"no_judge"``); two items with one path are an InputError."""
+    ``system`` (default: the file's stem without ``_score``). An item without ``judge``, or with
+    ``"judge": null``, is a judge failure (status ``"no_judge"``); two items with one path are an
+    InputError."""
     p = Path(path)
     if not p.is_file():
         raise InputError(f"no such score file: {p}")
@@ -208,7 +209,7 @@ def read_score_file(path: str | os.PathLike[str], system: str | None = None) -> 
         if prompt.item_id in seen:
             raise InputError(f"{where}: a second item with path {prompt.item_id!r} (first: {seen[prompt.item_id]})")
         seen[prompt.item_id] = where
-        if "judge" not in row:
+        if row.get("judge") is None:  # no field, or null: the API gave no content (gen_metric.py would crash)
             out.append(GenItem(name, prompt, None, True, "no_judge", where, {"file": p.name}))
             continue
         out.append(GenItem(name, prompt, row["judge"], True, "ok", where, {"file": p.name}))

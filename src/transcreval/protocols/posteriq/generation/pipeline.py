@@ -19,6 +19,7 @@ from transcreval.protocols.posteriq.generation.inputs import (
     read_prompts,
     read_score_file,
     score_files,
+    system_of,
 )
 from transcreval.protocols.posteriq.generation.judging import ask_task, per_task
 from transcreval.protocols.posteriq.generation.scoring import (
@@ -213,7 +214,14 @@ def evaluate_generation(
     prompts = read_prompts(tasks) if tasks is not None else None
     judges, templates = per_task(judge, "judge"), per_task(judge_template, "judge_template")
     entries: list[GenItem] = []
-    for name, path in _systems(source, system):
+    sources = _systems(source, system)
+    seen: dict[str, Path] = {}
+    for name, path in sources:
+        key = name or (path.name if path.is_dir() else system_of(path))
+        if key in seen:
+            raise InputError(f"system {key!r} is given twice ({seen[key]} and {path}): name each one, {{system: path}}")
+        seen[key] = path
+    for name, path in sources:
         if path.is_dir():
             if prompts is None:
                 raise InputError(f"{path}: an image folder needs the prompts: pass tasks= (the gen_task folder)")

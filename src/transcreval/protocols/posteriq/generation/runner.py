@@ -147,6 +147,8 @@ class PosterIQGenAdapter(ProtocolAdapter):
         "item:task": f"one of {', '.join(GEN_TASKS)} (or 'poster dense', ...)",
         "item:target": "the key points (dense, composition, intention) or the style (style)",
         "output:judge": "the judge's replies as gen_metric.py writes them (score files)",
+        "output:file": "the score file an item was read from (score files)",
+        "output:no_judge": "the score file's item has no replies (score files)",
     }
     option_defaults: ClassVar[dict[str, Any]] = {
         "mode": "paper",
@@ -230,8 +232,8 @@ class PosterIQGenAdapter(ProtocolAdapter):
                     continue
                 from_files = False
                 got = data.payload(s, "judge", it.id) or {}
-                if "judge" not in got:
-                    entries.append(GenItem(s, p, None, True, "not_judged", o.where, {}))
+                if "judge" not in got:  # the engine's reason (undecodable_output, ...) when it gave one
+                    entries.append(GenItem(s, p, None, True, str(got.get("status", "not_judged")), o.where, {}))
                     continue
                 entries.append(GenItem(s, p, got["judge"], True, str(got.get("status", "ok")), o.where, {}))
         opts = gen_options(data.options["mode"], data.options["denominator"], data.options["on_unreadable"])
