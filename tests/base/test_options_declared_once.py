@@ -220,6 +220,9 @@ FAMILIES = {
     "PHashDistance": ("PHashOptions", ("phash_distance", "phash_distances")),
     "TitleChrF": ("ChrFOptions", ("title_chrf", "chrf_statistics", "sentence_chrf", "corpus_chrf")),
     "PlanChrF": ("ChrFOptions", ("plan_chrf",)),
+    "BoxRecallRate": ("BoxRecallOptions", ("box_recall_rate",)),
+    "CenterBias": ("BoxOptions", ("center_bias",)),
+    "AreaRatio": ("BoxOptions", ("area_ratio",)),
 }
 
 

@@ -167,8 +167,9 @@ def test_a_type_checker_sees_each_lazy_export_with_its_type(demo_pkg):
         "table: OrderedDict[str, int] = OrderedDict()\n"
         "wrong: int = demo_pkg.dumps({})\n"
     )
+    cache = str(demo_pkg / ".mypy_cache")
     out = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--cache-dir", str(demo_pkg / ".mypy_cache"), "consumer.py"],
+        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--cache-dir", cache, "consumer.py"],
         cwd=demo_pkg,
         env={**os.environ, "MYPYPATH": f"{demo_pkg}{os.pathsep}{SRC}"},
         capture_output=True,

@@ -6,10 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from transcreval.core.aggregate_metric import AggregateMetric
-from transcreval.core.common import Definition, Mode, OnUnreadable
+from transcreval.core.options import takes_options
 from transcreval.core.result import MetricResult
 from transcreval.functional.layout import boxes as F
-from transcreval.functional.layout.box_reading import Coords
 
 
 class _BoxMetric(AggregateMetric):
@@ -20,16 +19,11 @@ class _BoxMetric(AggregateMetric):
 
 
 class _PairedBoxMetric(_BoxMetric):
-    def __init__(
-        self,
-        *,
-        mode: Mode = "paper",
-        coords: Coords = "normalized",
-        target_coords: Coords = "normalized",
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.options = F.BoxOptions(mode=mode, coords=coords, target_coords=target_coords)
+    @takes_options(F.BoxOptions)
+    def __init__(self, **kwargs: Any) -> None:
+        options, rest = F.BoxOptions.split(kwargs)
+        super().__init__(**rest)
+        self.options = F.BoxOptions(**options)
 
 
 class TextLocalizationIoU(_BoxMetric):
@@ -43,26 +37,11 @@ class TextLocalizationIoU(_BoxMetric):
     predicted regions") instead of the box at its position (Eq. 4).
     """
 
-    def __init__(
-        self,
-        top_n: int,
-        *,
-        mode: Mode = "paper",
-        coords: Coords = "normalized",
-        target_coords: Coords = "normalized",
-        on_unreadable: OnUnreadable = "zero",
-        definition: Definition = "supp-b",
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.options = F.TextLocalizationOptions(
-            top_n=top_n,
-            mode=mode,
-            coords=coords,
-            target_coords=target_coords,
-            on_unreadable=on_unreadable,
-            definition=definition,
-        )
+    @takes_options(F.TextLocalizationOptions)
+    def __init__(self, top_n: int, **kwargs: Any) -> None:
+        options, rest = F.TextLocalizationOptions.split(kwargs)
+        super().__init__(**rest)
+        self.options = F.TextLocalizationOptions(top_n=top_n, **options)
 
     def _stats(self, preds: Sequence[Any], target: Sequence[Any], image_sizes: Any = None) -> dict[str, Any]:
         """``preds[i]``: predicted boxes or the raw answer of image ``i``; ``target[i]``: its
@@ -81,16 +60,11 @@ class BoxRecallRate(_BoxMetric):
     scores 0 (``on_unreadable="zero"``) or is left out (``"drop"``).
     """
 
-    def __init__(
-        self,
-        *,
-        mode: Mode = "paper",
-        coords: Coords = "normalized",
-        on_unreadable: OnUnreadable = "zero",
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        self.options = F.BoxRecallOptions(mode=mode, coords=coords, on_unreadable=on_unreadable)
+    @takes_options(F.BoxRecallOptions)
+    def __init__(self, **kwargs: Any) -> None:
+        options, rest = F.BoxRecallOptions.split(kwargs)
+        super().__init__(**rest)
+        self.options = F.BoxRecallOptions(**options)
 
     def _stats(self, preds: Sequence[Any], target: Sequence[Any], image_sizes: Any = None) -> dict[str, Any]:
         """``preds``: boxes returned per item (counts, boxes or answers); ``target``: boxes asked

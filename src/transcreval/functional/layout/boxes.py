@@ -41,7 +41,7 @@ from transcreval.core.common import (
     definition_signature,
     mean_result,
 )
-from transcreval.core.options import MetricOptions, option
+from transcreval.core.options import MetricOptions, option, takes_options
 from transcreval.core.result import MetricResult
 from transcreval.errors import InputError
 from transcreval.functional.layout.box_reading import (
@@ -184,17 +184,12 @@ def text_localization_iou_from_stats(stats: dict[str, Any], options: TextLocaliz
     return _mean(stats, options, "TextLocalizationIoU")
 
 
+@takes_options(TextLocalizationOptions)
 def text_localization_iou(
     preds: Sequence[Any],
     target: Sequence[Sequence[Sequence[float]]],
-    *,
-    top_n: int,
-    mode: Mode = "paper",
-    coords: Coords = "normalized",
-    target_coords: Coords = "normalized",
     image_sizes: Sizes = None,
-    on_unreadable: OnUnreadable = "zero",
-    definition: Definition = "supp-b",
+    **options: Any,
 ) -> MetricResult:
     """Top-n text-localisation IoU (PosterIQ Eq. 4), in [0, 1], higher is better: what
     :class:`~transcreval.TextLocalizationIoU` computes on the same images.
@@ -214,14 +209,7 @@ def text_localization_iou(
     boxes (largest first) takes the highest IoU of any predicted box, whatever its position (for
     ``top_n > 1`` our extension of that sentence; the main text defines Top-1 only).
     """
-    opts = TextLocalizationOptions(
-        top_n=top_n,
-        mode=mode,
-        coords=coords,
-        target_coords=target_coords,
-        on_unreadable=on_unreadable,
-        definition=definition,
-    )
+    opts = TextLocalizationOptions.take(options, "text_localization_iou")
     return text_localization_iou_from_stats(text_localization_iou_stats(preds, target, image_sizes, options=opts), opts)
 
 
@@ -260,14 +248,12 @@ def box_recall_rate_from_stats(stats: dict[str, Any], options: BoxRecallOptions)
     return _mean(stats, options, "BoxRecallRate")
 
 
+@takes_options(BoxRecallOptions)
 def box_recall_rate(
     preds: Sequence[Any],
     target: Sequence[Any],
-    *,
-    mode: Mode = "paper",
-    coords: Coords = "normalized",
     image_sizes: Sizes = None,
-    on_unreadable: OnUnreadable = "zero",
+    **options: Any,
 ) -> MetricResult:
     """Recall rate (PosterIQ Eq. 5): mean of ``min(1, n_pred / n_query)`` over items, in [0, 1],
     higher is better (what :class:`~transcreval.BoxRecallRate` computes). ``preds[i]``: the
@@ -276,7 +262,7 @@ def box_recall_rate(
     boxes asked for, or the ground-truth boxes. An unreadable answer scores 0
     (``on_unreadable="zero"``, as PosterIQ's code, whose parser reads it as no boxes) or is left
     out (``"drop"``)."""
-    opts = BoxRecallOptions(mode=mode, coords=coords, on_unreadable=on_unreadable)
+    opts = BoxRecallOptions.take(options, "box_recall_rate")
     return box_recall_rate_from_stats(box_recall_rate_stats(preds, target, image_sizes, options=opts), opts)
 
 
@@ -337,21 +323,19 @@ def center_bias_from_stats(stats: dict[str, Any], options: BoxOptions) -> Metric
     return _mean(stats, options, "CenterBias")
 
 
+@takes_options(BoxOptions)
 def center_bias(
     preds: Sequence[Any],
     target: Sequence[Any],
-    *,
-    mode: Mode = "paper",
-    coords: Coords = "normalized",
-    target_coords: Coords = "normalized",
     image_sizes: Sizes = None,
+    **options: Any,
 ) -> MetricResult:
     """Centre bias (PosterIQ Eq. 6): mean Euclidean distance of normalised box centres over all
     paired elements (box j with box j), in [0, sqrt(2)], lower is better (what
     :class:`~transcreval.CenterBias` computes).
 
     Code: each distance is the smallest over the four coordinate readings."""
-    opts = BoxOptions(mode=mode, coords=coords, target_coords=target_coords)
+    opts = BoxOptions.take(options, "center_bias")
     return center_bias_from_stats(center_bias_stats(preds, target, image_sizes, options=opts), opts)
 
 
@@ -367,18 +351,16 @@ def area_ratio_from_stats(stats: dict[str, Any], options: BoxOptions) -> MetricR
     return _mean(stats, options, "AreaRatio")
 
 
+@takes_options(BoxOptions)
 def area_ratio(
     preds: Sequence[Any],
     target: Sequence[Any],
-    *,
-    mode: Mode = "paper",
-    coords: Coords = "normalized",
-    target_coords: Coords = "normalized",
     image_sizes: Sizes = None,
+    **options: Any,
 ) -> MetricResult:
     """Area ratio (PosterIQ Eq. 7): mean of ``min(A_pred, A_gt) / max(A_pred, A_gt)`` over all
     paired elements, in [0, 1], higher is better (what :class:`~transcreval.AreaRatio`
     computes). A zero-area ground-truth box is an error; a zero-area prediction scores 0.
     Code: the reading whose ratio is closest to 1."""
-    opts = BoxOptions(mode=mode, coords=coords, target_coords=target_coords)
+    opts = BoxOptions.take(options, "area_ratio")
     return area_ratio_from_stats(area_ratio_stats(preds, target, image_sizes, options=opts), opts)
