@@ -198,7 +198,7 @@ def _with(i, **change):
         ({"item_id": "x"}, "list of mappings"),
         (["x"], r"ratings\[0\]: a rating row is a mapping"),
         ([{k: v for k, v in RATINGS[0].items() if k != "annotator"}], r"ratings\[0\]: no annotator"),
-        (_with(2, rater="C"), r"unknown \['rater'\]"),
+        (_with(2, rater="C"), r"unknown field\(s\) 'rater'"),
         (_with(2, aesthetic=6), r"ratings\[2\]: 'aesthetic' must be a score of the scale \[1.0, 2.0, 3.0, 4.0, 5.0\]"),
         (_with(2, adaptation="good"), "'adaptation' must be a score"),
         (_with(2, aesthetic=4.5), "'aesthetic' must be a score"),
@@ -218,7 +218,7 @@ def test_bad_ratings_are_clear_errors(ratings, match):
 def test_bad_files_and_judges(tmp_path):
     p = tmp_path / "r.csv"
     p.write_text("item_id,split,system,annotator,aesthetic\ns1,surface,x,A,3\n", encoding="utf-8")
-    with pytest.raises(InputError, match="line 1: the header must name the columns"):
+    with pytest.raises(InputError, match=r"line 1 \(the header\): no adaptation, choice; the columns are item_id"):
         mptc.human_table(p)
     (tmp_path / "r.txt").write_text("", encoding="utf-8")
     with pytest.raises(InputError, match=r"\.csv or \.jsonl"):

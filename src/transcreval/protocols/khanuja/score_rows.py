@@ -20,8 +20,7 @@ from typing import Any
 
 from transcreval.errors import InputError
 from transcreval.protocols.khanuja.inputs import COLUMNS
-from transcreval.utils.csv_rows import read_csv_rows
-from transcreval.utils.jsonl import read_jsonl_lines
+from transcreval.utils.row_files import field_problems, read_row_file
 
 __all__ = ["SCORE_FIELDS", "ScoreRow", "read_scores"]
 
@@ -64,19 +63,9 @@ def _value(v: Any, where: str) -> float:
 
 
 def _fields(names: Iterable[Any], where: str) -> None:
-    got = list(names)
-    missing = [f for f in SCORE_FIELDS if f not in got]
-    unknown = [f for f in got if f not in SCORE_FIELDS]
-    if missing or unknown:
-        what = "; ".join(
-            x
-            for x in (
-                f"no {', '.join(missing)}" if missing else "",
-                f"unknown field(s) {', '.join(map(repr, unknown))}" if unknown else "",
-            )
-            if x
-        )
-        raise InputError(f"{where}: {what}; a score row has exactly the fields {', '.join(SCORE_FIELDS)}")
+    wrong = field_problems(names, SCORE_FIELDS)
+    if wrong:
+        raise InputError(f"{where}: {wrong}; a score row has exactly the fields {', '.join(SCORE_FIELDS)}")
 
 
 def _check(raw: Any, where: str) -> ScoreRow:
@@ -90,23 +79,10 @@ def _check(raw: Any, where: str) -> ScoreRow:
     return ScoreRow(where, country, image, system, row, column, _value(raw["value"], where))
 
 
-def _csv_rows(path: str) -> list[ScoreRow]:
-    hn, names, body = read_csv_rows(path, "scores file", f"a header {','.join(SCORE_FIELDS)} and one row per score")
-    _fields(names, f"{path}, line {hn} (the header)")
-    return [_check(dict(zip(names, cells)), f"{path}, line {n}") for n, cells in body]
-
-
 def _raw_rows(scores: Any) -> list[ScoreRow]:
     if isinstance(scores, (str, os.PathLike)):
-        path = os.fspath(scores)
-        if not os.path.isfile(path):
-            raise InputError(f"no such scores file: {path}")
-        suffix = os.path.splitext(path)[1].lower()
-        if suffix == ".csv":
-            return _csv_rows(path)
-        if suffix == ".jsonl":
-            return [_check(obj, f"{path}, line {n}") for n, obj in read_jsonl_lines(path, "scores file")]
-        raise InputError(f"{path}: give the scores as a .csv or .jsonl file (or a list of mappings, or a DataFrame)")
+        rows = read_row_file(scores, "scores", SCORE_FIELDS, alternatives="a list of mappings, or a DataFrame")
+        return [_check(row, where) for where, row, _ in rows]
     if type(scores).__name__ == "DataFrame" and hasattr(scores, "to_dict"):
         _fields([str(c) for c in scores.columns], "the scores DataFrame's columns")
         return [_check(r, f"DataFrame row {i}") for i, r in enumerate(scores.to_dict("records"))]

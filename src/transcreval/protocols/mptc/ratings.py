@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from transcreval.errors import InputError
-from transcreval.utils.csv_rows import read_csv_rows
-from transcreval.utils.jsonl import read_jsonl_lines
+from transcreval.utils.row_files import field_problems, read_row_file
 
 __all__ = ["CHOICES", "RATING_FIELDS", "HumanRating", "read_ratings"]
 
@@ -87,13 +86,9 @@ def _score(v: Any, name: str, where: str, scale: Sequence[float]) -> float:
 def _check(raw: Any, where: str, scale: Sequence[float], csv: bool) -> HumanRating:
     if not isinstance(raw, Mapping):
         raise InputError(f"{where}: a rating row is a mapping with the fields {', '.join(RATING_FIELDS)}")
-    unknown = [k for k in raw if k not in RATING_FIELDS]
-    missing = [k for k in (RATING_FIELDS if csv else _REQUIRED) if k not in raw]
-    if unknown or missing:
-        what = "; ".join(
-            x for x in (f"no {', '.join(missing)}" if missing else "", f"unknown {unknown}" if unknown else "") if x
-        )
-        raise InputError(f"{where}: {what}; a rating row has the fields {', '.join(RATING_FIELDS)}")
+    wrong = field_problems(raw, RATING_FIELDS, RATING_FIELDS if csv else _REQUIRED)
+    if wrong:
+        raise InputError(f"{where}: {wrong}; a rating row has the fields {', '.join(RATING_FIELDS)}")
     item, split, system, annotator = (_text(raw[k], k, where) for k in _REQUIRED)
     if split.lower() not in ("surface", "deep"):
         raise InputError(f"{where}: 'split' must be 'surface' or 'deep', got {split!r}")
@@ -118,22 +113,7 @@ def _check(raw: Any, where: str, scale: Sequence[float], csv: bool) -> HumanRati
 
 def _rows(ratings: Any, scale: Sequence[float]) -> list[HumanRating]:
     if isinstance(ratings, (str, os.PathLike)):
-        path = os.fspath(ratings)
-        if not os.path.isfile(path):
-            raise InputError(f"no such ratings file: {path}")
-        suffix = os.path.splitext(path)[1].lower()
-        if suffix == ".csv":
-            hn, names, body = read_csv_rows(path, "ratings file", f"a header {','.join(RATING_FIELDS)} and rows")
-            bad = [k for k in names if k not in RATING_FIELDS]
-            if bad or set(names) != set(RATING_FIELDS):
-                raise InputError(
-                    f"{path}, line {hn}: the header must name the columns {','.join(RATING_FIELDS)}; it has "
-                    f"{','.join(names)}"
-                )
-            return [_check(dict(zip(names, cells)), f"{path}, line {n}", scale, True) for n, cells in body]
-        if suffix == ".jsonl":
-            return [_check(obj, f"{path}, line {n}", scale, False) for n, obj in read_jsonl_lines(path, "ratings file")]
-        raise InputError(f"{path}: give the ratings as a .csv or .jsonl file (or a list of mappings)")
+        return [_check(row, where, scale, csv) for where, row, csv in read_row_file(ratings, "ratings", RATING_FIELDS)]
     if isinstance(ratings, (Mapping, bytes)) or not isinstance(ratings, Iterable):
         raise InputError(f"ratings: give a .csv or .jsonl path or a list of mappings, not a {type(ratings).__name__}")
     return [_check(r, f"ratings[{i}]", scale, False) for i, r in enumerate(ratings)]
