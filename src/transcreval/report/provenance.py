@@ -108,6 +108,7 @@ def _run_blocks(p: Mapping[str, Any]) -> list[Block]:
                 *_manifest_rows(manifest),
                 ("inputs sha256 (manifest.lock.jsonl: every path and image digest)", manifest.get("lock_sha256")),
                 ("transcreval", p.get("transcreval")),
+                *([("note", p["stale"])] if p.get("stale") else []),
             ],
         ),
         *_own_files_block(manifest),

@@ -186,7 +186,14 @@ def _provenance(run: Run) -> dict[str, Any]:
     """results.json's provenance, with its counts (the report's status table flags answers from
     another judge model with them)."""
     data = json.loads(run.store.results.read_text(encoding="utf-8"))
-    return {**dict(data.get("provenance") or {}), "counts": data.get("counts") or {}}
+    out = {**dict(data.get("provenance") or {}), "counts": data.get("counts") or {}}
+    if "figures" not in (data.get("result") or {}):  # an older transcreval wrote results.json
+        out["stale"] = (
+            "results.json was written before paper figures were stored (result.figures), so this report "
+            f"draws none: `transcreval rescore {run.path}` recomputes them from the stored lines (no model "
+            "or judge call)"
+        )
+    return out
 
 
 def report_run(run: Run, baseline: str | None = None, **options: Any) -> dict[str, Path]:
