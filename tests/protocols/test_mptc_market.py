@@ -245,3 +245,14 @@ def test_bad_files_are_named(tmp_path):
     csv.write_text(f"pair_id,gt_target,gt_other\nq1,{a},broken.png\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"pairs.csv, line 1: the header must name the columns"):
         mptc.market_validation(csv, judge=FunctionJudge(Never()))
+
+
+def test_the_report_draws_fig4_from_the_result():
+    pytest.importorskip("matplotlib", reason="plots need the 'report' extra (matplotlib)")
+    from transcreval.report import plot_rate_bars
+
+    images = _images()
+    res = mptc.market_validation(rows(images), judge=Scripted(images).judge())
+    _, ax = plot_rate_bars(res, "fig4_market_preference")
+    assert sorted(p.get_width() for p in ax.patches) == pytest.approx([50.0, 200 / 3, 100.0])
+    assert sorted(t.get_text().strip() for t in ax.texts) == ["1", "2", "3"]  # n per market, by hand
