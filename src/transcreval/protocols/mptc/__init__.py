@@ -19,9 +19,12 @@ Entry points (each returns a :class:`~transcreval.protocols.records.ProtocolResu
 * :func:`cross_cluster_tables`: §7.4 / Fig. 7 (GLOBE transfer directions).
 * :func:`human_table`: App. B.3's Table 8 (human means, win rate, annotation counts) and its
   agreement figures (inter-annotator QWK, human-judge Spearman rho) from a ratings file.
-* :func:`evaluate`: all of the above that the given inputs and options allow, in one result,
-  with Fig. 3, 8 and 9 in ``result.figures`` (:mod:`~transcreval.protocols.mptc.figures`: also
-  Fig. 4 from market-preference judgments and Fig. 11 from :func:`edit_intensity_study`).
+* :func:`market_validation`: §5.2's judge validation (Fig. 4 and a summary table) from a file of
+  market-preference pairs (:func:`read_market_pairs`: a target-market and a distractor poster).
+* :func:`evaluate`: all of the above that the items and outputs allow (not the two that read
+  files of their own, ratings and pairs), in one result, with Fig. 3, 8 and 9 in
+  ``result.figures`` (:mod:`~transcreval.protocols.mptc.figures`: also Fig. 4 from
+  market-preference records and Fig. 11 from :func:`edit_intensity_study`).
 
 The building blocks: :func:`edit_intensity_study` (App. B.2), :func:`similarity_metrics` (the
 Table 5 collection), :func:`plan_to_render_loss` (Fig. 6), :func:`ocr_iou_table` (Table 10 from
@@ -58,6 +61,8 @@ from transcreval.protocols.mptc.inputs import (
     read_outputs,
     system_name,
 )
+from transcreval.protocols.mptc.market import market_table, market_validation
+from transcreval.protocols.mptc.market_pairs import PAIR_FIELDS, MarketPair, read_market_pairs
 from transcreval.protocols.mptc.ocr_tables import ocr_tables
 from transcreval.protocols.mptc.pipeline import evaluate
 from transcreval.protocols.mptc.ratings import RATING_FIELDS, HumanRating, read_ratings
@@ -76,12 +81,14 @@ __all__ = [
     "DIRECTIONS",
     "ERROR_TYPES",
     "GLOBE_CLUSTERS",
+    "PAIR_FIELDS",
     "RATING_FIELDS",
     "EditIntensityStudy",
     "HumanRating",
     "MPTcItem",
     "MPTcOutput",
     "MPTcSet",
+    "MarketPair",
     "OCRIoURow",
     "cross_cluster_tables",
     "edit_intensity_study",
@@ -99,12 +106,15 @@ __all__ = [
     "judge_records",
     "judge_tables",
     "load",
+    "market_table",
+    "market_validation",
     "merge_results",
     "ocr_iou_table",
     "ocr_tables",
     "plan_title",
     "plan_to_render_loss",
     "read_items",
+    "read_market_pairs",
     "read_outputs",
     "read_ratings",
     "set_figures",

@@ -67,6 +67,7 @@ __all__ = [
     "MPTcItem",
     "MPTcOutput",
     "decade_of",
+    "image_field",
     "plan_title",
     "read_items",
     "read_outputs",
@@ -219,7 +220,10 @@ def _strings(where: str, key: str, v: Any) -> tuple[str, ...] | None:
     return tuple(x.strip() for x in v)
 
 
-def _image(where: str, key: str, v: Any, root: Path | None, required: bool) -> Any:
+def image_field(where: str, key: str, v: Any, root: Path | None, required: bool) -> Any:
+    """An image field of a record: a path (relative ones read from ``root``) that must be a file,
+    or an image object passed through (decoded by :mod:`transcreval.io` when used); None allowed
+    unless ``required``. Errors name the record (``where``) and the key."""
     if v is None:
         if required:
             raise InputError(f"{where}: {key!r} (an image file path) is required")
@@ -269,8 +273,8 @@ def _item(where: str, raw: Any, root: Path | None) -> MPTcItem:
         raise InputError(f"{where}: 'split' must be 'surface' or 'deep', got {split!r}")
     item = MPTcItem(
         item_id=str(_text(where, "item_id", r.get("item_id"), True)),
-        source=_image(where, "source", r.get("source"), root, True),
-        gt=_image(where, "gt", r.get("gt"), root, True),
+        source=image_field(where, "source", r.get("source"), root, True),
+        gt=image_field(where, "gt", r.get("gt"), root, True),
         source_market=str(_text(where, "source_market", r.get("source_market"), True)),
         target_market=str(_text(where, "target_market", r.get("target_market"), True)),
         genre=_text(where, "genre", r.get("genre"), False),
@@ -318,7 +322,7 @@ def _output(where: str, raw: Any, root: Path | None) -> MPTcOutput:
         item_id=str(_text(where, "item_id", r.get("item_id"), True)),
         planner=str(_text(where, "planner", r.get("planner"), True)),
         editor=str(_text(where, "editor", r.get("editor"), True)),
-        output=_image(where, "output", r.get("output"), root, False),
+        output=image_field(where, "output", r.get("output"), root, False),
         plan=plan if plan and plan.strip() else None,
         plan_title=_text(where, "plan_title", r.get("plan_title"), False),
         error_labels=_labels(where, r.get("error_labels")),
