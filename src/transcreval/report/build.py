@@ -132,6 +132,12 @@ def _paper_table(table: Table) -> TableBlock:
     return TableBlock(caption, ("", *table.columns), tuple(rows), table.notes)
 
 
+def _notes_table(result: ProtocolResult) -> TableBlock:
+    """The result's own notes (ground-truth defects by item, items left unanswered), one per row."""
+    rows = tuple((TextCell(str(i)), TextCell(note)) for i, note in enumerate(result.notes, 1))
+    return TableBlock(f"{result.protocol}: notes", ("", "note"), rows)
+
+
 #: tables longer than this many rows are folded (they open on a click)
 FOLD_ROWS = 20
 
@@ -182,7 +188,8 @@ def build_report(
     headline: Sequence[str] | None = None,
 ) -> Report:
     """The report's blocks: the leaderboard, summaries with intervals and deltas, item statuses, the
-    paper tables (long ones folded), figures, galleries, and how the numbers were made.
+    paper tables and the numbers behind the paper figures (long ones folded), the result's notes,
+    figures, galleries, and how the numbers were made.
 
     Args:
         results: one protocol result or several.
@@ -233,6 +240,10 @@ def build_report(
             )
         for table in result.tables.values():
             blocks.append(_fold(_paper_table(table)))
+        for table in result.figures.values():  # the numbers behind each paper figure, drawn or not
+            blocks.append(_fold(_paper_table(table)))
+        if result.notes:
+            blocks.append(_fold(_notes_table(result)))
         if plots:
             blocks.extend(_auto_figures(result, comp, max_plot_metrics))
         baseline = comp.baseline if comp is not None else None
