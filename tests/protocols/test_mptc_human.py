@@ -82,7 +82,7 @@ def test_table8_by_hand():
     assert t.cell(deep, "Adaptation").value == pytest.approx(11 / 4)
     assert t.cell(deep, "Win rate").value == pytest.approx(25.0)
     notes = "\n".join(t.notes)
-    assert "1 annotation(s) without a adaptation score" in notes and "ratings[8]" in notes
+    assert "1 annotation(s) without an adaptation score" in notes and "ratings[8]" in notes
     assert "without a choice" in notes
 
 

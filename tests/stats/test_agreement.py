@@ -151,3 +151,10 @@ def test_missing_drop_counts_what_it_leaves_out():
     assert "2 item(s) with a missing value left out" in str(got)
     with pytest.raises(EmptyInputError, match="all 1 items"):
         judge_agreement([None], [1], missing="drop")
+
+
+def test_bools_mixed_with_numbers_are_refused_not_merged():
+    # True == 1 in Python: read as one label, the judge's True and the human's 1 would agree
+    with pytest.raises(InputError, match=r"mix True/False with numbers"):
+        judge_agreement([True, False, True], [1, 0, 0], bootstrap=0)
+    assert judge_agreement([True, False, True], [True, False, False], bootstrap=0).overall["accuracy"].value == 2 / 3

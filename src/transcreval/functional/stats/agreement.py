@@ -220,6 +220,12 @@ def _label_set(j: list[Any], h: list[Any], labels: Sequence[Any] | None, kind: s
                 )
         return labs
     if kind == "labels":
+        values = [*j, *h]
+        if any(isinstance(v, bool) for v in values) and any(_is_number(v) for v in values):
+            raise InputError(
+                "labels mix True/False with numbers, which compare equal (True == 1) and would merge; code both "
+                "sides alike (all bools, or all numbers)"
+            )
         types = {side: {type(v).__name__ for v in seen} for side, seen in (("judge", seen_j), ("human", seen_h))}
         strs = {side: "str" in t for side, t in types.items()}
         if strs["judge"] != strs["human"]:

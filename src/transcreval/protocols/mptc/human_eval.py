@@ -188,10 +188,9 @@ def human_table(
                 t8[(row, column)] = cell_mean((getattr(r, attr) for r in mine), scale_by)
                 blank = [r.where for r in mine if math.isnan(getattr(r, attr))]
                 if blank:
-                    what = "choice" if attr == "win" else f"{attr} score"
-                    notes8.append(
-                        f"{label}: {len(blank)} annotation(s) without a {what}, left out: {', '.join(blank[:3])}"
-                    )
+                    what = {"win": "a choice", "aesthetic": "an aesthetic score", "adaptation": "an adaptation score"}
+                    first = ", ".join(blank[:3])
+                    notes8.append(f"{label}: {len(blank)} annotation(s) without {what[attr]}, left out: {first}")
             for score in SCORES:
                 cell, more = _qwk_mean(mine, score, scale, label)
                 agree[(row, f"QWK {score.capitalize()}")] = cell
