@@ -11,7 +11,9 @@ naming the line (put it under ``meta``).
 * a JSONL file, one line per item: ``{"id": ..., "image": "path", "text": "...", "meta": {...}}``
   (``image`` and ``text`` as the protocol needs them);
 * a directory: the file named ``<id>.<any extension>`` inside it is the item's image;
-* a pattern holding ``{id}``: ``outs/sysA/{id}_final.png``.
+* a pattern holding ``{id}``: ``outs/sysA/{id}_final.png`` (where the file is missing but one of
+  its name lies there under another extension, the missing output names it:
+  ``meta["other_extension"]``).
 
 Items are matched by id, never by order. Relative paths resolve against the folder of the file
 that names them (the manifest's folder for items, the outputs file's folder for outputs), or
@@ -34,6 +36,7 @@ from transcreval.errors import InputError
 from transcreval.protocols.adapter import Item, Output
 from transcreval.utils.digest import content_digest, sha256_file
 from transcreval.utils.jsonl import read_jsonl_lines
+from transcreval.utils.paths import other_extension
 
 __all__ = [
     "ITEM_KEYS",
@@ -185,13 +188,19 @@ def _output(system: str, item_id: str, image: str | None, text: Any, meta: dict[
     return Output(system, item_id, image, text, meta, digest, "ok", "", where)
 
 
-def _missing(system: str, item_id: str, where: str) -> Output:
+def _missing(system: str, item_id: str, where: str, other: str | None = None) -> Output:
+    """No output for the item; ``other``: the name of a file under another extension where the
+    ``{id}`` pattern points (kept as ``meta["other_extension"]``, named in the detail)."""
+    detail = f"{system} has no output for item {item_id!r}"
+    if other:
+        detail += f" ({other} is there, under another extension: the pattern names the file exactly)"
     return Output(
         system,
         item_id,
+        meta={"other_extension": other} if other else {},
         digest=content_digest({"missing": True}),
         status="missing_output",
-        detail=f"{system} has no output for item {item_id!r}",
+        detail=detail,
         where=where,
     )
 
@@ -213,6 +222,8 @@ def read_outputs(
             p = pattern.replace("{id}", i)
             if os.path.isfile(p):
                 found[i] = _output(system, i, str(Path(p).resolve()), None, {}, p)
+            else:
+                found[i] = _missing(system, i, spec_s, other_extension(p))
     elif os.path.isdir(spec_s):
         by_stem: dict[str, list[str]] = {}
         for p in sorted(glob.glob(os.path.join(glob.escape(spec_s), "*"))):

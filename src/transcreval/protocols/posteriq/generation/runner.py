@@ -223,7 +223,10 @@ class PosterIQGenAdapter(ProtocolAdapter):
         for s in data.systems:
             for it, p in zip(data.items, prompts):
                 o = data.outputs[s].get(it.id)
-                if o is None or not o.ok:
+                if o is None or not o.ok:  # no image; the reader may name a file under another extension
+                    other = o.meta.get("other_extension") if o is not None else None
+                    meta = {"other_extension": other} if other else {}
+                    entries.append(GenItem(s, p, None, False, "missing_image", o.where if o else "", meta))
                     continue
                 if "judge" in o.meta or o.meta.get("no_judge"):
                     status = "no_judge" if o.meta.get("no_judge") else "ok"
