@@ -5,6 +5,7 @@ call, rescored without a judge)."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -182,3 +183,31 @@ def test_an_image_under_another_extension_is_hinted_in_both_entries(tmp_path):
     run = run_evaluate("posteriq-gen", manifest, {"G": str(tmp_path / "imgs" / "{id}")}, tmp_path / "run", judge=judge)
     _same(run.tables["table6"], t)
     assert Run(tmp_path / "run").rescore().tables == run.results.tables
+
+
+def test_validate_does_not_call_the_benchmarks_own_jpeg_paths_lossy(tmp_path):
+    """The prompts' paths name .jpg: outputs saved there are what the benchmark asks for, so
+    neither validate nor evaluate warns "lossy format" for them; an output in another lossy format
+    than its path names (a .webp for dense/2.jpg) is still warned about."""
+    from transcreval.runs.validation import validate
+
+    prompts = [*_broken_folder(tmp_path)[:1], {"task": "poster dense", "path": "dense/2.jpg", "gt": ["a"]}]
+    manifest = write_manifest(prompts, tmp_path / "manifest.jsonl")
+    rep = validate("posteriq-gen", manifest, {"G": str(tmp_path / "imgs" / "{id}")})
+    assert not [w for w in rep["warnings"] if "lossy" in w], rep["warnings"]
+    assert rep["systems"]["G"]["lossy"] == 0
+    _poster(tmp_path / "other" / "2.webp")
+    outs = tmp_path / "outs.jsonl"
+    outs.write_text(
+        json.dumps({"id": "dense/1.jpg", "image": str(tmp_path / "imgs" / "dense" / "1.jpg")})
+        + "\n"
+        + json.dumps({"id": "dense/2.jpg", "image": str(tmp_path / "other" / "2.webp")})
+        + "\n"
+    )
+    from transcreval.protocols.posteriq.generation.runner import ADAPTER
+    from transcreval.runs.orchestrate import read_inputs
+
+    notes = read_inputs(ADAPTER, manifest, {"G": str(tmp_path / "imgs" / "{id}")})[2]  # what evaluate says
+    assert not [n for n in notes if "lossy" in n], notes
+    rep = validate("posteriq-gen", manifest, {"G": str(outs)})
+    assert [w for w in rep["warnings"] if "1 output(s) in a lossy format" in w and "dense/2.jpg" in w], rep["warnings"]

@@ -20,7 +20,8 @@ that names them (the manifest's folder for items, the outputs file's folder for 
 against ``root`` when given. An item with no output, or an output file that does not exist, is a
 counted failure of that system (status ``missing_output`` / ``missing_file``), never dropped.
 Outputs with ids the manifest lacks are reported and ignored. JPEG (and WebP, often lossy)
-outputs are warned about: re-encoding changes pixel metrics.
+outputs are warned about: re-encoding changes pixel metrics; not where the protocol's task itself
+names that format (``ProtocolAdapter.output_suffix``: PosterIQ generation's ``dense/12.jpg``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from transcreval.errors import InputError
-from transcreval.protocols.adapter import Item, Output
+from transcreval.protocols.adapter import Item, Output, ProtocolAdapter
 from transcreval.utils.digest import content_digest, sha256_file
 from transcreval.utils.jsonl import read_jsonl_lines
 from transcreval.utils.paths import other_extension
@@ -41,6 +42,7 @@ from transcreval.utils.paths import other_extension
 __all__ = [
     "ITEM_KEYS",
     "LOSSY_SUFFIXES",
+    "asked_suffixes",
     "check_limit",
     "content_digest",
     "line_id",
@@ -272,9 +274,22 @@ def _check_id_in_pattern(item_id: str, system: str, spec: str) -> None:
         )
 
 
-def lossy_outputs(outputs: Mapping[str, Output]) -> list[str]:
-    """Ids of outputs stored in a lossy (or often lossy) format."""
-    return [i for i, o in outputs.items() if o.image is not None and Path(o.image).suffix.lower() in LOSSY_SUFFIXES]
+def lossy_outputs(outputs: Mapping[str, Output], asked: Mapping[str, str | None] | None = None) -> list[str]:
+    """Ids of outputs stored in a lossy (or often lossy) format, except those in the format the
+    protocol's task itself names (``asked``: item id -> extension, from
+    :meth:`~transcreval.protocols.adapter.ProtocolAdapter.output_suffix`)."""
+    named = asked or {}
+    out = []
+    for i, o in outputs.items():
+        suffix = Path(o.image).suffix.lower() if o.image is not None else ""
+        if suffix in LOSSY_SUFFIXES and suffix != named.get(i):
+            out.append(i)
+    return out
+
+
+def asked_suffixes(adapter: ProtocolAdapter, items: Sequence[Item]) -> dict[str, str | None]:
+    """Each item's output extension as the protocol's task names it (None: not named)."""
+    return {it.id: adapter.output_suffix(it) for it in items}
 
 
 def lock_line(item: Item, outputs: Mapping[str, Mapping[str, Output]]) -> dict[str, Any]:

@@ -166,6 +166,10 @@ class PosterIQGenAdapter(ProtocolAdapter):
     def check_item(self, item: Item) -> None:
         _prompt(item)
 
+    def output_suffix(self, item: Item) -> str | None:
+        """The extension of the prompt's path (its id): ``.jpg`` for every benchmark prompt."""
+        return Path(item.id).suffix.lower() or None
+
     def own_inputs(
         self, systems: Mapping[str, str], *, root: str | None = None
     ) -> tuple[list[Item], dict[str, dict[str, Output]], list[str]]:
