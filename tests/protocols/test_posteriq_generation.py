@@ -239,7 +239,7 @@ def test_a_null_judge_field_is_a_judge_failure_not_a_crash(tmp_path):
         t = res.tables["table6"]
         assert (t.cell("n", "Dense").value, t.cell("n", "Dense").n, t.cell("n", "Dense").n_missing) == (1.0, 1, 1)
         assert math.isnan(t.cell("n", "Font").value) and t.cell("n", "Font").n_missing == 1
-        assert any("n, style: 1 image(s) without judge replies (no_judge)" in n for n in t.notes)
+        assert any("n, style: 1 image(s) without judge replies (1 no_judge)" in n for n in t.notes)
         rec = {r.item_id: r for r in res.records}
         assert rec["font/1.jpg"].status == "no_judge" and math.isnan(rec["font/1.jpg"].value)
 
@@ -254,3 +254,17 @@ def test_average_of_a_row_missing_tasks_is_over_the_tasks_it_has(tmp_path):
     assert any(
         "p: no score for Style, Composition, Intention; its Average is the mean of the other 2" in n for n in t.notes
     )
+
+
+def test_the_note_on_images_without_replies_counts_each_status():
+    """Several reasons for no replies in one task: the note gives each status's count, not the
+    first item's status alone."""
+    from transcreval.protocols.posteriq.generation import gen_options, score_items
+    from transcreval.protocols.posteriq.generation.inputs import GenItem
+
+    prompts = read_prompts([{"task": "dense", "path": f"dense/{i}.jpg", "gt": ["a"]} for i in range(1, 5)])
+    statuses = ["no_judge", "not_judged", "no_judge", None]
+    entries = [GenItem("S", p, ["Yes"] if st is None else None, True, st or "ok") for p, st in zip(prompts, statuses)]
+    t = score_items(entries, prompts, gen_options()).tables["table6"]
+    assert "S, dense: 3 image(s) without judge replies (2 no_judge, 1 not_judged); left out" in t.notes, t.notes
+    assert (t.cell("S", "Dense").n, t.cell("S", "Dense").n_missing) == (1, 3)

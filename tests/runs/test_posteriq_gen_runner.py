@@ -5,6 +5,7 @@ call, rescored without a judge)."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -107,7 +108,7 @@ def test_validate_reads_score_files_without_false_warnings(tmp_path):
 
 def test_an_undecodable_image_is_named_as_such_not_as_unjudged(tmp_path):
     """A generated file that does not decode is never sent to the judge; its record and the
-    table's note give the engine's reason (undecodable_output), not "not_judged"."""
+    table's note name it as an image that does not decode (undecodable_output), not "not_judged"."""
     prompts = [
         {"task": "poster dense", "path": "dense/1.jpg", "gt": ["a"]},
         {"task": "poster dense", "path": "dense/2.jpg", "gt": ["a"]},
@@ -120,5 +121,93 @@ def test_an_undecodable_image_is_named_as_such_not_as_unjudged(tmp_path):
     status = {r.item_id: r.status for r in run.results.records}
     assert status == {"dense/1.jpg": "ok", "dense/2.jpg": "undecodable_output"}
     assert any(
-        "G, dense: 1 image(s) without judge replies (undecodable_output)" in n for n in run.tables["table6"].notes
+        "G, dense: 1 image(s) that do not decode (first: 'dense/2.jpg'); each scores 0" in n
+        for n in run.tables["table6"].notes
     )
+
+
+def _broken_folder(tmp_path):
+    """dense/1.jpg a poster, dense/2.jpg a file that does not decode, dense/3.jpg nothing."""
+    prompts = [{"task": "poster dense", "path": f"dense/{i}.jpg", "gt": ["a"]} for i in (1, 2, 3)]
+    _poster(tmp_path / "imgs" / "dense" / "1.jpg")
+    (tmp_path / "imgs" / "dense" / "2.jpg").write_text("not an image")
+    return prompts
+
+
+@pytest.mark.parametrize("denominator", ["prompts", "present"])
+def test_a_broken_image_counts_as_the_systems_failure_in_both_entries(tmp_path, denominator):
+    """A file that does not decode is the generator's failure: under "prompts" it scores 0 like a
+    missing image (a system writing broken files never beats one writing nothing), under
+    "present" it is left out; named either way. The Python entry scores the rest of the folder
+    (it stopped on the first broken file) and gives the runner's table, notes and records."""
+    prompts = _broken_folder(tmp_path)
+    _poster(tmp_path / "none" / "dense" / "1.jpg")  # the same poster, and nothing for dense/2 and dense/3
+    judge = FunctionJudge(lambda request: '{"covered": true}')
+    opts = {"denominator": denominator}
+    ref = evaluate_generation({"G": tmp_path / "imgs", "N": tmp_path / "none"}, tasks=prompts, judge=judge, **opts)
+    t = ref.tables["table6"]
+    # G: dense/1 covered (1), dense/2 broken, dense/3 missing
+    want = (1 / 3, 3, 0) if denominator == "prompts" else (1.0, 1, 2)
+    cell = t.cell("G", "Dense")
+    assert (cell.value, cell.n, cell.n_missing) == pytest.approx(want)
+    assert t.cell("N", "Dense").value == cell.value  # broken files score no better than none
+    rule = "each scores 0 (denominator: every prompt)" if denominator == "prompts" else "left out (denominator"
+    assert any(f"G, dense: 1 image(s) that do not decode (first: 'dense/2.jpg'); {rule}" in n for n in t.notes)
+    assert not any("without judge replies" in n for n in t.notes)
+    status = {(r.system, r.item_id): r.status for r in ref.records}
+    assert status[("G", "dense/2.jpg")] == "undecodable_output" and status[("G", "dense/3.jpg")] == "missing_image"
+    manifest = write_manifest(prompts, tmp_path / "manifest.jsonl")
+    systems = {"G": str(tmp_path / "imgs" / "{id}"), "N": str(tmp_path / "none" / "{id}")}
+    run = run_evaluate("posteriq-gen", manifest, systems, tmp_path / "run", judge=judge, options=opts)
+    _same(run.tables["table6"], t)
+    assert _records(run.results) == _records(ref)
+
+
+def test_an_image_under_another_extension_is_hinted_in_both_entries(tmp_path):
+    """``dense/2.png`` for the prompt ``dense/2.jpg``: still a missing image (the protocol reads
+    the prompt's path only), but the note says the file is there under another extension."""
+    prompts = [{"task": "poster dense", "path": f"dense/{i}.jpg", "gt": ["a"]} for i in (1, 2, 3)]
+    _poster(tmp_path / "imgs" / "dense" / "1.jpg")
+    _poster(tmp_path / "imgs" / "dense" / "2.png")
+    judge = FunctionJudge(lambda request: '{"covered": true}')
+    ref = evaluate_generation({"G": tmp_path / "imgs"}, tasks=prompts, judge=judge)
+    t = ref.tables["table6"]
+    assert t.cell("G", "Dense").value == pytest.approx(1 / 3)  # read only as the path names it
+    assert any("G, dense: 2 of 3 prompt(s) have no image" in n for n in t.notes)
+    assert any(
+        "G, dense: 1 prompt(s) without an image have a file under another extension "
+        "(first: 'dense/2.jpg' as 'dense/2.png')" in n
+        for n in t.notes
+    ), t.notes
+    manifest = write_manifest(prompts, tmp_path / "manifest.jsonl")
+    run = run_evaluate("posteriq-gen", manifest, {"G": str(tmp_path / "imgs" / "{id}")}, tmp_path / "run", judge=judge)
+    _same(run.tables["table6"], t)
+    assert Run(tmp_path / "run").rescore().tables == run.results.tables
+
+
+def test_validate_does_not_call_the_benchmarks_own_jpeg_paths_lossy(tmp_path):
+    """The prompts' paths name .jpg: outputs saved there are what the benchmark asks for, so
+    neither validate nor evaluate warns "lossy format" for them; an output in another lossy format
+    than its path names (a .webp for dense/2.jpg) is still warned about."""
+    from transcreval.runs.validation import validate
+
+    prompts = [*_broken_folder(tmp_path)[:1], {"task": "poster dense", "path": "dense/2.jpg", "gt": ["a"]}]
+    manifest = write_manifest(prompts, tmp_path / "manifest.jsonl")
+    rep = validate("posteriq-gen", manifest, {"G": str(tmp_path / "imgs" / "{id}")})
+    assert not [w for w in rep["warnings"] if "lossy" in w], rep["warnings"]
+    assert rep["systems"]["G"]["lossy"] == 0
+    _poster(tmp_path / "other" / "2.webp")
+    outs = tmp_path / "outs.jsonl"
+    outs.write_text(
+        json.dumps({"id": "dense/1.jpg", "image": str(tmp_path / "imgs" / "dense" / "1.jpg")})
+        + "\n"
+        + json.dumps({"id": "dense/2.jpg", "image": str(tmp_path / "other" / "2.webp")})
+        + "\n"
+    )
+    from transcreval.protocols.posteriq.generation.runner import ADAPTER
+    from transcreval.runs.orchestrate import read_inputs
+
+    notes = read_inputs(ADAPTER, manifest, {"G": str(tmp_path / "imgs" / "{id}")})[2]  # what evaluate says
+    assert not [n for n in notes if "lossy" in n], notes
+    rep = validate("posteriq-gen", manifest, {"G": str(outs)})
+    assert [w for w in rep["warnings"] if "1 output(s) in a lossy format" in w and "dense/2.jpg" in w], rep["warnings"]

@@ -324,6 +324,14 @@ class ProtocolAdapter:
     def check_output(self, output: Output) -> None:
         """Raise an InputError naming ``output.where`` when a protocol-specific field is wrong."""
 
+    def output_suffix(self, item: Item) -> str | None:
+        """The file extension (lower case, with its dot) that the benchmark's own task names for
+        ``item``'s output, or None (the default) when it names none. PosterIQ generation's
+        prompts name their image's path (``dense/12.jpg``): an output in the format the task
+        asks for is no user's choice, so ``evaluate`` and ``validate`` do not warn that it is
+        lossy."""
+        return None
+
     def own_inputs(
         self, systems: Mapping[str, str], *, root: str | None = None
     ) -> tuple[list[Item], dict[str, dict[str, Output]], list[str]] | None:

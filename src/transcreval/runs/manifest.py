@@ -11,14 +11,17 @@ naming the line (put it under ``meta``).
 * a JSONL file, one line per item: ``{"id": ..., "image": "path", "text": "...", "meta": {...}}``
   (``image`` and ``text`` as the protocol needs them);
 * a directory: the file named ``<id>.<any extension>`` inside it is the item's image;
-* a pattern holding ``{id}``: ``outs/sysA/{id}_final.png``.
+* a pattern holding ``{id}``: ``outs/sysA/{id}_final.png`` (where the file is missing but one of
+  its name lies there under another extension, the missing output names it:
+  ``meta["other_extension"]``).
 
 Items are matched by id, never by order. Relative paths resolve against the folder of the file
 that names them (the manifest's folder for items, the outputs file's folder for outputs), or
 against ``root`` when given. An item with no output, or an output file that does not exist, is a
 counted failure of that system (status ``missing_output`` / ``missing_file``), never dropped.
 Outputs with ids the manifest lacks are reported and ignored. JPEG (and WebP, often lossy)
-outputs are warned about: re-encoding changes pixel metrics.
+outputs are warned about: re-encoding changes pixel metrics; not where the protocol's task itself
+names that format (``ProtocolAdapter.output_suffix``: PosterIQ generation's ``dense/12.jpg``).
 """
 
 from __future__ import annotations
@@ -31,13 +34,15 @@ from pathlib import Path
 from typing import Any
 
 from transcreval.errors import InputError
-from transcreval.protocols.adapter import Item, Output
+from transcreval.protocols.adapter import Item, Output, ProtocolAdapter
 from transcreval.utils.digest import content_digest, sha256_file
 from transcreval.utils.jsonl import read_jsonl_lines
+from transcreval.utils.paths import other_extension
 
 __all__ = [
     "ITEM_KEYS",
     "LOSSY_SUFFIXES",
+    "asked_suffixes",
     "check_limit",
     "content_digest",
     "line_id",
@@ -185,13 +190,19 @@ def _output(system: str, item_id: str, image: str | None, text: Any, meta: dict[
     return Output(system, item_id, image, text, meta, digest, "ok", "", where)
 
 
-def _missing(system: str, item_id: str, where: str) -> Output:
+def _missing(system: str, item_id: str, where: str, other: str | None = None) -> Output:
+    """No output for the item; ``other``: the name of a file under another extension where the
+    ``{id}`` pattern points (kept as ``meta["other_extension"]``, named in the detail)."""
+    detail = f"{system} has no output for item {item_id!r}"
+    if other:
+        detail += f" ({other} is there, under another extension: the pattern names the file exactly)"
     return Output(
         system,
         item_id,
+        meta={"other_extension": other} if other else {},
         digest=content_digest({"missing": True}),
         status="missing_output",
-        detail=f"{system} has no output for item {item_id!r}",
+        detail=detail,
         where=where,
     )
 
@@ -213,6 +224,8 @@ def read_outputs(
             p = pattern.replace("{id}", i)
             if os.path.isfile(p):
                 found[i] = _output(system, i, str(Path(p).resolve()), None, {}, p)
+            else:
+                found[i] = _missing(system, i, spec_s, other_extension(p))
     elif os.path.isdir(spec_s):
         by_stem: dict[str, list[str]] = {}
         for p in sorted(glob.glob(os.path.join(glob.escape(spec_s), "*"))):
@@ -261,9 +274,22 @@ def _check_id_in_pattern(item_id: str, system: str, spec: str) -> None:
         )
 
 
-def lossy_outputs(outputs: Mapping[str, Output]) -> list[str]:
-    """Ids of outputs stored in a lossy (or often lossy) format."""
-    return [i for i, o in outputs.items() if o.image is not None and Path(o.image).suffix.lower() in LOSSY_SUFFIXES]
+def lossy_outputs(outputs: Mapping[str, Output], asked: Mapping[str, str | None] | None = None) -> list[str]:
+    """Ids of outputs stored in a lossy (or often lossy) format, except those in the format the
+    protocol's task itself names (``asked``: item id -> extension, from
+    :meth:`~transcreval.protocols.adapter.ProtocolAdapter.output_suffix`)."""
+    named = asked or {}
+    out = []
+    for i, o in outputs.items():
+        suffix = Path(o.image).suffix.lower() if o.image is not None else ""
+        if suffix in LOSSY_SUFFIXES and suffix != named.get(i):
+            out.append(i)
+    return out
+
+
+def asked_suffixes(adapter: ProtocolAdapter, items: Sequence[Item]) -> dict[str, str | None]:
+    """Each item's output extension as the protocol's task names it (None: not named)."""
+    return {it.id: adapter.output_suffix(it) for it in items}
 
 
 def lock_line(item: Item, outputs: Mapping[str, Mapping[str, Output]]) -> dict[str, Any]:

@@ -96,7 +96,7 @@ def read_inputs(
 ) -> tuple[list[Any], dict[str, dict[str, Output]], list[str]]:
     """Items, every system's outputs matched by id, and notes (ignored ids, lossy formats);
     without a manifest, from the systems' own files (:func:`own_inputs`)."""
-    from transcreval.runs.manifest import lossy_outputs, read_manifest, read_outputs
+    from transcreval.runs.manifest import asked_suffixes, lossy_outputs, read_manifest, read_outputs
 
     notes: list[str] = []
     if manifest is None:
@@ -109,11 +109,12 @@ def read_inputs(
             notes += more
     for it in items:
         adapter.check_item(it)
+    asked = asked_suffixes(adapter, items)
     for name, got in outputs.items():
         for o in got.values():
             if o.ok:
                 adapter.check_output(o)
-        lossy = lossy_outputs(got)
+        lossy = lossy_outputs(got, asked)
         if lossy:
             notes.append(
                 f"{name}: {len(lossy)} output(s) in a lossy format (JPEG/WebP, first: {lossy[:3]}); re-encoding "

@@ -23,6 +23,7 @@ from transcreval.errors import ImageDecodeError, InputError
 from transcreval.runs.adapters import check_device, check_units, select_units
 from transcreval.runs.judging import read_judge_config
 from transcreval.runs.manifest import (
+    asked_suffixes,
     lossy_outputs,
     parse_item,
     read_jsonl,
@@ -174,11 +175,13 @@ def _check_outputs(
     errors: list[str],
     warnings: list[str],
     own_files: bool = False,
+    asked: Mapping[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """One system's outputs checked (the protocol's checks, ``meta`` keys, decoding, what the
     protocol needs, lossy formats); returns its line of the report: counts per status. Outputs
     read from the protocol's own result files (``own_files``: PosterIQ generation's score files
-    hold the judge's replies) are not asked for an image."""
+    hold the judge's replies) are not asked for an image; ``asked``: the extension each item's
+    task names (no lossy warning for an output in it)."""
     out_keys = _meta_keys(adapter, "output")
     status = Counter(o.status for o in got.values())
     for o in got.values():
@@ -207,7 +210,7 @@ def _check_outputs(
             warnings.append(f"{name}, item {o.item_id!r}: no image")
         if adapter.output_fields == ("text",) and o.text is None:
             warnings.append(f"{name}, item {o.item_id!r}: no text")
-    lossy = lossy_outputs(got)
+    lossy = lossy_outputs(got, asked)
     if lossy:
         warnings.append(f"{name}: {len(lossy)} output(s) in a lossy format (JPEG/WebP), first {lossy[:3]}")
     failed = n_items - status.get("ok", 0)
@@ -271,7 +274,15 @@ def validate(
                 continue
             warnings += notes
         report_systems[name] = _check_outputs(
-            adapter, name, got, len(items), decode, errors, warnings, own_files=own is not None
+            adapter,
+            name,
+            got,
+            len(items),
+            decode,
+            errors,
+            warnings,
+            own_files=own is not None,
+            asked=asked_suffixes(adapter, items),
         )
     return {
         "ok": not errors,

@@ -5,13 +5,14 @@ too) scores every item and builds Table 6."""
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from transcreval.core.common import Mode, OnUnreadable
 from transcreval.core.result import Signature
-from transcreval.errors import InputError
+from transcreval.errors import ImageDecodeError, InputError
 from transcreval.protocols.posteriq.generation.inputs import (
     GEN_TASKS,
     GenItem,
@@ -31,11 +32,15 @@ from transcreval.protocols.posteriq.generation.scoring import (
 )
 from transcreval.protocols.posteriq.generation.tables import build_table6
 from transcreval.protocols.records import Cell, ItemRecord, ProtocolResult
+from transcreval.utils.paths import other_extension
 
-__all__ = ["evaluate_generation", "image_items", "score_items"]
+__all__ = ["UNUSABLE_IMAGE", "evaluate_generation", "image_items", "score_items"]
 
 PROTOCOL = "posteriq-gen"
 GenSource = str | os.PathLike[str] | Mapping[str, Any] | Iterable[Any]
+#: statuses of an image the system wrote but nobody can use (the system's failure, not the
+#: judge's): counted like a missing image under either denominator
+UNUSABLE_IMAGE: tuple[str, ...] = ("undecodable_output",)
 
 
 def _first(ids: Sequence[str]) -> str:
@@ -85,7 +90,8 @@ def score_items(
                 continue
             have = {e.prompt.item_id for e in its}
             missing = [p.item_id for p in task_prompts if p.item_id not in have]
-            failed = [e for e in its if e.judge is None]
+            broken = [e for e in its if e.judge is None and e.status in UNUSABLE_IMAGE]
+            failed = [e for e in its if e.judge is None and e.status not in UNUSABLE_IMAGE]
             scored = [e for e in its if e.judge is not None]
             results = score_task(task, scored, opts)
             metric = METRIC_OF[task]
@@ -97,20 +103,27 @@ def score_items(
                 records.append(ItemRecord(e.prompt.item_id, s, metric, r.value, status, None, meta))
                 if r.quirk:
                     table_notes.append(f"{s}, {task} item {e.prompt.item_id!r}: {r.quirk}")
-            for e in failed:
+            for e in [*broken, *failed]:
                 records.append(ItemRecord(e.prompt.item_id, s, metric, float("nan"), e.status, None, {"task": task}))
             for i in missing:
                 records.append(ItemRecord(i, s, metric, float("nan"), "missing_image", None, {"task": task}))
-            cells[s][task] = task_cell(results, len(missing), len(failed), opts)
+            # a file that does not decode is the system's failure, counted as a missing image
+            cells[s][task] = task_cell(results, len(missing) + len(broken), len(failed), opts)
             if missing:
                 table_notes.append(
                     f"{s}, {task}: {len(missing)} of {len(task_prompts)} prompt(s) have no image "
                     f"(first: {_first(missing)}); {rule}"
                 )
-            if failed:
+                table_notes += _elsewhere_note(s, task, [e for e in mine if e.prompt.task == task and not e.present])
+            if broken:
+                ids = [e.prompt.item_id for e in broken]
                 table_notes.append(
-                    f"{s}, {task}: {len(failed)} image(s) without judge replies ({failed[0].status}); left out"
+                    f"{s}, {task}: {len(ids)} image(s) that do not decode (first: {_first(ids)}); {rule}"
                 )
+            if failed:
+                per = Counter(e.status for e in failed)
+                why = ", ".join(f"{k} {st}" for st, k in per.items())
+                table_notes.append(f"{s}, {task}: {len(failed)} image(s) without judge replies ({why}); left out")
             errors = sum(r.status == "judge_error" for r in results)
             if errors:
                 table_notes.append(f'{s}, {task}: {errors} image(s) whose judge calls failed ("error"); left out')
@@ -133,17 +146,52 @@ def score_items(
     return ProtocolResult(PROTOCOL, tuple(records), {"table6": table}, signatures, sig_options, (*notes, *defects))
 
 
+def _elsewhere_note(system: str, task: str, absent: Sequence[GenItem]) -> list[str]:
+    """The note on prompts without an image whose folder holds a file of the same name under
+    another extension (``meta["other_extension"]``: that file's name): only the prompt's path is
+    read, so it stays missing, but the reader learns why."""
+    pairs = [
+        f"{e.prompt.item_id!r} as {str(PurePosixPath(e.prompt.item_id).with_name(e.meta['other_extension']))!r}"
+        for e in absent
+        if e.meta.get("other_extension")
+    ]
+    if not pairs:
+        return []
+    return [
+        f"{system}, {task}: {len(pairs)} prompt(s) without an image have a file under another extension "
+        f"(first: {', '.join(pairs[:3])}{', ...' if len(pairs) > 3 else ''}); only the prompt's path is read: "
+        "save the image under it"
+    ]
+
+
 def image_items(system: str, folder: str | os.PathLike[str], prompts: Sequence[Prompt]) -> list[GenItem]:
     """One item per prompt whose image lies at ``folder/<path>`` (the path's ``/`` form); the
-    replies are asked for later (``judge`` None, status ``"not_judged"``)."""
+    replies are asked for later (``judge`` None, status ``"not_judged"``). A file that does not
+    decode gets status ``"undecodable_output"`` (never sent to the judge; the runner's rule); a
+    prompt without a file is an item with ``present`` False, with ``meta["other_extension"]``
+    when a file of that name lies there under another extension."""
+    from transcreval.io import open_image
+
     root = Path(folder)
     if not root.is_dir():
         raise InputError(f"{system}: no such image folder: {root}")
     out = []
     for p in prompts:
         image = root / p.item_id
-        if image.is_file():
-            out.append(GenItem(system, p, None, True, "not_judged", str(image), {"image": str(image)}))
+        if not image.is_file():
+            other = other_extension(image)
+            out.append(
+                GenItem(
+                    system, p, None, False, "missing_image", str(image), {"other_extension": other} if other else {}
+                )
+            )
+            continue
+        try:
+            open_image(image).close()
+        except ImageDecodeError as e:
+            out.append(GenItem(system, p, None, True, "undecodable_output", str(image), {"detail": str(e)}))
+            continue
+        out.append(GenItem(system, p, None, True, "not_judged", str(image), {"image": str(image)}))
     return out
 
 
@@ -232,10 +280,11 @@ def evaluate_generation(
 
 
 def judge_items(items: Sequence[GenItem], judges: Mapping[str, Any], templates: Mapping[str, Any]) -> list[GenItem]:
-    """``items`` with the judge's replies (per task, one batch each)."""
-    out: list[GenItem] = []
+    """``items`` with the judge's replies (per task, one batch each); those with nothing to
+    judge (no image, a file that does not decode) as they are."""
+    out = [it for it in items if it.status != "not_judged"]  # missing or undecodable: nothing to ask
     for task in GEN_TASKS:
-        its = [it for it in items if it.prompt.task == task]
+        its = [it for it in items if it.prompt.task == task and it.status == "not_judged"]
         got = ask_task(
             task,
             [str(it.meta["image"]) for it in its],

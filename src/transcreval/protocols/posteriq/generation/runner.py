@@ -166,6 +166,10 @@ class PosterIQGenAdapter(ProtocolAdapter):
     def check_item(self, item: Item) -> None:
         _prompt(item)
 
+    def output_suffix(self, item: Item) -> str | None:
+        """The extension of the prompt's path (its id): ``.jpg`` for every benchmark prompt."""
+        return Path(item.id).suffix.lower() or None
+
     def own_inputs(
         self, systems: Mapping[str, str], *, root: str | None = None
     ) -> tuple[list[Item], dict[str, dict[str, Output]], list[str]]:
@@ -223,7 +227,10 @@ class PosterIQGenAdapter(ProtocolAdapter):
         for s in data.systems:
             for it, p in zip(data.items, prompts):
                 o = data.outputs[s].get(it.id)
-                if o is None or not o.ok:
+                if o is None or not o.ok:  # no image; the reader may name a file under another extension
+                    other = o.meta.get("other_extension") if o is not None else None
+                    meta = {"other_extension": other} if other else {}
+                    entries.append(GenItem(s, p, None, False, "missing_image", o.where if o else "", meta))
                     continue
                 if "judge" in o.meta or o.meta.get("no_judge"):
                     status = "no_judge" if o.meta.get("no_judge") else "ok"
