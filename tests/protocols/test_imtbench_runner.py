@@ -297,3 +297,23 @@ def test_given_masks_are_read_at_their_own_bit_depth_as_the_python_protocol_read
         got[suffix] = {(r.item_id, r.status, r.value) for r in Run(out).results.records if r.metric == "S_bg"}
     assert {s for _, s, _ in got["png"]} == {"ok"}
     assert got["tif"] == got["png"]
+
+
+def test_a_judge_only_run_reports_and_draws_fig6_from_the_components_it_has(bench, server, tmp_path, capsys):
+    """No S without S_text / S_bg: the report still comes out, and Fig. 6 shows S_align and S_vis
+    (a user's run with ``--metrics judge`` once exited 2 here: "no S value for target 'fr'")."""
+    out = tmp_path / "run"
+    args = ["evaluate", "-p", "imtbench", "-m", str(bench["manifest"]), "-o", str(out), "--judge", _judge(server)]
+    args += ["--metrics", "judge", "--progress", "none"]
+    for name in ("sysA", "sysB"):
+        args += ["-s", f"{name}={bench['systems'][name]}"]
+    assert main(args) == 0, capsys.readouterr().err
+    assert main(["report", str(out)]) == 0, capsys.readouterr().err
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "IMTBench Fig. 6 (by source language)" in report  # the numbers, drawn or not
+    if importlib.util.find_spec("matplotlib") is not None:
+        for target in ("de", "fr"):
+            for col in ("S_align", "S_vis"):
+                assert f"Fig. 6 (right): {col} by source language, target {target}" in report
+            assert f"Fig. 6 (right): S by source language, target {target}" not in report
+        assert "not drawn" not in report

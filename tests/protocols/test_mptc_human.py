@@ -199,7 +199,7 @@ def _with(i, **change):
         (["x"], r"ratings\[0\]: a rating row is a mapping"),
         ([{k: v for k, v in RATINGS[0].items() if k != "annotator"}], r"ratings\[0\]: no annotator"),
         (_with(2, rater="C"), r"unknown field\(s\) 'rater'"),
-        (_with(2, aesthetic=6), r"ratings\[2\]: 'aesthetic' must be a score of the scale \[1.0, 2.0, 3.0, 4.0, 5.0\]"),
+        (_with(2, aesthetic=6), r"ratings\[2\]: 'aesthetic' must be a score of the scale \[1, 2, 3, 4, 5\]"),
         (_with(2, adaptation="good"), "'adaptation' must be a score"),
         (_with(2, aesthetic=4.5), "'aesthetic' must be a score"),
         (_with(2, choice="yes"), "'choice' must be 'mtc', 'gt' or 'tie'"),
@@ -213,6 +213,17 @@ def _with(i, **change):
 def test_bad_ratings_are_clear_errors(ratings, match):
     with pytest.raises(InputError, match=match):
         mptc.human_table(ratings)
+
+
+def test_a_score_equal_to_a_scale_value_and_any_case_of_choice_are_accepted():
+    """4.0 (a spreadsheet's export of 4) is the scale's 4; "MTC", " Gt " and "TIE" are choices."""
+    rows = _with(0, aesthetic=5.0, adaptation="4.0", choice="MTC")
+    rows[1].update(choice=" Gt ")
+    rows[5].update(choice="TIE")
+    t = mptc.human_table(rows).tables["table8"]
+    assert t == mptc.human_table(RATINGS).tables["table8"]  # RATINGS[0] is 5, 4, "mtc"; [1] "gt"; [5] "tie"
+    with pytest.raises(InputError, match=r"the scale \[1, 1.5, 2\]"):
+        mptc.human_table(_with(0, aesthetic=3), scale=(1, 1.5, 2))
 
 
 def test_bad_files_and_judges(tmp_path):

@@ -113,7 +113,7 @@ def test_rates_and_n_per_market_by_hand():
     assert by_id["p1"].meta["film"] == "film-p1"
     t = res.tables["market_validation"]
     row = t.rows[0]
-    assert row == "function:scripted-market"
+    assert row == "scripted-market"  # the judge's model, as it names itself (no "function:" backend prefix)
     got = {c: t.cell(row, c).value for c in ("Rate", "n", "Wins", "Losses", "Ties", "Failed")}
     assert got == pytest.approx({"Rate": 400 / 6, "n": 6, "Wins": 4, "Losses": 2, "Ties": 0, "Failed": 1})
     assert any("1 pair(s) without a valid answer (unparsable: 1)" in n for n in t.notes)
@@ -166,7 +166,7 @@ def test_both_orders_disagreement_is_a_tie():
     fig = res.figures["fig4_market_preference"]
     assert fig.cell("South Korea", "Rate").value == pytest.approx(50.0)
     assert fig.cell("Overall", "Rate").value == pytest.approx(100 * 3.5 / 6)
-    assert res.tables["market_validation"].cell("function:scripted-market", "Ties").value == 1
+    assert res.tables["market_validation"].cell("scripted-market", "Ties").value == 1
 
 
 def _png(path, arr) -> str:
@@ -214,7 +214,7 @@ class Never:
         ({"gt_target": None}, r"pairs\[2\]: 'gt_target' \(an image file path\) is required"),
         ({"other_market": "japan"}, r"pairs\[2\]: 'other_market' is the target market 'Japan'"),
         ({"pair_id": "p1"}, r"pairs\[2\]: pair_id 'p1' repeats pairs\[0\]"),
-        ({"market": "Japan"}, r"pairs\[2\]: unknown field\(s\) \['market'\]"),
+        ({"market": "Japan"}, r"pairs\[2\]: unknown field\(s\) 'market'; .*other facts go under 'meta'"),
         ({"gt_other": "SAME"}, r"pairs\[2\]: 'gt_target' and 'gt_other' are the same poster \(identical pixels\)"),
         ({"gt_other": np.zeros((4, 4, 3), np.int64)}, r"pairs\[2\]: gt_other: .*input_range"),
     ],
@@ -243,7 +243,14 @@ def test_bad_files_are_named(tmp_path):
         mptc.market_validation(csv, judge=FunctionJudge(never), batch_size=1)
     assert never.calls == 0
     csv.write_text(f"pair_id,gt_target,gt_other\nq1,{a},broken.png\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"pairs.csv, line 1: the header must name the columns"):
+    with pytest.raises(InputError, match=r"pairs.csv, line 1 \(the header\): no target_market; the columns are"):
+        mptc.market_validation(csv, judge=FunctionJudge(Never()))
+    csv.write_text(f"pair_id,gt_target,gt_other,target_market,genre\nq1,{a},{b},Japan,drama\n", encoding="utf-8")
+    with pytest.raises(
+        InputError,
+        match=r"pairs.csv, line 1 \(the header\): unknown field\(s\) 'genre'; .*other facts go under 'meta' "
+        r"\(a JSON object\) in a JSON Lines file",
+    ):
         mptc.market_validation(csv, judge=FunctionJudge(Never()))
 
 

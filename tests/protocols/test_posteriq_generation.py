@@ -196,6 +196,46 @@ def test_images_and_a_judge_per_task(tmp_path):
         evaluate_generation({"G": tmp_path / "imgs"}, tasks=prompts)
 
 
+@pytest.mark.parametrize("mode", ["paper", "posteriq-code"])
+@pytest.mark.parametrize("layout", ["empty", "png"])
+def test_a_folder_with_no_image_at_the_prompts_paths_still_gets_its_row_and_names_every_prompt(tmp_path, mode, layout):
+    """An empty folder, or .png files where the prompts name .jpg: no image is where a prompt says,
+    so every prompt is a missing image, counted and named, and the system still has its Table 6
+    row (0 over every prompt in paper mode; no image to average in code mode, each cell NaN with
+    the prompts in n_missing). A user once got an empty table with no rows, records or notes."""
+    prompts = [
+        {"task": "poster dense", "path": "dense/1.jpg", "gt": ["a"]},
+        {"task": "poster dense", "path": "dense/2.jpg", "gt": ["a"]},
+        {"task": "poster style", "path": "style/1.jpg", "style": "Pop Art"},
+    ]
+    folder = tmp_path / "G"
+    folder.mkdir()
+    if layout == "png":
+        for p in prompts:
+            _poster(folder / p["path"].replace(".jpg", ".png"))
+    asked = []
+    judge = FunctionJudge(lambda request: asked.append(request) or '{"covered": true}')
+    res = evaluate_generation(folder, tasks=prompts, judge=judge, mode=mode)
+    t = res.tables["table6"]
+    assert not asked  # nothing to judge
+    assert t.rows == ("G",)
+    assert sorted((r.item_id, r.metric, r.status) for r in res.records) == [
+        ("dense/1.jpg", "dense_point", "missing_image"),
+        ("dense/2.jpg", "dense_point", "missing_image"),
+        ("style/1.jpg", "style_correct", "missing_image"),
+    ]
+    for col, n_prompts in (("Dense", 2), ("Style", 1)):
+        c = t.cell("G", col)
+        if mode == "paper":  # denominator: every prompt, a missing image scores 0
+            assert (c.value, c.n, c.n_missing) == (0.0, n_prompts, 0), col
+        else:  # denominator: the images present (none)
+            assert math.isnan(c.value) and (c.n, c.n_missing) == (0, n_prompts), col
+    assert any("G, dense: 2 of 2 prompt(s) have no image (first: 'dense/1.jpg', 'dense/2.jpg')" in n for n in t.notes)
+    assert any("G, style: 1 of 1 prompt(s) have no image (first: 'style/1.jpg')" in n for n in t.notes)
+    if layout == "png":
+        assert any("'dense/1.jpg' as 'dense/1.png'" in n for n in t.notes), t.notes
+
+
 def test_read_prompts_refuses_duplicates_and_reads_windows_paths():
     ps = read_prompts([{"task": "poster dense", "path": "dense\\1.jpg", "gt": ["a"]}])
     assert ps[0].item_id == "dense/1.jpg" and ps[0].task == "dense"

@@ -146,3 +146,101 @@ def test_the_report_extras_of_mptc_and_imtbench_put_their_figures_in_the_report(
     t6 = Table("Fig. 6", ("S",), (("A", "de", "en"),), {(("A", "de", "en"), "S"): Cell(50.0, 1)}, 1, "%")
     imt = ProtocolResult("imtbench", (), {}, figures={"fig6_by_source": t6})
     assert [t for t, _ in IMT.report_options(imt)["figures"]] == ["Fig. 6 (right): S by source language, target de"]
+
+
+def _partial_and_empty_figures():
+    """Every paper figure the report draws, each from its own builder where one takes records or
+    numbers, twice: with part of its values (what there is is drawn) and with none (left out and
+    named). Keys: the figure keys; values: (partial result, empty result)."""
+    from transcreval.protocols.imtbench.tables import fig6_by_source
+    from transcreval.protocols.mptc.figures import fig4_market_preference, fig11_distributions
+
+    nan = math.nan
+
+    def fig3(counts):
+        cells = {(d, "Surface"): Cell(float(n), n) for d, n in enumerate(counts)}
+        return Table("Fig. 3", ("Surface", "Deep"), tuple(range(len(counts))), cells, 0, "pairs")
+
+    def fig9(counts):
+        cols = ("Western -> Asian",) if any(counts) else ()
+        cells = {(d, c): Cell(float(n), n) for d, n in enumerate(counts) for c in cols}
+        return Table("Fig. 9", cols, tuple(range(len(counts))), cells, 0, "pairs")
+
+    def fig8(placed):
+        rows = ("Anglo",) if placed else ()
+        return Table("Fig. 8", rows, rows, {(r, r): _c(2) for r in rows}, 0, "items")
+
+    def judged(values):
+        status = ["ok" if not math.isnan(v) else "refused" for v in values]
+        markets = ["Japan", "France", "Japan"][: len(values)]
+        return [
+            ItemRecord(f"p{k}", "judge", "market_preference", v, s, meta={"target_market": m})
+            for k, (v, s, m) in enumerate(zip(values, status, markets))
+        ]
+
+    def imt(values):  # (item, source, target) -> S_vis; S_text / S_bg never computed, so no S
+        out = []
+        for (item, src, tgt), v in values.items():
+            meta = {"source_language": src, "language": tgt}
+            for metric in ("S_text", "S_bg", "S_align", "S"):
+                out.append(ItemRecord(item, "A", metric, nan, "not_computed", meta=meta))
+            out.append(ItemRecord(item, "A", "S_vis", v, "ok" if not math.isnan(v) else "refused", meta=meta))
+        return fig6_by_source(out)
+
+    def mptc(key, table):
+        return ProtocolResult("mptc", (ItemRecord("i", "sys", "m", 1.0),), {}, figures={key: table})
+
+    def imtbench(table):
+        return ProtocolResult("imtbench", (ItemRecord("i", "A", "S_vis", 1.0),), {}, figures={"fig6_by_source": table})
+
+    return {
+        "fig3_phash_hist": (mptc("fig3_phash_hist", fig3([0, 3, 0])), mptc("fig3_phash_hist", fig3([0, 0, 0]))),
+        "fig4_market_preference": (
+            mptc("fig4_market_preference", fig4_market_preference(judged([1.0, nan, 0.0]))),
+            mptc("fig4_market_preference", fig4_market_preference(judged([nan, nan]))),
+        ),
+        "fig8_globe_transitions": (
+            mptc("fig8_globe_transitions", fig8(True)),
+            mptc("fig8_globe_transitions", fig8(False)),
+        ),
+        "fig9_phash_by_direction": (
+            mptc("fig9_phash_by_direction", fig9([0, 2, 1])),
+            mptc("fig9_phash_by_direction", fig9([0, 0, 0])),
+        ),
+        "fig11_distributions": (
+            mptc("fig11_distributions", fig11_distributions({"lpips": [0.2, nan, 0.4]}, ["deep", "surface", "deep"])),
+            mptc("fig11_distributions", fig11_distributions({"lpips": [nan, nan]}, ["deep", "surface"])),
+        ),
+        "fig6_by_source": (
+            imtbench(imt({("i1", "en", "de"): 40.0, ("i2", "zh", "de"): nan, ("i3", "en", "fr"): nan})),
+            imtbench(imt({("i1", "en", "de"): nan})),
+        ),
+    }
+
+
+@pytest.mark.parametrize("key", list(_partial_and_empty_figures()))
+def test_every_paper_figure_draws_what_it_has_and_a_figure_without_values_is_named_not_fatal(key):
+    from transcreval.protocols.imtbench.runner import ADAPTER as IMT
+    from transcreval.protocols.mptc.runner import ADAPTER as MPTC
+    from transcreval.report.blocks import FigureBlock, Paragraph
+
+    partial, empty = _partial_and_empty_figures()[key]
+    for res, drawable in ((partial, True), (empty, False)):
+        adapter = IMT if res.protocol == "imtbench" else MPTC
+        extras = adapter.report_options(res)["figures"]
+        assert extras, key
+        report = build_report(res, figures=extras, n_resamples=50, plots=False)  # the draws happen here
+        drawn = [b.title for b in report.blocks if isinstance(b, FigureBlock)]
+        said = " ".join(b.text for b in report.blocks if isinstance(b, Paragraph))
+        if drawable:
+            assert drawn, key
+        else:
+            assert not drawn, key
+        for title, _ in extras:  # every figure is either drawn or named with the reason it is not
+            assert any(title in d for d in drawn) or f"{title}: not drawn" in said, (key, title, said)
+    if key == "fig6_by_source":  # no S at all: the component there is is drawn, per target that has one
+        titles = [t for t, _ in IMT.report_options(partial)["figures"]]
+        assert titles == [
+            "Fig. 6 (right): S_vis by source language, target de",
+            "Fig. 6 (right): S by source language, target fr",  # no value at all: named as not drawn
+        ]

@@ -211,3 +211,40 @@ def test_validate_does_not_call_the_benchmarks_own_jpeg_paths_lossy(tmp_path):
     assert not [n for n in notes if "lossy" in n], notes
     rep = validate("posteriq-gen", manifest, {"G": str(outs)})
     assert [w for w in rep["warnings"] if "1 output(s) in a lossy format" in w and "dense/2.jpg" in w], rep["warnings"]
+
+
+def test_score_files_from_the_cli_say_how_to_give_the_prompts_and_print_no_judge_note(tmp_path, capsys):
+    """Without a manifest, the note on the prompt set names the command line's way (``-m``, a
+    manifest from write_manifest), not a Python keyword; and the judge unit, which has nothing to
+    do for score files, is not reported as "skipped: needs a judge"."""
+    f = _write(tmp_path / "A_score.json", ITEMS)
+    args = ["evaluate", "-p", "posteriq-gen", "-s", f"A={f}", "-o", str(tmp_path / "run"), "--progress", "log"]
+    assert main(args) == 0
+    said = "".join(capsys.readouterr())
+    assert "skipped" not in said and "needs a judge" not in said, said
+    (note,) = [n for n in Run(tmp_path / "run").tables["table6"].notes if n.startswith("the prompt set")]
+    assert "-m" in note and "write_manifest" in note, note
+
+
+def test_score_files_with_a_manifest_count_the_prompts_a_file_lacks(tmp_path, capsys):
+    """``-m`` (a manifest write_manifest wrote) with score files: the prompt set is the
+    manifest's, as ``tasks=`` in Python; a prompt no file holds is a missing image, named."""
+    from transcreval.runs.validation import validate
+
+    f = _write(tmp_path / "A_score.json", ITEMS)
+    prompts = [{k: v for k, v in it.items() if k != "judge"} for it in ITEMS]
+    prompts.append({"task": "poster dense", "path": "dense/9.jpg", "gt": ["a"], "prompt": "p"})
+    manifest = write_manifest(prompts, tmp_path / "gen_manifest.jsonl")
+    out = tmp_path / "run"
+    args = ["evaluate", "-p", "posteriq-gen", "-m", str(manifest), "-s", f"A={f}", "-o", str(out), "--progress", "log"]
+    assert main(args) == 0, capsys.readouterr().err
+    assert "needs a judge" not in "".join(capsys.readouterr())
+    ref = evaluate_generation({"A": f}, tasks=prompts)
+    t = Run(out).tables["table6"]
+    _same(t, ref.tables["table6"])
+    assert _records(Run(out).results) == _records(ref)
+    assert any("A, dense: 1 of 4 prompt(s) have no image (first: 'dense/9.jpg')" in n for n in t.notes), t.notes
+    assert not any(n.startswith("the prompt set") for n in t.notes)
+    rep = validate("posteriq-gen", manifest, {"A": str(f)})
+    assert rep["ok"] and rep["systems"]["A"]["ok"] == len(ITEMS), rep
+    assert not [w for w in rep["warnings"] if "no image" in w or "not used by" in w], rep["warnings"]

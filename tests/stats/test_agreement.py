@@ -118,8 +118,16 @@ def test_undefined_kappa_is_named_not_nan():
     got = judge_agreement(["yes"] * 4, ["yes"] * 4, bootstrap=50)
     assert got.accuracy.value == 1.0
     assert got.kappa.value is None and "undefined" in got.kappa.note
+    assert "both sides give the same single label" in got.kappa.note  # chance agreement 1, not "one side"
     assert math.isnan(float(got.kappa))
     assert got.kappa.ci is None and got.kappa.bootstrap_dropped == 50
+
+
+def test_kappa_is_defined_when_only_one_side_gives_a_single_label():
+    # the judge always says yes, the humans vary: p_e = 1 * 2/4 = 1/2 < 1, p_o = 1/2, kappa = 0
+    got = judge_agreement(["yes"] * 4, ["yes", "no", "yes", "no"], bootstrap=0)
+    assert got.kappa.value == 0.0 and got.kappa.note == ""
+    assert got.kappa.value == pytest.approx(cohen_kappa_score(["yes"] * 4, ["yes", "no", "yes", "no"]))
 
 
 @pytest.mark.parametrize(

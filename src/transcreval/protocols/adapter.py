@@ -332,6 +332,16 @@ class ProtocolAdapter:
         lossy."""
         return None
 
+    def own_outputs(
+        self, system: str, spec: str, items: Sequence[Item], *, root: str | None = None
+    ) -> tuple[dict[str, Output], list[str]] | None:
+        """One system's outputs for the manifest's ``items`` from the protocol's own result file
+        when ``spec`` names one (PosterIQ generation's ``{model}_score.json`` with a manifest of
+        the prompts): ``({item id: Output}, notes)``, every item given an Output (a missing one
+        with status ``missing_output``). None (the default): the generic reader (an ``{id}``
+        pattern, a folder, an outputs JSONL)."""
+        return None
+
     def own_inputs(
         self, systems: Mapping[str, str], *, root: str | None = None
     ) -> tuple[list[Item], dict[str, dict[str, Output]], list[str]] | None:

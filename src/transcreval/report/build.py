@@ -195,8 +195,10 @@ def build_report(
         results: one protocol result or several.
         comparisons: from :func:`~transcreval.significance.compare_systems` (matched by protocol).
         images: item pictures for the galleries (text-only cards without).
-        figures: extra ``(title, figure)`` pairs, a figure being a matplotlib Figure or a
-            ``(fig, ax)`` from the ``plot_*`` helpers (the protocol-specific ones).
+        figures: extra ``(title, figure)`` pairs, a figure being a matplotlib Figure, a
+            ``(fig, ax)`` from the ``plot_*`` helpers (the protocol-specific ones), or a callable
+            drawing one: a callable that raises :class:`~transcreval.errors.InputError` (a figure
+            with no value to draw) is left out and the report says why.
         by: a ``meta`` key to break every cell down by (``"split"``, ``"scenario"``, ...).
         higher_is_better: per metric, its direction (arrows are then marked better/worse).
         gallery_metrics: metrics with galleries (default: each result's most spread metric, the
@@ -265,7 +267,15 @@ def build_report(
                     )
     if figures:
         blocks.append(Heading("Figures", 2))
+    not_drawn = []
     for i, (name, fig) in enumerate(figures):
+        if callable(fig):  # a protocol's (title, draw): a figure without a value to draw is named, never fatal
+            try:
+                fig = fig()
+            except InputError as e:
+                not_drawn.append(Paragraph(f"{name}: not drawn ({e}); its numbers, where it has any, are above."))
+                continue
         blocks.append(FigureBlock(slug(f"figure-{i + 1}-{name}"), name, figure_png(fig)))
+    blocks.extend(not_drawn)
     blocks.extend(provenance_blocks(_as_list(results), provenance))
     return Report(title, tuple(blocks))

@@ -16,7 +16,7 @@ from transcreval.runs.names import check_system_names
 from transcreval.runs.run import Run
 from transcreval.runs.spec import Output, ProtocolAdapter, UnitContext
 
-__all__ = ["DryRun", "manifest_record", "own_inputs", "read_inputs", "run_evaluate"]
+__all__ = ["DryRun", "manifest_record", "own_inputs", "read_inputs", "run_evaluate", "system_outputs"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,30 @@ def own_inputs(
     return items, {s: {i: o for i, o in got_s.items() if i in keep} for s, got_s in outputs.items()}, notes
 
 
+def _nothing_to_do(units: Sequence[Any], name: str, outputs: Mapping[str, Mapping[str, Output]]) -> bool:
+    """Whether unit ``name`` needs an image that no usable output has (PosterIQ generation's
+    score files carry replies, not images): it would score nothing even if it could run, so
+    "skipped: needs a judge" is no news."""
+    unit = next(u for u in units if u.name == name)
+    usable = [o for got in outputs.values() for o in got.values() if o.ok]
+    return "image" in unit.needs and bool(usable) and not any(o.image for o in usable)
+
+
+def system_outputs(
+    adapter: ProtocolAdapter, name: str, spec: str, items: Sequence[Any], *, root: Any = None
+) -> tuple[dict[str, Output], list[str], bool]:
+    """One system's outputs for a manifest's items, the reader's notes, and whether they came from
+    the protocol's own result file (the protocol reads ``spec`` itself:
+    :meth:`~transcreval.protocols.adapter.ProtocolAdapter.own_outputs`); else
+    :func:`~transcreval.runs.manifest.read_outputs` reads them."""
+    from transcreval.runs.manifest import read_outputs
+
+    got = adapter.own_outputs(name, os.fspath(spec), items, root=None if root is None else str(root))
+    if got is not None:
+        return got[0], got[1], True
+    return (*read_outputs(name, spec, items, root=root), False)
+
+
 def manifest_record(manifest: Any, systems: Mapping[str, str], *, root: Any = None) -> dict[str, Any]:
     """run.json's ``manifest``: its path, ``--root`` and sha256; without a manifest, where the
     ground truth came from (``"from": "the systems' own files"``) and each of those files' path
@@ -96,7 +120,7 @@ def read_inputs(
 ) -> tuple[list[Any], dict[str, dict[str, Output]], list[str]]:
     """Items, every system's outputs matched by id, and notes (ignored ids, lossy formats);
     without a manifest, from the systems' own files (:func:`own_inputs`)."""
-    from transcreval.runs.manifest import asked_suffixes, lossy_outputs, read_manifest, read_outputs
+    from transcreval.runs.manifest import asked_suffixes, lossy_outputs, read_manifest
 
     notes: list[str] = []
     if manifest is None:
@@ -105,7 +129,7 @@ def read_inputs(
         items = read_manifest(manifest, root=root, required=adapter.item_fields, limit=limit)
         outputs = {}
         for name, spec in systems.items():
-            outputs[name], more = read_outputs(name, spec, items, root=root)
+            outputs[name], more, _ = system_outputs(adapter, name, spec, items, root=root)
             notes += more
     for it in items:
         adapter.check_item(it)
@@ -180,7 +204,9 @@ def run_evaluate(
                 bar.note(f"note: {n}")
         # which units run, and their own checks of the items and options, before anything is written
         planned = UnitContext(judge, device, batch_size, store.cache_dir, opts, tuple(items))
-        units, skipped = select_units(protocol.units(opts), metrics, planned)
+        all_units = protocol.units(opts)
+        units, skipped = select_units(all_units, metrics, planned)
+        skipped = {k: v for k, v in skipped.items() if not _nothing_to_do(all_units, k, outputs)}
         check_units(units, planned)
         metered = _metered_judge(cfg, judge, store, ranks, max_judge_calls, max_tokens, dry_run)
         has_judge = metered.inner is not None

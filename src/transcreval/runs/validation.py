@@ -27,7 +27,6 @@ from transcreval.runs.manifest import (
     lossy_outputs,
     parse_item,
     read_jsonl,
-    read_outputs,
 )
 from transcreval.runs.names import check_system_names
 from transcreval.runs.spec import Item, Output, ProtocolAdapter, UnitContext
@@ -237,6 +236,7 @@ def validate(
     None: a protocol whose result files carry the ground truth (PosterIQ's) reads the items from
     the systems' files."""
     from transcreval.runs.api import load_adapter
+    from transcreval.runs.orchestrate import system_outputs
 
     adapter = load_adapter(protocol)
     errors: list[str] = []
@@ -262,13 +262,14 @@ def validate(
     if opts is not None and items:
         _check_units(adapter, opts, items, metrics, judge, device, errors, warnings)
     for name, spec in (systems or {}).items():
+        own_file = own is not None
         if own is not None:
             if name not in own:
                 continue
             got = own[name]
         else:
             try:
-                got, notes = read_outputs(name, spec, items, root=root)
+                got, notes, own_file = system_outputs(adapter, name, spec, items, root=root)
             except InputError as e:
                 errors.append(str(e))
                 continue
@@ -281,7 +282,7 @@ def validate(
             decode,
             errors,
             warnings,
-            own_files=own is not None,
+            own_files=own_file,
             asked=asked_suffixes(adapter, items),
         )
     return {

@@ -349,4 +349,4 @@ def judge_agreement(
     return Agreement(kind, labs, n, overall, per_label, counts, len(j_all) - n, options)
 
 
-_UNDEFINED = "undefined: no disagreement is expected by chance (one side gives a single label throughout)"
+_UNDEFINED = "undefined: chance agreement is 1 (both sides give the same single label throughout)"

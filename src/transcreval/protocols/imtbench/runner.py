@@ -36,7 +36,7 @@ from transcreval.protocols.adapter import Item, ProtocolAdapter, RunData, Unit
 from transcreval.protocols.imtbench.inputs import SCENARIOS
 from transcreval.protocols.imtbench.tables import S_AVG_READINGS, fig6_by_source, table2
 from transcreval.protocols.imtbench.units import background_unit, item_meta, judge_unit, source_text, text_unit
-from transcreval.protocols.records import ItemRecord, ProtocolResult
+from transcreval.protocols.records import ItemRecord, ProtocolResult, Table
 
 __all__ = ["ADAPTER", "IMTBenchAdapter"]
 
@@ -151,7 +151,9 @@ class IMTBenchAdapter(ProtocolAdapter):
         fig6 = result.figures.get("fig6_by_source")
         if fig6 is not None:
             for target in dict.fromkeys(r[1] for r in fig6.rows):
-                figures.append((f"Fig. 6 (right): S by source language, target {target}", _by_source(result, target)))
+                for col in _fig6_columns(fig6, target):
+                    title = f"Fig. 6 (right): {col} by source language, target {target}"
+                    figures.append((title, _by_source(result, target, col)))
         return {"figures": figures, "by": "scenario", "gallery_metrics": ["S"], "headline": ["S", *COMPONENTS]}
 
 
@@ -159,10 +161,21 @@ def _heatmap(fn: Any, result: ProtocolResult, system: str) -> Any:
     return lambda: fn(result, "S", system=system)
 
 
-def _by_source(result: ProtocolResult, target: str) -> Any:
+def _fig6_columns(fig6: Table, target: str) -> list[str]:
+    """The Fig. 6 panels for ``target``: S where any source language has it, else each component
+    that has a value (a run without S_text or S_bg still shows S_align / S_vis); S alone when
+    nothing has a value, so the report names the panel it cannot draw."""
+    filled = {col for (row, col), cell in fig6.cells.items() if row[1] == target and cell.n > 0}
+    present = [c for c in fig6.columns if c in filled]
+    if "S" in present or not present:
+        return ["S"]
+    return present
+
+
+def _by_source(result: ProtocolResult, target: str, column: str) -> Any:
     from transcreval.report import plot_by_source
 
-    return lambda: plot_by_source(result, "fig6_by_source", target=target)
+    return lambda: plot_by_source(result, "fig6_by_source", target=target, column=column)
 
 
 ADAPTER = IMTBenchAdapter()

@@ -69,6 +69,15 @@ def market_table(
                  tuple(notes))  # fmt: skip
 
 
+def _judge_row(judge: Any) -> str:
+    """The table's row label for ``judge``: the model it names (``"gpt-4.1"``, a FunctionJudge's
+    ``model=``), never the backend prefix of signatures (``"function:..."``)."""
+    from transcreval.engines.judge.pipeline import judge_label
+
+    model = dict(judge.describe()).get("model") if hasattr(judge, "describe") else None
+    return str(model) if model else judge_label(judge)
+
+
 def market_validation(
     pairs: Any,
     *,
@@ -98,7 +107,8 @@ def market_validation(
         A :class:`ProtocolResult` whose records are the per-pair judgments (metric
         ``"market_preference"``, system ``"GT"``; value 1 / 0 / 0.5, NaN with the failure's
         status), with ``figures["fig4_market_preference"]`` (rate and n per target market and
-        overall) and ``tables["market_validation"]`` (:func:`market_table`).
+        overall) and ``tables["market_validation"]`` (:func:`market_table`; its row is the
+        judge's model as it names itself).
 
     Every pair's posters are decoded and checked (a missing or undecodable image, the same poster
     twice) before the judge is asked; an error names the row.
@@ -113,7 +123,7 @@ def market_validation(
     check_distinct_posters(rows, options.input_range)
     records, totals = market_records(rows, options=options, batch_size=batch_size)
     label = judge_label(judge)
-    table = market_table(records, label, (totals["first_picks"], totals["judgments"]))
+    table = market_table(records, _judge_row(judge), (totals["first_picks"], totals["judgments"]))
     settings = {
         "judge": dict(judge.describe()) if hasattr(judge, "describe") else {"judge": label},
         "template": options.prompt().ref,

@@ -38,12 +38,14 @@ from transcreval.errors import InputError
 from transcreval.protocols.mptc.schema import image_field
 from transcreval.utils.csv_rows import read_csv_rows
 from transcreval.utils.jsonl import read_jsonl_lines
+from transcreval.utils.row_files import field_problems
 
 __all__ = ["PAIR_FIELDS", "MarketPair", "read_market_pairs"]
 
 #: the fields of a pair row, in the documented column order (``meta`` besides, outside CSV)
 PAIR_FIELDS = ("pair_id", "gt_target", "gt_other", "target_market", "other_market", "source", "movie")
 _REQUIRED = ("pair_id", "gt_target", "gt_other", "target_market")
+_META_HINT = "other facts go under 'meta' (a JSON object)"
 
 
 @dataclass(frozen=True)
@@ -79,11 +81,9 @@ def _text(raw: Mapping[str, Any], key: str, where: str) -> str | None:
 def _pair(raw: Any, where: str, root: Path | None) -> MarketPair:
     if not isinstance(raw, Mapping):
         raise InputError(f"{where}: a pair row is a mapping with the fields {', '.join(PAIR_FIELDS)}")
-    unknown = sorted(str(k) for k in raw if k not in (*PAIR_FIELDS, "meta"))
-    if unknown:
-        raise InputError(
-            f"{where}: unknown field(s) {unknown}; a pair row has {', '.join(PAIR_FIELDS)} (and 'meta' for other facts)"
-        )
+    wrong = field_problems([str(k) for k in raw if k != "meta"], PAIR_FIELDS, ())
+    if wrong:
+        raise InputError(f"{where}: {wrong}; a pair row has {', '.join(PAIR_FIELDS)}; {_META_HINT}")
     texts = {k: _text(raw, k, where) for k in ("pair_id", "target_market", "other_market", "movie")}
     images = {
         k: image_field(where, k, None if _blank(raw.get(k)) else raw.get(k), root, k in _REQUIRED)
@@ -120,12 +120,12 @@ def _rows(pairs: Any, root: Path | None) -> list[MarketPair]:
         suffix = path.suffix.lower()
         if suffix == ".csv":
             hn, names, body = read_csv_rows(path, "pairs file", f"a header {','.join(PAIR_FIELDS)} and rows")
-            bad = [k for k in names if k not in PAIR_FIELDS]
-            lacking = [k for k in _REQUIRED if k not in names]
-            if bad or lacking:
+            wrong = field_problems(names, PAIR_FIELDS, _REQUIRED)
+            if wrong:
+                optional = ",".join(k for k in PAIR_FIELDS if k not in _REQUIRED)
                 raise InputError(
-                    f"{path}, line {hn}: the header must name the columns {','.join(_REQUIRED)} and may name "
-                    f"{','.join(k for k in PAIR_FIELDS if k not in _REQUIRED)}; it has {','.join(names)}"
+                    f"{path}, line {hn} (the header): {wrong}; the columns are {','.join(_REQUIRED)} and, if "
+                    f"wanted, {optional}; {_META_HINT} in a JSON Lines file"
                 )
             return [_pair(dict(zip(names, cells)), f"{path}, line {n}", base) for n, cells in body]
         if suffix == ".jsonl":

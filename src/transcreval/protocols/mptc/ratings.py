@@ -77,9 +77,8 @@ def _score(v: Any, name: str, where: str, scale: Sequence[float]) -> float:
     except (TypeError, ValueError):
         x = math.nan
     if x not in scale:
-        raise InputError(
-            f"{where}: {name!r} must be a score of the scale {list(scale)} (blank for not given), got {v!r}"
-        )
+        shown = [int(s) if float(s).is_integer() else s for s in scale]  # [1, 2, 3, 4, 5], not [1.0, ...]
+        raise InputError(f"{where}: {name!r} must be a score of the scale {shown} (blank for not given), got {v!r}")
     return x
 
 

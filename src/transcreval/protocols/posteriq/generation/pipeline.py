@@ -54,8 +54,9 @@ def _prompt_set(entries: Sequence[GenItem], prompts: Sequence[Prompt] | None) ->
     for e in entries:
         seen.setdefault(e.prompt.item_id, e.prompt)
     note = (
-        "the prompt set is the items the systems' files hold (no tasks= given): pass the benchmark's gen_task "
-        "folder to count the prompts a file lacks"
+        "the prompt set is the items the systems' files hold: to count the prompts a file lacks, give the "
+        "benchmark's gen_task folder (Python: tasks=; command line: -m a manifest written by "
+        "transcreval.protocols.posteriq.generation.runner.write_manifest)"
     )
     return list(seen.values()), [note]
 

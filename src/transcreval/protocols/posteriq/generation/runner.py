@@ -2,9 +2,10 @@
 
 Two ways in, as :func:`~transcreval.protocols.posteriq.generation.pipeline.evaluate_generation`:
 
-* **score files, no manifest**: ``-s NAME=NAME_score.json`` (PosterIQ's ``gen_metric.py`` output)
-  carries the prompts and the judge's replies: no judge is called. An item another file has and
-  this one lacks is a missing image.
+* **score files**: ``-s NAME=NAME_score.json`` (PosterIQ's ``gen_metric.py`` output) carries the
+  prompts and the judge's replies: no judge is called. Without a manifest the prompt set is the
+  files' items (an item another file has and this one lacks is a missing image); with ``-m`` a
+  manifest (:func:`write_manifest`) it is the manifest's, as ``tasks=`` in Python.
 * **generated images, a manifest and --judge**: the manifest has one line per prompt, ``id`` = the
   prompt's path with ``/`` (``dense/1000.jpg``) and ``meta``: ``task`` and ``target`` (the key
   points, or the style; none for font); :func:`write_manifest` writes it from the benchmark's
@@ -80,6 +81,35 @@ def write_manifest(tasks: Any, path: str | os.PathLike[str]) -> Path:
     return out
 
 
+def _spec_path(spec: str, root: str | None) -> Path:
+    return Path(spec) if root is None or os.path.isabs(spec) else Path(root) / spec
+
+
+def _score_outputs(name: str, path: Path) -> list[tuple[GenItem, Output]]:
+    """A score file's items, each with the Output that carries its replies (``meta["judge"]``)."""
+    out = []
+    for it in read_score_file(path, name):
+        meta = {"judge": it.judge, "file": path.name} if it.judge is not None else {"no_judge": True}
+        out.append((it, Output(name, it.prompt.item_id, meta=meta, digest=content_digest(meta), where=it.where)))
+    return out
+
+
+def _each_item(name: str, spec: str, got: Mapping[str, Output], items: Sequence[Item]) -> dict[str, Output]:
+    """An Output per item: the file's, or a missing one (the file has no such item: no image)."""
+    return {
+        it.id: got.get(it.id)
+        or Output(
+            name,
+            it.id,
+            digest=content_digest({"missing": True}),
+            status="missing_output",
+            detail=f"{name}'s score file has no item {it.id!r} (no image)",
+            where=spec,
+        )
+        for it in items
+    }
+
+
 def _judge_unit() -> Unit:
     def signature(ctx: UnitContext) -> str:
         desc = dict(ctx.judge.describe()) if ctx.judge is not None and hasattr(ctx.judge, "describe") else {}
@@ -146,6 +176,7 @@ class PosterIQGenAdapter(ProtocolAdapter):
     meta_fields: ClassVar[dict[str, str]] = {
         "item:task": f"one of {', '.join(GEN_TASKS)} (or 'poster dense', ...)",
         "item:target": "the key points (dense, composition, intention) or the style (style)",
+        "item:from_score_files": "set on the prompts read from score files without a manifest",
         "output:judge": "the judge's replies as gen_metric.py writes them (score files)",
         "output:file": "the score file an item was read from (score files)",
         "output:no_judge": "the score file's item has no replies (score files)",
@@ -174,48 +205,52 @@ class PosterIQGenAdapter(ProtocolAdapter):
         self, systems: Mapping[str, str], *, root: str | None = None
     ) -> tuple[list[Item], dict[str, dict[str, Output]], list[str]]:
         """Items and outputs from PosterIQ's score files (``-s NAME=NAME_score.json``), which carry
-        the prompts and the replies; one file per system."""
+        the prompts and the replies; one file per system. The prompt set is then the files' items
+        (each item's ``meta["from_score_files"]``); ``-m`` a manifest names the whole set."""
         if not systems:
             raise InputError("name each system's score file: -s NAME=NAME_score.json (no manifest needed)")
         items: dict[str, Item] = {}
         found: dict[str, dict[str, Output]] = {}
         for name, spec in systems.items():
-            path = Path(spec) if root is None or os.path.isabs(spec) else Path(root) / spec
+            path = _spec_path(spec, root)
             if path.is_dir():
                 raise InputError(
                     f"-s {name}={spec}: a folder; without a manifest name one score file per system "
                     "(NAME=NAME_score.json), or give a manifest (write_manifest) and NAME=folder/{id}"
                 )
             found[name] = {}
-            for it in read_score_file(path, name):
+            for it, output in _score_outputs(name, path):
                 p = it.prompt
-                meta: dict[str, Any] = {"task": p.task}
+                meta: dict[str, Any] = {"task": p.task, "from_score_files": True}
                 if p.target is not None:
                     meta["target"] = p.target
                 items.setdefault(
                     p.item_id, Item(p.item_id, p.item_id, meta=meta, digest=content_digest(meta), where=it.where)
                 )
-                out_meta = {"judge": it.judge, "file": path.name} if it.judge is not None else {"no_judge": True}
-                found[name][p.item_id] = Output(
-                    name, p.item_id, meta=out_meta, digest=content_digest(out_meta), where=it.where
-                )
+                found[name][p.item_id] = output
         order = list(items.values())
-        outputs = {
-            name: {
-                it.id: got.get(it.id)
-                or Output(
-                    name,
-                    it.id,
-                    digest=content_digest({"missing": True}),
-                    status="missing_output",
-                    detail=f"{name}'s score file has no item {it.id!r} (no image)",
-                    where=str(systems[name]),
-                )
-                for it in order
-            }
-            for name, got in found.items()
-        }
+        outputs = {name: _each_item(name, str(systems[name]), got, order) for name, got in found.items()}
         return order, outputs, []
+
+    def own_outputs(
+        self, system: str, spec: str, items: Sequence[Item], *, root: str | None = None
+    ) -> tuple[dict[str, Output], list[str]] | None:
+        """With a manifest of the prompts, ``-s NAME=NAME_score.json`` is read as a score file:
+        its items join the manifest by path; a prompt the file lacks is a missing image, an item
+        the manifest lacks is left out (noted). Any other spec: None (images by ``{id}``)."""
+        path = _spec_path(spec, root)
+        if "{id}" in spec or path.suffix.lower() != ".json" or not path.is_file():
+            return None
+        got = {it.prompt.item_id: output for it, output in _score_outputs(system, path)}
+        wanted = {it.id for it in items}
+        extra = [i for i in got if i not in wanted]
+        notes = []
+        if extra:
+            notes.append(
+                f"{system}: {len(extra)} item(s) of {path.name} are not among the manifest's prompts "
+                f"(first: {extra[:3]}); not scored"
+            )
+        return _each_item(system, spec, got, items), notes
 
     def units(self, options: Mapping[str, Any]) -> list[Unit]:
         return [_replies_unit(), _judge_unit()]
@@ -223,7 +258,8 @@ class PosterIQGenAdapter(ProtocolAdapter):
     def tables(self, data: RunData) -> ProtocolResult:
         prompts = [_prompt(it) for it in data.items]
         entries: list[GenItem] = []
-        from_files = True
+        # the prompt set: the manifest's; without one, the items the score files hold
+        from_files = all(it.meta.get("from_score_files") for it in data.items)
         for s in data.systems:
             for it, p in zip(data.items, prompts):
                 o = data.outputs[s].get(it.id)
@@ -237,7 +273,6 @@ class PosterIQGenAdapter(ProtocolAdapter):
                     meta = {"file": o.meta["file"]} if "file" in o.meta else {}
                     entries.append(GenItem(s, p, o.meta.get("judge"), True, status, o.where, meta))
                     continue
-                from_files = False
                 got = data.payload(s, "judge", it.id) or {}
                 if "judge" not in got:  # the engine's reason (undecodable_output, ...) when it gave one
                     entries.append(GenItem(s, p, None, True, str(got.get("status", "not_judged")), o.where, {}))
