@@ -248,3 +248,22 @@ def test_score_files_with_a_manifest_count_the_prompts_a_file_lacks(tmp_path, ca
     rep = validate("posteriq-gen", manifest, {"A": str(f)})
     assert rep["ok"] and rep["systems"]["A"]["ok"] == len(ITEMS), rep
     assert not [w for w in rep["warnings"] if "no image" in w or "not used by" in w], rep["warnings"]
+
+
+def test_an_item_outside_the_prompt_set_is_left_out_in_both_entries(tmp_path, capsys):
+    """Given the prompt set (``tasks=`` in Python, ``-m`` a manifest from the CLI), a score file's
+    item that is not among the prompts is named and not scored, in both entries alike."""
+    f = _write(tmp_path / "A_score.json", ITEMS)
+    prompts = [{k: v for k, v in it.items() if k != "judge"} for it in ITEMS[1:]]  # dense/1 is not a prompt
+    ref = evaluate_generation({"A": f}, tasks=prompts)
+    assert not [r for r in ref.records if r.item_id == "dense/1.jpg"], "scored although not a prompt"
+    notes = ref.tables["table6"].notes
+    assert any("A: 1 item(s) not among the prompts (first: 'dense/1.jpg'); not scored" in n for n in notes), notes
+    manifest = write_manifest(prompts, tmp_path / "gen_manifest.jsonl")
+    out = tmp_path / "run"
+    assert main(["evaluate", "-p", "posteriq-gen", "-m", str(manifest), "-s", f"A={f}", "-o", str(out)]) == 0
+    assert "not among the manifest's prompts" in capsys.readouterr().err
+    assert _records(Run(out).results) == _records(ref)
+    for col in ("Dense", "Font", "Style", "Average"):
+        got, want = Run(out).tables["table6"].cell("A", col), ref.tables["table6"].cell("A", col)
+        assert (got.value, got.n, got.n_missing) == (want.value, want.n, want.n_missing), col

@@ -82,8 +82,11 @@ def score_items(
     for s in systems:
         mine = [e for e in entries if e.system == s]
         outside = [e.prompt.item_id for e in mine if e.prompt.item_id not in by_id]
-        if outside:
-            table_notes.append(f"{s}: {len(outside)} item(s) not among the prompts (first: {_first(outside)}); scored")
+        if outside:  # as the runner leaves out what its manifest lacks: the prompt set is the benchmark
+            table_notes.append(
+                f"{s}: {len(outside)} item(s) not among the prompts (first: {_first(outside)}); not scored"
+            )
+            mine = [e for e in mine if e.prompt.item_id in by_id]
         for task in GEN_TASKS:
             task_prompts = [p for p in prompt_list if p.task == task]
             its = [e for e in mine if e.prompt.task == task and e.present]
