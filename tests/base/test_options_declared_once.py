@@ -223,6 +223,8 @@ FAMILIES = {
     "BoxRecallRate": ("BoxRecallOptions", ("box_recall_rate",)),
     "CenterBias": ("BoxOptions", ("center_bias",)),
     "AreaRatio": ("BoxOptions", ("area_ratio",)),
+    "PatchIoU": ("PatchOptions", ("patch_iou",)),
+    "MatchAccuracy": ("MatchAccuracyOptions", ("match_accuracy",)),
 }
 
 

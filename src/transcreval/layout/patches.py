@@ -6,19 +6,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from transcreval.core.aggregate_metric import AggregateMetric
-from transcreval.core.common import Definition, Mode, OnUnreadable
+from transcreval.core.options import takes_options
 from transcreval.core.result import MetricResult
 from transcreval.functional.layout import patches as F
 
 
 class _PatchMetric(AggregateMetric):
     version_packages = F.PACKAGES
+    options_type: type[F.PatchOptions] = F.PatchOptions
 
-    def __init__(
-        self, *, mode: Mode = "paper", n_patches: int = 49, on_unreadable: OnUnreadable = "zero", **kwargs: Any
-    ) -> None:
-        super().__init__(**kwargs)
-        self.options = F.PatchOptions(mode=mode, n_patches=n_patches, on_unreadable=on_unreadable)
+    @takes_options(F.PatchOptions)
+    def __init__(self, **kwargs: Any) -> None:
+        options, rest = self.options_type.split(kwargs)
+        super().__init__(**rest)
+        self.options = self.options_type(**options)
 
 
 class PatchIoU(_PatchMetric):
@@ -39,19 +40,12 @@ class MatchAccuracy(_PatchMetric):
     answer must be the target set itself (``target[i]`` the ground-truth ids), as PosterIQ's
     main text words it."""
 
-    def __init__(
-        self,
-        *,
-        mode: Mode = "paper",
-        n_patches: int = 49,
-        on_unreadable: OnUnreadable = "zero",
-        definition: Definition = "supp-b",
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(mode=mode, n_patches=n_patches, on_unreadable=on_unreadable, **kwargs)
-        self.options = F.MatchAccuracyOptions(
-            mode=mode, n_patches=n_patches, on_unreadable=on_unreadable, definition=definition
-        )
+    options_type = F.MatchAccuracyOptions
+    options: F.MatchAccuracyOptions
+
+    @takes_options(F.MatchAccuracyOptions)
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
 
     def _stats(self, preds: Sequence[Any], target: Sequence[int]) -> dict[str, Any]:
         """``preds[i]``: predicted patch ids (or the raw answer); ``target[i]``: how many were asked for."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import transcreval.core.common as C
-from transcreval.core.options import MetricOptions, option
+from transcreval.core.options import MetricOptions, option, takes_options
 from transcreval.core.result import MetricResult
 from transcreval.errors import InputError
 from transcreval.utils.parsing import parse_patch_ids, posteriq_code_patch_ids
@@ -127,26 +127,22 @@ def patch_iou_from_stats(stats: dict[str, Any], options: PatchOptions) -> Metric
     return C.mean_result(stats, options.signature("PatchIoU", PACKAGES), "PatchIoU")
 
 
-def patch_iou(
-    preds: Sequence[Any],
-    target: Sequence[Sequence[int]],
-    *,
-    mode: C.Mode = "paper",
-    n_patches: int = 49,
-    on_unreadable: C.OnUnreadable = "zero",
-) -> MetricResult:
+@takes_options(PatchOptions)
+def patch_iou(preds: Sequence[Any], target: Sequence[Sequence[int]], **options: Any) -> MetricResult:
     """Patch IoU (PosterIQ Eq. 8): mean over samples of ``|P ∩ G| / |P ∪ G|`` of patch-id sets
     (7x7 grid, ids 0..48), in [0, 1], higher is better; two empty sets score 1. An unreadable
     answer scores 0 (``on_unreadable="zero"``) or is left out (``"drop"``). What
     :class:`~transcreval.PatchIoU` computes on the same answers."""
-    opts = PatchOptions(mode=mode, n_patches=n_patches, on_unreadable=on_unreadable)
+    opts = PatchOptions.take(options, "patch_iou")
     return patch_iou_from_stats(patch_iou_stats(preds, target, options=opts), opts)
 
 
-def match_accuracy_stats(preds: Sequence[Any], target: Sequence[Any], *, options: PatchOptions) -> dict[str, Any]:
+def match_accuracy_stats(
+    preds: Sequence[Any], target: Sequence[Any], *, options: MatchAccuracyOptions
+) -> dict[str, Any]:
     """Per item 1 when the answer has the requested number of patches (Supp. B), or is the
     target set of patches (``definition="main-text"``, ``target`` the ground-truth ids), else 0."""
-    if getattr(options, "definition", "supp-b") == "main-text":
+    if options.definition == "main-text":
 
         def read_ids(gt: Any) -> set[int]:
             if isinstance(gt, (bool, int, float, str)) or gt is None:
@@ -175,15 +171,8 @@ def match_accuracy_from_stats(stats: dict[str, Any], options: PatchOptions) -> M
     return C.mean_result(stats, options.signature("MatchAccuracy", PACKAGES), "MatchAccuracy")
 
 
-def match_accuracy(
-    preds: Sequence[Any],
-    target: Sequence[int],
-    *,
-    mode: C.Mode = "paper",
-    n_patches: int = 49,
-    on_unreadable: C.OnUnreadable = "zero",
-    definition: C.Definition = "supp-b",
-) -> MetricResult:
+@takes_options(MatchAccuracyOptions)
+def match_accuracy(preds: Sequence[Any], target: Sequence[int], **options: Any) -> MetricResult:
     """Match accuracy (PosterIQ Eq. 9): fraction of samples whose predicted patch *set* has the
     requested size (``target``), in [0, 1], higher is better. Code: the length of the
     predicted *list* (duplicates count). An unreadable answer scores 0 or is left out. What
@@ -192,5 +181,5 @@ def match_accuracy(
     ``definition="main-text"`` (paper mode only) reads PosterIQ's main text instead: the
     returned ids must match "the requested count *and* target regions", so ``target[i]`` is the
     ground-truth id list and an item scores 1 when the predicted set equals it."""
-    opts = MatchAccuracyOptions(mode=mode, n_patches=n_patches, on_unreadable=on_unreadable, definition=definition)
+    opts = MatchAccuracyOptions.take(options, "match_accuracy")
     return match_accuracy_from_stats(match_accuracy_stats(preds, target, options=opts), opts)
