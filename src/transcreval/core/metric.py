@@ -157,9 +157,8 @@ class Metric:
             accepted = [p for p, v in params.items() if v.kind in (v.KEYWORD_ONLY, v.POSITIONAL_OR_KEYWORD)]
         except (TypeError, ValueError):
             accepted = []
-        for base in ("process_group", "dist_sync_fn", "distributed_available_fn", "sync_on_compute", "sync_objects"):
-            if base not in accepted:
-                accepted.append(base)
+        own = inspect.signature(Metric.__init__).parameters.values()  # the base's keywords come last
+        accepted += [p.name for p in own if p.kind is p.KEYWORD_ONLY and p.name not in accepted]
         close = [m for u in unknown for m in difflib.get_close_matches(u, accepted, n=1)]
         hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
         return f"{name}() got unexpected keyword argument(s) {unknown}{hint}; accepted keywords: {', '.join(accepted)}"

@@ -124,12 +124,12 @@ class MetricOptions:
     def take(cls: type[_O], kwargs: Mapping[str, Any], what: str = "") -> _O:
         """The options from keyword arguments; an unknown keyword is a TypeError naming it and
         the accepted ones (``what`` names the function in the message)."""
-        names = [f.name for f in dataclasses.fields(cls) if f.init]
-        unknown = sorted(set(kwargs) - set(names))
-        if unknown:
+        own, rest = cls.split(kwargs)
+        if rest:
+            names = [f.name for f in dataclasses.fields(cls) if f.init]
             where = f"{what}() " if what else ""
-            raise TypeError(f"{where}got unexpected keyword argument(s) {unknown}; accepted options: {names}")
-        return cls(**kwargs)
+            raise TypeError(f"{where}got unexpected keyword argument(s) {sorted(rest)}; accepted options: {names}")
+        return cls(**own)
 
 
 def options_signature(
