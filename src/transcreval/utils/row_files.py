@@ -32,8 +32,8 @@ def field_problems(names: Iterable[Any], fields: Sequence[str], required: Sequen
 
 def read_row_file(
     path: str | os.PathLike[str], noun: str, fields: Sequence[str], *, alternatives: str = "a list of mappings"
-) -> list[tuple[str, Any, bool]]:
-    """``[(where, row, from_csv)]`` of a ``.csv`` or ``.jsonl`` file of ``noun`` ("ratings").
+) -> list[tuple[str, Any]]:
+    """``[(where, row)]`` of a ``.csv`` or ``.jsonl`` file of ``noun`` ("ratings").
 
     ``where`` names the row in messages (``"r.csv, line 3"``); a CSV row is a dict of its header's
     names to the cell texts, a JSON Lines row the line's value as it is (the caller checks it).
@@ -52,7 +52,7 @@ def read_row_file(
         wrong = field_problems(names, fields)
         if wrong:
             raise InputError(f"{where}, line {hn} (the header): {wrong}; the columns are {','.join(fields)}")
-        return [(f"{where}, line {n}", dict(zip(names, cells)), True) for n, cells in body]
+        return [(f"{where}, line {n}", dict(zip(names, cells))) for n, cells in body]
     if suffix == ".jsonl":
-        return [(f"{where}, line {n}", obj, False) for n, obj in read_jsonl_lines(where, what)]
+        return [(f"{where}, line {n}", obj) for n, obj in read_jsonl_lines(where, what)]
     raise InputError(f"{where}: give the {noun} as a .csv or .jsonl file (or {alternatives})")

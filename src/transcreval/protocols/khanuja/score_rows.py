@@ -82,7 +82,7 @@ def _check(raw: Any, where: str) -> ScoreRow:
 def _raw_rows(scores: Any) -> list[ScoreRow]:
     if isinstance(scores, (str, os.PathLike)):
         rows = read_row_file(scores, "scores", SCORE_FIELDS, alternatives="a list of mappings, or a DataFrame")
-        return [_check(row, where) for where, row, _ in rows]
+        return [_check(row, where) for where, row in rows]
     if type(scores).__name__ == "DataFrame" and hasattr(scores, "to_dict"):
         _fields([str(c) for c in scores.columns], "the scores DataFrame's columns")
         return [_check(r, f"DataFrame row {i}") for i, r in enumerate(scores.to_dict("records"))]

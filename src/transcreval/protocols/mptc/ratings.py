@@ -82,10 +82,10 @@ def _score(v: Any, name: str, where: str, scale: Sequence[float]) -> float:
     return x
 
 
-def _check(raw: Any, where: str, scale: Sequence[float], csv: bool) -> HumanRating:
+def _check(raw: Any, where: str, scale: Sequence[float]) -> HumanRating:
     if not isinstance(raw, Mapping):
         raise InputError(f"{where}: a rating row is a mapping with the fields {', '.join(RATING_FIELDS)}")
-    wrong = field_problems(raw, RATING_FIELDS, RATING_FIELDS if csv else _REQUIRED)
+    wrong = field_problems(raw, RATING_FIELDS, _REQUIRED)  # a CSV header names every field (read_row_file)
     if wrong:
         raise InputError(f"{where}: {wrong}; a rating row has the fields {', '.join(RATING_FIELDS)}")
     item, split, system, annotator = (_text(raw[k], k, where) for k in _REQUIRED)
@@ -112,10 +112,10 @@ def _check(raw: Any, where: str, scale: Sequence[float], csv: bool) -> HumanRati
 
 def _rows(ratings: Any, scale: Sequence[float]) -> list[HumanRating]:
     if isinstance(ratings, (str, os.PathLike)):
-        return [_check(row, where, scale, csv) for where, row, csv in read_row_file(ratings, "ratings", RATING_FIELDS)]
+        return [_check(row, where, scale) for where, row in read_row_file(ratings, "ratings", RATING_FIELDS)]
     if isinstance(ratings, (Mapping, bytes)) or not isinstance(ratings, Iterable):
         raise InputError(f"ratings: give a .csv or .jsonl path or a list of mappings, not a {type(ratings).__name__}")
-    return [_check(r, f"ratings[{i}]", scale, False) for i, r in enumerate(ratings)]
+    return [_check(r, f"ratings[{i}]", scale) for i, r in enumerate(ratings)]
 
 
 def read_ratings(ratings: Any, *, scale: Sequence[float] = (1, 2, 3, 4, 5)) -> list[HumanRating]:
