@@ -27,6 +27,7 @@ from transcreval.protocols.posteriq.generation.scoring import (
     METRIC_OF,
     GenOptions,
     gen_options,
+    is_error_reply,
     score_task,
     task_cell,
 )
@@ -132,7 +133,7 @@ def score_items(
             if errors:
                 table_notes.append(f'{s}, {task}: {errors} image(s) whose judge calls failed ("error"); left out')
             if opts.code:
-                n_err = sum(isinstance(e.judge, str) and e.judge.strip().lower() == "error" for e in scored)
+                n_err = sum(is_error_reply(e.judge) for e in scored)
                 if n_err:
                     table_notes.append(
                         f'{s}, {task}: {n_err} image(s) with the reply "error", scored as gen_metric.py does (0)'

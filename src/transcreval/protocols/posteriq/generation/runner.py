@@ -122,12 +122,13 @@ def _judge_unit() -> Unit:
 
         def score(works: Sequence[Work]) -> list[Outcome]:
             asked: dict[int, dict[str, Any]] = {}
+            prompts = [_prompt(w.item) for w in works]  # each item's prompt, checked once
             for task in GEN_TASKS:
-                todo = [(i, w) for i, w in enumerate(works) if w.output.image and _prompt(w.item).task == task]
+                todo = [(i, w) for i, w in enumerate(works) if w.output.image and prompts[i].task == task]
                 got = ask_task(
                     task,
                     [str(w.output.image) for _, w in todo],
-                    [_prompt(w.item).target for _, w in todo],
+                    [prompts[i].target for i, _ in todo],
                     judge=ctx.judge,
                     template=templates[task],
                 )

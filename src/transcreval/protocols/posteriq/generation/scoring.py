@@ -35,7 +35,16 @@ from transcreval.functional.choice.style_score import POSTERIQ_STYLES, StyleScor
 from transcreval.protocols.posteriq.generation.inputs import POINT_TASKS, GenItem
 from transcreval.protocols.records import Cell
 
-__all__ = ["DENOMINATORS", "METRIC_OF", "GenOptions", "ItemScore", "gen_options", "score_task", "task_cell"]
+__all__ = [
+    "DENOMINATORS",
+    "METRIC_OF",
+    "GenOptions",
+    "ItemScore",
+    "gen_options",
+    "is_error_reply",
+    "score_task",
+    "task_cell",
+]
 
 Denominator = Literal["prompts", "present"]
 #: "prompts": every prompt of the task (a missing image scores 0); "present": the images present
@@ -89,7 +98,8 @@ class ItemScore:
     quirk: str | None = None
 
 
-def _is_error(judge: Any) -> bool:
+def is_error_reply(judge: Any) -> bool:
+    """Whether ``judge`` is the reply ``gen_metric.py`` writes for a failed call (``"error"``)."""
     return isinstance(judge, str) and judge.strip().lower() == _ERROR
 
 
@@ -100,7 +110,7 @@ def _replies(judge: Any) -> tuple[list[Any], str | None]:
         quirk = f"reply {bad[0]} of {len(judge)} is not text, read as no reply" if bad else None
         return [x if isinstance(x, str) else None for x in judge], quirk
     if isinstance(judge, str):
-        quirk = None if _is_error(judge) else "one reply (a string) for all key points, read as one reply"
+        quirk = None if is_error_reply(judge) else "one reply (a string) for all key points, read as one reply"
         return [judge], quirk
     return [None], f"the judge field is {type(judge).__name__}, read as one reply that is no answer"
 
@@ -110,7 +120,7 @@ def _point_scores(items: Sequence[GenItem], opts: GenOptions) -> list[ItemScore]
     lists: list[list[Any]] = []
     owner: list[tuple[int, str | None]] = []
     for i, it in enumerate(items):
-        if not opts.code and _is_error(it.judge):
+        if not opts.code and is_error_reply(it.judge):
             out[i] = ItemScore(math.nan, "judge_error", False)
             continue
         replies, quirk = _replies(it.judge)
@@ -139,7 +149,7 @@ def _style_scores(items: Sequence[GenItem], opts: GenOptions) -> list[ItemScore]
     options = StyleScoreOptions(labels=(*POSTERIQ_STYLES, *foreign), mode=opts.mode, on_unreadable=opts.on_unreadable)
     out: list[ItemScore] = []
     for it, target in zip(items, targets):
-        if not opts.code and _is_error(it.judge):
+        if not opts.code and is_error_reply(it.judge):
             out.append(ItemScore(math.nan, "judge_error", False))
             continue
         quirk = (
@@ -168,7 +178,7 @@ def _font_scores(items: Sequence[GenItem], opts: GenOptions) -> list[ItemScore]:
     options = FontRichnessOptions(vocabulary=vocab, mode=opts.mode)
     out: list[ItemScore] = []
     for it in items:
-        if not opts.code and _is_error(it.judge):
+        if not opts.code and is_error_reply(it.judge):
             out.append(ItemScore(math.nan, "judge_error", False))
             continue
         reply, quirk = it.judge, None
