@@ -261,6 +261,7 @@ def validate(
     )
     if opts is not None and items:
         _check_units(adapter, opts, items, metrics, judge, device, errors, warnings)
+    asked = asked_suffixes(adapter, items)  # the items' own formats, the same for every system
     for name, spec in (systems or {}).items():
         own_file = own is not None
         if own is not None:
@@ -283,7 +284,7 @@ def validate(
             errors,
             warnings,
             own_files=own_file,
-            asked=asked_suffixes(adapter, items),
+            asked=asked,
         )
     return {
         "ok": not errors,

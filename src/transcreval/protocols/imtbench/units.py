@@ -212,15 +212,15 @@ def background_unit() -> Unit:
 
 # --------------------------------------------------------------------------- S_vis and S_align
 def _judge_parts(ctx: UnitContext) -> dict[str, Any]:
+    from transcreval.engines.judge.pipeline import judge_label
     from transcreval.functional.judge.imtbench import check_combine
     from transcreval.functional.judge.imtbench_calls import check_judge_templates
 
     o = ctx.options
     tpl = check_judge_templates(o["templates"], reference=bool(o["reference"]))
-    d = dict(ctx.judge.describe()) if ctx.judge is not None and hasattr(ctx.judge, "describe") else {}
     used = ("joint", "harmonization") if o["judge_call"] == "joint" else ("harmonization", "alignment")
     return {
-        "judge": f"{d.get('backend', type(ctx.judge).__name__)}:{d.get('model', '?')}",
+        "judge": judge_label(ctx.judge),
         "call": o["judge_call"],
         "templates": {k: tpl[k].ref for k in used},
         "reference": bool(o["reference"]),
