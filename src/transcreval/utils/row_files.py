@@ -31,14 +31,21 @@ def field_problems(names: Iterable[Any], fields: Sequence[str], required: Sequen
 
 
 def read_row_file(
-    path: str | os.PathLike[str], noun: str, fields: Sequence[str], *, alternatives: str = "a list of mappings"
+    path: str | os.PathLike[str],
+    noun: str,
+    fields: Sequence[str],
+    *,
+    required: Sequence[str] | None = None,
+    columns: str | None = None,
+    alternatives: str = "a list of mappings",
 ) -> list[tuple[str, Any]]:
     """``[(where, row)]`` of a ``.csv`` or ``.jsonl`` file of ``noun`` ("ratings").
 
     ``where`` names the row in messages (``"r.csv, line 3"``); a CSV row is a dict of its header's
     names to the cell texts, a JSON Lines row the line's value as it is (the caller checks it).
     InputErrors: no such file, another suffix (the message offers ``alternatives`` too), a CSV
-    header whose names are not exactly ``fields`` (saying which are missing or unknown), and
+    header with a name not in ``fields`` or without one of ``required`` (default: all of
+    ``fields``; the message says which, then ``columns``, default "the columns are <fields>"), and
     what :func:`~transcreval.utils.csv_rows.read_csv_rows` and
     :func:`~transcreval.utils.jsonl.read_jsonl_lines` refuse.
     """
@@ -49,9 +56,10 @@ def read_row_file(
     suffix = os.path.splitext(where)[1].lower()
     if suffix == ".csv":
         hn, names, body = read_csv_rows(where, what, f"a header {','.join(fields)} and one row per line")
-        wrong = field_problems(names, fields)
+        wrong = field_problems(names, fields, required)
         if wrong:
-            raise InputError(f"{where}, line {hn} (the header): {wrong}; the columns are {','.join(fields)}")
+            help_text = columns or f"the columns are {','.join(fields)}"
+            raise InputError(f"{where}, line {hn} (the header): {wrong}; {help_text}")
         return [(f"{where}, line {n}", dict(zip(names, cells))) for n, cells in body]
     if suffix == ".jsonl":
         return [(f"{where}, line {n}", obj) for n, obj in read_jsonl_lines(where, what)]

@@ -36,9 +36,7 @@ from typing import Any
 
 from transcreval.errors import InputError
 from transcreval.protocols.mptc.schema import image_field
-from transcreval.utils.csv_rows import read_csv_rows
-from transcreval.utils.jsonl import read_jsonl_lines
-from transcreval.utils.row_files import field_problems
+from transcreval.utils.row_files import field_problems, read_row_file
 
 __all__ = ["PAIR_FIELDS", "MarketPair", "read_market_pairs"]
 
@@ -114,23 +112,11 @@ def _pair(raw: Any, where: str, root: Path | None) -> MarketPair:
 def _rows(pairs: Any, root: Path | None) -> list[MarketPair]:
     if isinstance(pairs, (str, os.PathLike)):
         path = Path(pairs)
-        if not path.is_file():
-            raise InputError(f"no such pairs file: {path}")
+        optional = ",".join(k for k in PAIR_FIELDS if k not in _REQUIRED)
+        columns = f"the columns are {','.join(_REQUIRED)} and, if wanted, {optional}; {_META_HINT} in a JSON Lines file"
+        rows = read_row_file(path, "pairs", PAIR_FIELDS, required=_REQUIRED, columns=columns)
         base = root if root is not None else path.resolve().parent
-        suffix = path.suffix.lower()
-        if suffix == ".csv":
-            hn, names, body = read_csv_rows(path, "pairs file", f"a header {','.join(PAIR_FIELDS)} and rows")
-            wrong = field_problems(names, PAIR_FIELDS, _REQUIRED)
-            if wrong:
-                optional = ",".join(k for k in PAIR_FIELDS if k not in _REQUIRED)
-                raise InputError(
-                    f"{path}, line {hn} (the header): {wrong}; the columns are {','.join(_REQUIRED)} and, if "
-                    f"wanted, {optional}; {_META_HINT} in a JSON Lines file"
-                )
-            return [_pair(dict(zip(names, cells)), f"{path}, line {n}", base) for n, cells in body]
-        if suffix == ".jsonl":
-            return [_pair(obj, f"{path}, line {n}", base) for n, obj in read_jsonl_lines(path, "pairs file")]
-        raise InputError(f"{path}: give the pairs as a .csv or .jsonl file (or a list of mappings)")
+        return [_pair(row, where, base) for where, row in rows]
     if isinstance(pairs, (Mapping, bytes)) or not isinstance(pairs, Iterable):
         raise InputError(f"pairs: give a .csv or .jsonl path or a list of mappings, not a {type(pairs).__name__}")
     return [_pair(r, f"pairs[{i}]", root) for i, r in enumerate(pairs)]
